@@ -1,0 +1,68 @@
+"""pii_codes: rule-based detection of CODE identifiers (case and application numbers,
+phone numbers, e-mail addresses, IBANs, URLs, ID-like tokens).
+
+Patterns are plain regular expressions over the text, given by name in the config so
+users can add or replace them; matches are widened to whole tokens.
+"""
+import re
+from typing import Dict, List, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..extensions import register_extensions
+from ..spans import add_pii_spans
+
+DEFAULT_PATTERNS: Dict[str, str] = {
+    "email": r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    "url": r"(?:https?://|www\.)[^\s<>\"]+[^\s<>\".,;:!?)\]]",
+    "iban": r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b",
+    "application_number": r"\b\d{1,6}/\d{2,4}(?:/\d{2,4})?\b",
+    "phone": r"(?<![\w/])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,4}){2,4}(?![\w/])",
+    "long_number": r"(?<![\w.,/])\d{6,}(?![\w/]|[.,]\d)",
+    "id_token": r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{4,}\b",
+}
+# Tokens with letters and digits that are ordinary words, not identifiers.
+NOT_IDS = re.compile(r"^(?:\d+(?:st|nd|rd|th|s|am|pm|km|kg|cm|mm|m|g)|\d+-\w+|[A-Za-z]+-\d+s?)$", re.IGNORECASE)
+MIN_PHONE_DIGITS = 8
+
+
+class CodeDetector:
+    def __init__(self, name: str, patterns: Dict[str, str], spans_key: str, label: str) -> None:
+        self.name = name
+        self.patterns = {key: re.compile(value) for key, value in patterns.items()}
+        self.spans_key = spans_key
+        self.label = label
+
+    def find(self, text: str) -> List[Tuple[int, int, str]]:
+        found = []
+        for key, pattern in self.patterns.items():
+            for match in pattern.finditer(text):
+                value = match.group()
+                if key == "id_token" and NOT_IDS.match(value):
+                    continue
+                if key == "phone" and sum(c.isdigit() for c in value) < MIN_PHONE_DIGITS:
+                    continue
+                found.append((match.start(), match.end(), key))
+        return found
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans = []
+        for start, end, key in self.find(doc.text):
+            span = doc.char_span(start, end, label=self.label, alignment_mode="expand")
+            if span is not None:
+                span._.risk_explain["detector"] = f"{self.name}:{key}"
+                spans.append(span)
+        add_pii_spans(doc, spans, self.spans_key)
+        return doc
+
+
+@Language.factory(
+    "pii_codes",
+    default_config={"patterns": DEFAULT_PATTERNS, "spans_key": "pii", "label": "CODE"},
+    assigns=["doc.spans"],
+)
+def make_code_detector(nlp: Language, name: str, patterns: Dict[str, str], spans_key: str, label: str) -> CodeDetector:
+    """patterns (Dict[str, str]): name -> regular expression. label (str): the PII type written."""
+    register_extensions()
+    return CodeDetector(name, patterns, spans_key, label)

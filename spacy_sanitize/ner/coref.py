@@ -1,0 +1,75 @@
+"""pii_coref: a simple, transparent coreference for ``Span._.entity_id``.
+
+Mentions with the same normalized text share an id; a PERSON mention that is a part
+(e.g. the surname) of an earlier full PERSON name joins that name's entity, and so does
+an ORG acronym of an earlier ORG. Ids are ``e1, e2, ...`` per document, in order of
+first mention. Spans that already carry an id keep it.
+"""
+import re
+import unicodedata
+from typing import Dict, List
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..extensions import register_extensions
+
+TITLES = frozenset("mr mrs ms miss dr prof sir lady lord judge president st".split())
+
+
+def normalize(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    text = re.sub(r"['’]s$", "", text)
+    return " ".join(re.findall(r"\w+", text))
+
+
+def _name_parts(text: str) -> List[str]:
+    return [w for w in normalize(text).split() if w not in TITLES and len(w) > 1]
+
+
+class Coref:
+    def __init__(self, name: str, spans_key: str, person_parts: bool) -> None:
+        self.name = name
+        self.spans_key = spans_key
+        self.person_parts = person_parts
+
+    def __call__(self, doc: Doc) -> Doc:
+        ids: Dict[str, str] = {}
+        person_parts: Dict[str, str] = {}
+        acronyms: Dict[str, str] = {}
+        counter = 0
+        for span in sorted(doc.spans.get(self.spans_key, []), key=lambda s: (s.start, -len(s))):
+            key = f"{span.label_}:{normalize(span.text)}"
+            entity_id = span._.entity_id or ids.get(key)
+            if entity_id is None and span.label_ == "PERSON" and self.person_parts:
+                parts = _name_parts(span.text)
+                if parts and all(p in person_parts for p in parts) and len({person_parts[p] for p in parts}) == 1:
+                    entity_id = person_parts[parts[0]]
+            if entity_id is None and span.label_ == "ORG":
+                entity_id = acronyms.get(normalize(span.text))
+            if entity_id is None:
+                counter += 1
+                entity_id = f"e{counter}"
+            span._.entity_id = entity_id
+            ids.setdefault(key, entity_id)
+            if span.label_ == "PERSON":
+                for part in _name_parts(span.text):
+                    person_parts.setdefault(part, entity_id)
+            if span.label_ == "ORG":
+                words = [w for w in normalize(span.text).split() if w not in ("of", "the", "and", "for")]
+                if len(words) > 1:
+                    acronyms.setdefault("".join(w[0] for w in words), entity_id)
+        return doc
+
+
+
+@Language.factory(
+    "pii_coref",
+    default_config={"spans_key": "pii", "person_parts": True},
+    requires=["doc.spans"],
+)
+def make_coref(nlp: Language, name: str, spans_key: str, person_parts: bool) -> Coref:
+    """person_parts (bool): link a surname or given name to an earlier full name."""
+    register_extensions()
+    return Coref(name, spans_key, person_parts)

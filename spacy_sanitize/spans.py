@@ -1,0 +1,42 @@
+"""Helpers for the ``doc.spans[key]`` PII span group: the longest-span merge rule."""
+from typing import Iterable, List, Optional
+
+from spacy.tokens import Doc, Span
+
+from .errors import Errors
+from .types import PII_TYPES
+
+
+def check_label(label: str) -> str:
+    if label not in PII_TYPES:
+        raise ValueError(Errors.E001.format(label=label, labels=", ".join(PII_TYPES)))
+    return label
+
+
+def longest_non_overlapping(existing: Iterable[Span], new: Iterable[Span]) -> List[Span]:
+    """Merge two span lists so that no spans overlap: the longer span wins, on equal
+    length the existing one wins, then the earlier one. A longer existing span is never
+    split. Returns the kept spans sorted by position."""
+    ranked = [(span, 0) for span in existing] + [(span, 1) for span in new]
+    ranked.sort(key=lambda item: (-(item[0].end - item[0].start), item[1], item[0].start))
+    taken = set()
+    kept: List[Span] = []
+    for span, _ in ranked:
+        tokens = range(span.start, span.end)
+        if span.start == span.end or any(i in taken for i in tokens):
+            continue
+        taken.update(tokens)
+        kept.append(span)
+    kept.sort(key=lambda span: (span.start, span.end))
+    return kept
+
+
+def add_pii_spans(doc: Doc, spans: Iterable[Span], key: str = "pii", overwrite: bool = False) -> None:
+    """Add ``spans`` to ``doc.spans[key]`` following the longest-span rule."""
+    existing: List[Span] = [] if overwrite or key not in doc.spans else list(doc.spans[key])
+    doc.spans[key] = longest_non_overlapping(existing, spans)
+
+
+def char_span_expand(doc: Doc, start: int, end: int, label: str) -> Optional[Span]:
+    """A token span that covers the characters [start, end), or None if it has no token."""
+    return doc.char_span(start, end, label=label, alignment_mode="expand")
