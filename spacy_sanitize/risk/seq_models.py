@@ -168,6 +168,10 @@ class TransformerTagger(SeqTagger):
             from transformers import AutoModelForTokenClassification, AutoTokenizer
         except ImportError:
             raise ImportError(SeqErrors.E506) from None
+        from transformers.utils import logging as hf_logging
+
+        verbosity = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()  # the new classifier head is expected, not news
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
             self.model = AutoModelForTokenClassification.from_pretrained(
@@ -175,6 +179,8 @@ class TransformerTagger(SeqTagger):
             )
         except (OSError, ValueError) as err:
             raise OSError(SeqErrors.E501.format(model=source, err=str(err).splitlines()[0])) from None
+        finally:
+            hf_logging.set_verbosity(verbosity)
         if not getattr(self.tokenizer, "is_fast", False):
             raise OSError(SeqErrors.E501.format(model=source, err="no fast tokenizer (offsets are needed)"))
         self.model.eval()
