@@ -260,3 +260,21 @@ def test_set_mask_only_when_it_is_the_only_risk_component():
     seq.set_annotations([doc], [np.array([0.9, 0.9])])
     assert doc.spans["pii"][0]._.mask is None
     assert doc.spans["pii"][0]._.risk["risk_seq"] == pytest.approx(0.9)
+
+
+def test_shipped_pipeline_scores_and_masks_detected_spans():
+    from spacy_sanitize import load_pipeline
+    from spacy_sanitize.risk.seq import shipped_weights
+
+    if not (shipped_weights() / "backend.json").exists():
+        pytest.skip("no shipped tagger; build it with `spacy project run build-seq`")
+    nlp = load_pipeline("risk_seq")
+    assert nlp.pipe_names[-2:] == ["risk_seq", "masker"]
+    doc = nlp("Angela Merkel was born in Hamburg in 1954 and studied physics in Leipzig.")
+    spans = list(doc.spans["pii"])
+    assert spans
+    for span in spans:
+        assert 0.0 <= span._.risk["risk_seq"] <= 1.0
+        assert span._.mask == (span._.risk["risk_seq"] >= 0.1)
+        assert len(span._.risk_explain["risk_seq"]["token_probs"]) == len(span)
+    assert "Angela Merkel" not in doc._.sanitized
