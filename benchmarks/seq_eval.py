@@ -83,7 +83,13 @@ def main() -> None:
     parser.add_argument("--epochs", default="", help="e.g. cnn=10,transformer=4")
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/seq_eval.json"))
     parser.add_argument("--plot", type=Path, default=Path("docs/risk_seq_pr.png"))
+    parser.add_argument("--report", action="store_true", help="only print the table and redraw the plot from --output")
     args = parser.parse_args()
+    if args.report:
+        results = json.loads(args.output.read_text())
+        print(markdown(results))
+        plot(results, args.plot)
+        return
     epochs = dict(DEFAULT_EPOCHS, **{k: int(v) for k, v in (p.split("=") for p in args.epochs.split(",") if p)})
 
     blank = spacy.blank("en")
@@ -141,7 +147,7 @@ def main() -> None:
     plot(results, args.plot)
 
 
-def markdown(results: Dict[str, Any], thresholds=(0.1, 0.3, 0.5)) -> str:
+def markdown(results: Dict[str, Any], thresholds=(0.05, 0.1, 0.2, 0.5)) -> str:
     lines = ["| spans | family | match | threshold | " + " | ".join(METRICS) + " |", "|" + "---|" * (4 + len(METRICS))]
     for source in ("annotated", "detected"):
         base = results["baselines"][f"mask_all_{source}"]
@@ -151,6 +157,9 @@ def markdown(results: Dict[str, Any], thresholds=(0.1, 0.3, 0.5)) -> str:
                 for t in thresholds:
                     row = res["scores"][source][match][str(t)]
                     lines.append(f"| {source} | {family} | {match} | {t} | " + " | ".join(f"{row[m]:.3f}" for m in METRICS) + " |")
+    lines += ["", "| family | train s/fold | tagging docs/s |", "|---|---|---|"]
+    for family, res in results["families"].items():
+        lines.append(f"| {family} | {res['train_seconds_per_fold']} | {res['tag_docs_per_second']} |")
     return "\n".join(lines)
 
 
