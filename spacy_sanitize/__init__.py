@@ -9,3 +9,4 @@ from .ner import codes as _codes, coref as _coref, ent_mapper as _ent_mapper, pi
 from .pipeline import load_pipeline  # noqa: E402,F401
 
 __version__ = "0.1.0"
+from .risk import seq as _risk_seq  # noqa: E402,F401
