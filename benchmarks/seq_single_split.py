@@ -34,5 +34,5 @@ from spacy_sanitize.evaluation import tab_scores
 gold = docs_to_tab([eg.reference for eg in test])
 for thr in (0.2,0.35,0.5):
   for agg, f in (("max",max),("min",min)):
-    pred = {d._.doc_id: [[s.start_char,s.end_char] for s in d.spans["pii"] if f(d.spans["pii"] and s._.risk_explain["risk_seq"]["token_probs"] or [1]) >= thr] for d in out}
+    pred = {d._.doc_id: [[s.start_char,s.end_char] for s in d.spans["pii"] if f(d.spans["pii"] and s._.risk_explain["seq"]["token_probs"] or [1]) >= thr] for d in out}
     print(thr, agg, {k: round(v,3) for k,v in tab_scores(gold, pred).as_dict().items() if isinstance(v,float)})

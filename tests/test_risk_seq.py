@@ -114,10 +114,10 @@ def test_aggregation_full_and_partial(aggregation, threshold, expected_risk, exp
     doc.spans["pii"] = [doc[0:2], doc[3:4]]
     seq.set_annotations([doc], [np.array([0.9, 0.2, 0.1, 0.3])])
     span = doc.spans["pii"][0]
-    assert span._.risk["risk_seq"] == pytest.approx(expected_risk)
+    assert span._.risk["seq"] == pytest.approx(expected_risk)
     assert span._.mask is expected_mask
-    assert span._.risk_explain["risk_seq"]["token_probs"] == [0.9, 0.2]
-    assert doc.spans["pii"][1]._.risk["risk_seq"] == pytest.approx(0.3)
+    assert span._.risk_explain["seq"]["token_probs"] == [0.9, 0.2]
+    assert doc.spans["pii"][1]._.risk["seq"] == pytest.approx(0.3)
 
 
 def test_windows_merge_across_borders_without_truncation(tiny_bert, corpus):
@@ -151,7 +151,7 @@ def test_windows_merge_across_borders_without_truncation(tiny_bert, corpus):
     first, last = owners[border - 1], owners[border]
     doc.spans["pii"] = [doc[first : last + 1]]
     seq.set_annotations([doc], [probs])
-    assert doc.spans["pii"][0]._.risk["risk_seq"] == pytest.approx(max(probs[first : last + 1]), abs=1e-4)
+    assert doc.spans["pii"][0]._.risk["seq"] == pytest.approx(max(probs[first : last + 1]), abs=1e-4)
 
 
 @pytest.mark.parametrize("family", ["transformer", "cnn"])
@@ -168,12 +168,12 @@ def test_training_learns_and_round_trips(family, tiny_bert, corpus, tmp_path):
     docs = list(nlp.pipe(_tag_docs(nlp, [eg.reference for eg in examples])))
     masked = {s.text for d in docs for s in d.spans["pii"] if s._.mask}
     assert {"John Smith", "Oslo", "Mary Jones"} <= masked
-    risks = [s._.risk["risk_seq"] for d in docs for s in d.spans["pii"]]
+    risks = [s._.risk["seq"] for d in docs for s in d.spans["pii"]]
 
     nlp.to_disk(tmp_path / "pipe")
     nlp2 = spacy.load(tmp_path / "pipe")
     docs2 = list(nlp2.pipe(_tag_docs(nlp2, [eg.reference for eg in examples])))
-    assert [s._.risk["risk_seq"] for d in docs2 for s in d.spans["pii"]] == pytest.approx(risks, abs=1e-5)
+    assert [s._.risk["seq"] for d in docs2 for s in d.spans["pii"]] == pytest.approx(risks, abs=1e-5)
 
     seq3 = spacy.blank("en").add_pipe("risk_seq", config={"tagger": CNN})
     seq3.from_bytes(nlp.get_pipe("risk_seq").to_bytes())
@@ -184,7 +184,7 @@ def test_training_learns_and_round_trips(family, tiny_bert, corpus, tmp_path):
     nlp4 = spacy.blank("en")
     nlp4.add_pipe("risk_seq", config={"weights": str(weights)})
     docs4 = list(nlp4.pipe(_tag_docs(nlp4, [eg.reference for eg in examples])))
-    assert [s._.risk["risk_seq"] for d in docs4 for s in d.spans["pii"]] == pytest.approx(risks, abs=1e-5)
+    assert [s._.risk["seq"] for d in docs4 for s in d.spans["pii"]] == pytest.approx(risks, abs=1e-5)
 
 
 def test_train_helper_and_load_tagger(corpus, tmp_path):
@@ -209,11 +209,11 @@ def test_fail_closed_on_a_document_the_model_cannot_process(tiny_bert, corpus, c
     with caplog.at_level(logging.WARNING, logger="spacy_sanitize.risk.seq"):
         short, long = list(seq.pipe([short, long]))
     for span in long.spans["pii"]:
-        assert span._.risk["risk_seq"] == 1.0
+        assert span._.risk["seq"] == 1.0
         assert span._.mask is True
-        assert span._.risk_explain["risk_seq"]["fail_closed"] is True
-        assert "Error" in span._.risk_explain["risk_seq"]["error"]  # the exception, named
-    assert all(s._.risk["risk_seq"] < 1.0 for s in short.spans["pii"])
+        assert span._.risk_explain["seq"]["fail_closed"] is True
+        assert "Error" in span._.risk_explain["seq"]["error"]  # the exception, named
+    assert all(s._.risk["seq"] < 1.0 for s in short.spans["pii"])
     assert any("W501" in r.message for r in caplog.records)
 
 
@@ -259,7 +259,7 @@ def test_set_mask_only_when_it_is_the_only_risk_component():
     doc.spans["pii"] = [doc[0:2]]
     seq.set_annotations([doc], [np.array([0.9, 0.9])])
     assert doc.spans["pii"][0]._.mask is None
-    assert doc.spans["pii"][0]._.risk["risk_seq"] == pytest.approx(0.9)
+    assert doc.spans["pii"][0]._.risk["seq"] == pytest.approx(0.9)
 
 
 def test_shipped_pipeline_scores_and_masks_detected_spans():
@@ -274,7 +274,7 @@ def test_shipped_pipeline_scores_and_masks_detected_spans():
     spans = list(doc.spans["pii"])
     assert spans
     for span in spans:
-        assert 0.0 <= span._.risk["risk_seq"] <= 1.0
-        assert span._.mask == (span._.risk["risk_seq"] >= 0.1)
-        assert len(span._.risk_explain["risk_seq"]["token_probs"]) == len(span)
+        assert 0.0 <= span._.risk["seq"] <= 1.0
+        assert span._.mask == (span._.risk["seq"] >= 0.1)
+        assert len(span._.risk_explain["seq"]["token_probs"]) == len(span)
     assert "Angela Merkel" not in doc._.sanitized

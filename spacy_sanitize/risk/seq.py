@@ -24,6 +24,7 @@ from spacy.util import minibatch
 from ..evaluation.scorer import score_tab
 from ..extensions import register_extensions
 from .seq_models import SeqErrors, SeqTagger, load_tagger, logger, save_tagger, token_labels
+from .base import other_deciders, risk_key
 
 AGGREGATIONS: Dict[str, Callable[[np.ndarray], float]] = {
     "max": lambda p: float(p.max()),
@@ -48,7 +49,7 @@ def _weights_path(weights: Optional[str]) -> Optional[Path]:
 
 
 class RiskSeq(Pipe):
-    """Writes ``Span._.risk[name]`` (and ``Span._.mask`` when it decides) for the spans in
+    """Writes ``Span._.risk["seq"]`` (the component name without ``risk_``) (and ``Span._.mask`` when it decides) for the spans in
     ``doc.spans[spans_key]``."""
 
     def __init__(
@@ -69,6 +70,7 @@ class RiskSeq(Pipe):
             raise ValueError(SeqErrors.E503.format(name=aggregation))
         self.nlp = nlp
         self.name = name
+        self.risk_key = risk_key(name)
         self.tagger = tagger
         self.spans_key = spans_key
         self.mask_key = mask_key
@@ -91,11 +93,7 @@ class RiskSeq(Pipe):
     def _decides(self) -> bool:
         if self.set_mask is not None:
             return self.set_mask
-        others = [
-            n for n in self.nlp.pipe_names
-            if n != self.name and self.nlp.get_pipe_meta(n).factory.startswith("risk_")
-        ]
-        return not others
+        return not other_deciders(self.nlp, self.name)
 
     def predict(self, docs: Iterable[Doc]) -> List[Union[np.ndarray, str]]:
         """Token MASK probabilities per doc, or the reason the doc could not be tagged."""
@@ -134,8 +132,8 @@ class RiskSeq(Pipe):
                         "aggregation": self.aggregation,
                         "threshold": self.threshold,
                     }
-                span._.risk[self.name] = risk
-                span._.risk_explain[self.name] = explain
+                span._.risk[self.risk_key] = risk
+                span._.risk_explain[self.risk_key] = explain
                 if decides:
                     span._.mask = risk >= self.threshold
 
