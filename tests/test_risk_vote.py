@@ -65,7 +65,12 @@ def test_missing_indicator_votes_mask_unless_ignored():
     config = {"rule": "all", "indicators": ["seq", "web"]}
     mask, explain = _vote(config, {"seq": 0.9})
     assert mask is True
-    assert explain["votes"]["web"] == {"risk": None, "threshold": 0.5, "vote": True, "reason": "missing"}
+    assert explain["votes"]["web"] == {
+        "risk": None,
+        "threshold": 0.5,
+        "vote": True,
+        "reason": "missing",
+    }
     # ignoring it: only seq counts
     mask, explain = _vote({**config, "rule": "all", "missing": "ignore"}, {"seq": 0.1})
     assert mask is False and explain["n"] == 1
@@ -76,11 +81,17 @@ def test_missing_indicator_votes_mask_unless_ignored():
 
 def test_failed_indicator_votes_mask_whatever_its_score():
     explains = {"web": {"error": "E803: timeout", "fail_closed": True}}
-    mask, explain = _vote({"rule": "all", "default_threshold": 1.0}, {"seq": 1.0, "web": 1.0}, explains=explains)
+    mask, explain = _vote(
+        {"rule": "all", "default_threshold": 1.0}, {"seq": 1.0, "web": 1.0}, explains=explains
+    )
     assert mask is True
     assert explain["votes"]["web"]["reason"] == "fail_closed"
     # without the error flag, risk 0.3 would not vote at threshold 0.5
-    mask, _ = _vote({"rule": "all"}, {"seq": 0.9, "web": 0.3}, explains={"web": {"error": "x", "fail_closed": True}})
+    mask, _ = _vote(
+        {"rule": "all"},
+        {"seq": 0.9, "web": 0.3},
+        explains={"web": {"error": "x", "fail_closed": True}},
+    )
     assert mask is True
     mask, _ = _vote({"rule": "all"}, {"seq": 0.9, "web": 0.3})
     assert mask is False
@@ -94,7 +105,10 @@ def test_no_indicator_at_all_fails_closed():
     assert mask is True and "fail closed" in explain["reason"]
 
 
-@pytest.mark.parametrize("label,types,expected", [("CODE", ["CODE"], True), ("PERSON", ["CODE"], False), ("PERSON", ["CODE", "PERSON"], True)])
+@pytest.mark.parametrize(
+    "label,types,expected",
+    [("CODE", ["CODE"], True), ("PERSON", ["CODE"], False), ("PERSON", ["CODE", "PERSON"], True)],
+)
 def test_types_always_mask(label, types, expected):
     mask, explain = _vote({"rule": "any", "types_always_mask": types}, {"seq": 0.0}, label=label)
     assert mask is expected
@@ -169,7 +183,7 @@ def test_vote_survives_docbin_and_serialization(tmp_path):
     nlp = spacy.blank("en")
     nlp.add_pipe("risk_vote", config={"rule": "k", "k": 2})
     doc = nlp.get_pipe("risk_vote")(_doc(nlp, THREE))
-    restored = list(DocBin(docs=[doc], store_user_data=True).get_docs(nlp.vocab))[0]
+    restored = next(iter(DocBin(docs=[doc], store_user_data=True).get_docs(nlp.vocab)))
     span = restored.spans["pii"][0]
     assert span._.risk_explain["vote"]["n_mask"] == 2
     nlp.to_disk(tmp_path / "p")

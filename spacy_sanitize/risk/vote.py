@@ -18,6 +18,7 @@ Place it after every ``risk_*`` component and before ``masker``: it checks the o
 first document and raises E703 otherwise. Other risk components leave ``Span._.mask`` alone
 when risk_vote is in the pipeline (see ``base.other_deciders``).
 """
+
 import logging
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
@@ -37,17 +38,23 @@ MISSING = ("mask", "ignore")
 
 class VoteErrors:
     E700 = "E700: unknown rule '{rule}' for risk_vote. Use one of: {rules}."
-    E701 = "E701: unknown missing policy '{missing}' for risk_vote. Use 'mask' (fail closed) or 'ignore'."
+    E701 = (
+        "E701: unknown missing policy '{missing}' for risk_vote. "
+        "Use 'mask' (fail closed) or 'ignore'."
+    )
     E702 = "E702: invalid risk_vote setting {name}={value!r}: {problem}."
     E703 = (
         "E703: risk_vote ('{name}') runs before the risk component(s) {late}, so their scores "
-        "would be ignored. Add risk_vote after them, e.g. nlp.add_pipe('risk_vote', before='masker')."
+        "would be ignored. Add risk_vote after them, e.g. "
+        "nlp.add_pipe('risk_vote', before='masker')."
     )
 
 
 def _check_range(name: str, value: float) -> None:
     if not 0.0 <= float(value) <= 1.0:
-        raise ValueError(VoteErrors.E702.format(name=name, value=value, problem="must be in [0, 1]"))
+        raise ValueError(
+            VoteErrors.E702.format(name=name, value=value, problem="must be in [0, 1]")
+        )
 
 
 class RiskVote:
@@ -125,10 +132,20 @@ class RiskVote:
             if key not in risks:
                 if self.missing == "ignore":
                     continue
-                votes[key] = {"risk": None, "threshold": threshold, "vote": True, "reason": "missing"}
+                votes[key] = {
+                    "risk": None,
+                    "threshold": threshold,
+                    "vote": True,
+                    "reason": "missing",
+                }
                 scores.append(1.0)
             elif isinstance(explain, dict) and explain.get("fail_closed"):
-                votes[key] = {"risk": float(risks[key]), "threshold": threshold, "vote": True, "reason": "fail_closed"}
+                votes[key] = {
+                    "risk": float(risks[key]),
+                    "threshold": threshold,
+                    "vote": True,
+                    "reason": "fail_closed",
+                }
                 scores.append(1.0)
             else:
                 risk = float(risks[key])
@@ -214,7 +231,17 @@ def make_risk_vote(
     types_always_mask (List[str]): PII labels masked whatever the votes."""
     register_extensions()
     return RiskVote(
-        nlp, name, spans_key, indicators, thresholds, default_threshold, rule, k, mean_threshold, missing, types_always_mask
+        nlp,
+        name,
+        spans_key,
+        indicators,
+        thresholds,
+        default_threshold,
+        rule,
+        k,
+        mean_threshold,
+        missing,
+        types_always_mask,
     )
 
 

@@ -18,6 +18,7 @@ Fail closed: a span whose search (or its target's search, for ``url``) failed, o
 engine gave no hit count (for ``hits``), gets risk 1.0, the error in
 ``Span._.risk_explain["web"]`` and a logged warning.
 """
+
 import hashlib
 import json
 import logging
@@ -64,7 +65,9 @@ def make_main_person(label: str = "PERSON", user_data_key: str = "target") -> Ta
                 groups.setdefault(span._.entity_id or f"text:{span.text}", []).append(span)
         if not groups:
             return None
-        entity, mentions = max(groups.items(), key=lambda item: (len(item[1]), -item[1][0].start_char))
+        entity, mentions = max(
+            groups.items(), key=lambda item: (len(item[1]), -item[1][0].start_char)
+        )
         name = max(mentions, key=lambda s: (len(s.text), -s.start_char)).text
         return {"name": name, "entity_id": None if entity.startswith("text:") else entity}
 
@@ -142,14 +145,20 @@ class RiskWeb:
             raise ValueError(WebErrors.E802.format(method=method, methods=", ".join(METHODS)))
         endpoint = str(getattr(backend, "endpoint", ""))
         if not allow_external and not host_is_local(endpoint):
-            raise ValueError(WebErrors.E800.format(host=urlsplit(endpoint).hostname or endpoint or "an unknown endpoint"))
+            raise ValueError(
+                WebErrors.E800.format(
+                    host=urlsplit(endpoint).hostname or endpoint or "an unknown endpoint"
+                )
+            )
         for template in (query_template, target_template):
             try:
                 template.format(span="s", target="t")
             except (KeyError, IndexError, ValueError) as err:
                 raise ValueError(WebErrors.E805.format(template=template, err=err)) from None
         if n_threads < 1:
-            raise ValueError(WebErrors.E801.format(name="n_threads", value=n_threads, problem="must be >= 1"))
+            raise ValueError(
+                WebErrors.E801.format(name="n_threads", value=n_threads, problem="must be >= 1")
+            )
         self.nlp = nlp
         self.name = name
         self.key = risk_key(name)
@@ -190,7 +199,7 @@ class RiskWeb:
                 return self.backend.search(query)
             except WebBackendError as err:
                 return str(err)
-            except Exception as err:  # noqa: BLE001 - any backend failure fails closed
+            except Exception as err:  # any backend failure fails closed
                 return f"{type(err).__name__}: {err}"
 
         if todo:
@@ -205,7 +214,11 @@ class RiskWeb:
         return out
 
     def _plan(self, doc: Doc) -> Tuple[List[Span], Optional[Target], Optional[str], Dict[int, str]]:
-        spans = [s for s in doc.spans.get(self.spans_key, []) if not self.labels or s.label_ in self.labels]
+        spans = [
+            s
+            for s in doc.spans.get(self.spans_key, [])
+            if not self.labels or s.label_ in self.labels
+        ]
         target = self.target(doc, list(doc.spans.get(self.spans_key, [])))
         target_query = None
         if target and self.method != "hits":
@@ -227,7 +240,13 @@ class RiskWeb:
 
     # ---------------------------------------------------------------- scoring
 
-    def _score(self, query: str, result: Union[SearchResult, str], target_result: Any, target: Optional[Target]) -> Tuple[float, Dict[str, Any]]:
+    def _score(
+        self,
+        query: str,
+        result: Union[SearchResult, str],
+        target_result: Any,
+        target: Optional[Target],
+    ) -> Tuple[float, Dict[str, Any]]:
         explain: Dict[str, Any] = {"query": query, "method": self.method}
         if isinstance(result, str):
             return 1.0, {**explain, "error": result, "fail_closed": True}
@@ -250,23 +269,37 @@ class RiskWeb:
             if result.hits is None:
                 errors.append("the search engine reported no hit count")
             else:
-                in_window = result.hits >= self.min_hits and (self.max_hits is None or result.hits <= self.max_hits)
+                in_window = result.hits >= self.min_hits and (
+                    self.max_hits is None or result.hits <= self.max_hits
+                )
                 explain["hit_window"] = [self.min_hits, self.max_hits]
                 risks.append(1.0 if in_window else 0.0)
         if errors:
             return 1.0, {**explain, "error": "; ".join(errors), "fail_closed": True}
         return max(risks), explain
 
-    def set_annotations(self, docs: List[Doc], plans: List[Tuple[Any, ...]], results: Dict[str, Union[SearchResult, str]]) -> None:
-        decides = self.set_mask if self.set_mask is not None else not other_deciders(self.nlp, self.name)
+    def set_annotations(
+        self,
+        docs: List[Doc],
+        plans: List[Tuple[Any, ...]],
+        results: Dict[str, Union[SearchResult, str]],
+    ) -> None:
+        decides = (
+            self.set_mask if self.set_mask is not None else not other_deciders(self.nlp, self.name)
+        )
         for doc, (spans, target, target_query, queries) in zip(docs, plans):
             target_result = results.get(target_query) if target_query else None
             failed: List[str] = []
             for i, span in enumerate(spans):
                 if i not in queries:
-                    risk, explain = 1.0, {"target_mention": True, "target": target["name"] if target else None}
+                    risk, explain = (
+                        1.0,
+                        {"target_mention": True, "target": target["name"] if target else None},
+                    )
                 else:
-                    risk, explain = self._score(queries[i], results[queries[i]], target_result, target)
+                    risk, explain = self._score(
+                        queries[i], results[queries[i]], target_result, target
+                    )
                     if explain.get("fail_closed"):
                         failed.append(explain["error"])
                 span._.risk[self.key] = risk
@@ -277,7 +310,9 @@ class RiskWeb:
                 logger.warning(
                     "W801: risk_web could not assess %d span(s) of document %r; they get risk 1.0 "
                     "(fail closed). First problem: %s",
-                    len(failed), doc._.doc_id, failed[0],
+                    len(failed),
+                    doc._.doc_id,
+                    failed[0],
                 )
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 32) -> Iterator[Doc]:
@@ -299,9 +334,14 @@ class RiskWeb:
 
     def _settings(self) -> Dict[str, Any]:
         return {
-            "method": self.method, "query_template": self.query_template, "target_template": self.target_template,
-            "min_hits": self.min_hits, "max_hits": self.max_hits, "labels": self.labels,
-            "threshold": self.threshold, "set_mask": self.set_mask,
+            "method": self.method,
+            "query_template": self.query_template,
+            "target_template": self.target_template,
+            "min_hits": self.min_hits,
+            "max_hits": self.max_hits,
+            "labels": self.labels,
+            "threshold": self.threshold,
+            "set_mask": self.set_mask,
         }
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
@@ -314,7 +354,9 @@ class RiskWeb:
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskWeb":
         settings = srsly.read_json(Path(path) / "web.json")
         if settings.get("method") not in METHODS:
-            raise ValueError(WebErrors.E802.format(method=settings.get("method"), methods=", ".join(METHODS)))
+            raise ValueError(
+                WebErrors.E802.format(method=settings.get("method"), methods=", ".join(METHODS))
+            )
         for name, value in settings.items():
             setattr(self, name, value)
         return self
@@ -331,7 +373,10 @@ class RiskWeb:
 @Language.factory(
     "risk_web",
     default_config={
-        "backend": {"@misc": "spacy_sanitize.web_backend.searxng.v1", "url": "http://127.0.0.1:8888"},
+        "backend": {
+            "@misc": "spacy_sanitize.web_backend.searxng.v1",
+            "url": "http://127.0.0.1:8888",
+        },
         "target": {"@misc": "spacy_sanitize.web_target.main_person.v1"},
         "spans_key": "pii",
         "method": "hits",
@@ -375,6 +420,20 @@ def make_risk_web(
     cache_dir (Optional[str]): disk cache folder. n_threads (int): parallel queries."""
     register_extensions()
     return RiskWeb(
-        nlp, name, backend, target, spans_key, method, query_template, target_template, min_hits, max_hits,
-        labels, threshold, set_mask, allow_external, cache_dir, n_threads,
+        nlp,
+        name,
+        backend,
+        target,
+        spans_key,
+        method,
+        query_template,
+        target_template,
+        min_hits,
+        max_hits,
+        labels,
+        threshold,
+        set_mask,
+        allow_external,
+        cache_dir,
+        n_threads,
     )

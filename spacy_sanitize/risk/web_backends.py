@@ -11,6 +11,7 @@ connection errors, HTTP 429 and 5xx, a rate limit shared by all threads, several
 to ``max_results``. Only the standard library is used; system proxies are ignored, so a
 loopback endpoint is really reached on loopback. Errors raise ``WebBackendError``.
 """
+
 import hashlib
 import ipaddress
 import json
@@ -31,13 +32,17 @@ class WebErrors:
         "E800: risk_web would send spans of your documents to '{host}', which is not a loopback "
         "or private address: the search engine (and everyone between) would learn the private "
         "text you are sanitizing. Use a search engine you run yourself on a local/private address "
-        "(e.g. SearXNG on http://127.0.0.1:8888), or, if you accept the leak, set allow_external=true."
+        "(e.g. SearXNG on http://127.0.0.1:8888), or, if you accept the leak, set "
+        "allow_external=true."
     )
     E801 = "E801: invalid web backend setting {name}={value!r}: {problem}."
     E802 = "E802: unknown risk_web method '{method}'. Use one of: {methods}."
     E803 = "E803: search for query #{hash} failed after {attempts} attempt(s): {err}"
     E804 = "E804: the response to query #{hash} is not valid search JSON: {err}"
-    E805 = "E805: the query template {template!r} is invalid: {err}. Use the placeholders {{span}} and {{target}}."
+    E805 = (
+        "E805: the query template {template!r} is invalid: {err}. "
+        "Use the placeholders {{span}} and {{target}}."
+    )
 
 
 class WebBackendError(RuntimeError):
@@ -136,18 +141,34 @@ class HttpJsonBackend:
         page_size: int = 10,
         headers: Optional[Dict[str, str]] = None,
     ) -> None:
-        for name, value, low in (("timeout", timeout, 1e-9), ("max_results", max_results, 1), ("page_size", page_size, 1)):
+        for name, value, low in (
+            ("timeout", timeout, 1e-9),
+            ("max_results", max_results, 1),
+            ("page_size", page_size, 1),
+        ):
             if value < low:
-                raise ValueError(WebErrors.E801.format(name=name, value=value, problem=f"must be >= {low}"))
+                raise ValueError(
+                    WebErrors.E801.format(name=name, value=value, problem=f"must be >= {low}")
+                )
         if retries < 0 or backoff < 0 or rate_limit < 0:
-            raise ValueError(WebErrors.E801.format(name="retries/backoff/rate_limit", value=(retries, backoff, rate_limit), problem="must be >= 0"))
+            raise ValueError(
+                WebErrors.E801.format(
+                    name="retries/backoff/rate_limit",
+                    value=(retries, backoff, rate_limit),
+                    problem="must be >= 0",
+                )
+            )
         self.endpoint = endpoint
         self.timeout = float(timeout)
         self.retries = int(retries)
         self.backoff = float(backoff)
         self.max_results = int(max_results)
         self.page_size = int(page_size)
-        self.headers = {"Accept": "application/json", "User-Agent": "spacy-sanitize/risk_web", **(headers or {})}
+        self.headers = {
+            "Accept": "application/json",
+            "User-Agent": "spacy-sanitize/risk_web",
+            **(headers or {}),
+        }
         self.limiter = RateLimiter(rate_limit)
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -192,12 +213,18 @@ class HttpJsonBackend:
                 last = err.__cause__ or err
                 continue
             except urllib.error.HTTPError as err:  # a 4xx other than 429: retrying will not help
-                raise WebBackendError(WebErrors.E803.format(hash=tag, attempts=attempt + 1, err=f"HTTP {err.code}")) from None
+                raise WebBackendError(
+                    WebErrors.E803.format(hash=tag, attempts=attempt + 1, err=f"HTTP {err.code}")
+                ) from None
             try:
                 return self.parse(json.loads(body.decode("utf-8")))
             except (ValueError, KeyError, IndexError, TypeError) as err:
-                raise WebBackendError(WebErrors.E804.format(hash=tag, err=f"{type(err).__name__}: {err}")) from None
-        raise WebBackendError(WebErrors.E803.format(hash=tag, attempts=attempts, err=f"{type(last).__name__}: {last}"))
+                raise WebBackendError(
+                    WebErrors.E804.format(hash=tag, err=f"{type(err).__name__}: {err}")
+                ) from None
+        raise WebBackendError(
+            WebErrors.E803.format(hash=tag, attempts=attempts, err=f"{type(last).__name__}: {last}")
+        )
 
     def _get(self, url: str) -> bytes:
         request = urllib.request.Request(url, headers=self.headers)
@@ -209,7 +236,13 @@ class HttpJsonBackend:
             if err.code == 429 or err.code >= 500:
                 raise _Retryable(f"HTTP {err.code}") from err
             raise
-        except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError, OSError) as err:
+        except (
+            urllib.error.URLError,
+            socket.timeout,
+            TimeoutError,
+            ConnectionError,
+            OSError,
+        ) as err:
             raise _Retryable(str(err)) from err
 
 
@@ -223,13 +256,21 @@ class SearxngBackend(HttpJsonBackend):
 
     name = "searxng.v1"
 
-    def __init__(self, url: str, categories: str = "general", language: str = "all", **kwargs: Any) -> None:
+    def __init__(
+        self, url: str, categories: str = "general", language: str = "all", **kwargs: Any
+    ) -> None:
         super().__init__(url.rstrip("/"), **kwargs)
         self.categories = categories
         self.language = language
 
     def page_url(self, query: str, page: int) -> str:
-        params = {"q": query, "format": "json", "pageno": page, "categories": self.categories, "language": self.language}
+        params = {
+            "q": query,
+            "format": "json",
+            "pageno": page,
+            "categories": self.categories,
+            "language": self.language,
+        }
         return f"{self.endpoint}/search?{urllib.parse.urlencode(params)}"
 
     def parse(self, data: Any) -> SearchResult:
@@ -250,9 +291,20 @@ class JsonApiBackend(HttpJsonBackend):
 
     name = "json_api.v1"
 
-    def __init__(self, url_template: str, results_path: str, url_key: str, hits_path: Optional[str] = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        url_template: str,
+        results_path: str,
+        url_key: str,
+        hits_path: Optional[str] = None,
+        **kwargs: Any,
+    ) -> None:
         if "{query}" not in url_template:
-            raise ValueError(WebErrors.E801.format(name="url_template", value=url_template, problem="needs a {query} placeholder"))
+            raise ValueError(
+                WebErrors.E801.format(
+                    name="url_template", value=url_template, problem="needs a {query} placeholder"
+                )
+            )
         super().__init__(url_template, **kwargs)
         self.url_template = url_template
         self.results_path = results_path
@@ -275,7 +327,9 @@ class JsonApiBackend(HttpJsonBackend):
                 raw = json_path(data, self.hits_path)
             except (KeyError, IndexError):
                 raw = None
-            hits = None if raw is None else int(str(raw).replace(",", ""))  # counts often come as strings
+            hits = (
+                None if raw is None else int(str(raw).replace(",", ""))
+            )  # counts often come as strings
         return SearchResult(urls=urls, hits=hits)
 
     def cache_id(self) -> str:
@@ -300,8 +354,16 @@ def make_searxng_backend(
     rate_limit (float): requests per second (0 = unlimited). max_results (int): URLs kept
     (seed 000: top 20 = two pages of 10)."""
     return SearxngBackend(
-        url, categories=categories, language=language, timeout=timeout, retries=retries, backoff=backoff,
-        rate_limit=rate_limit, max_results=max_results, page_size=page_size, headers=headers,
+        url,
+        categories=categories,
+        language=language,
+        timeout=timeout,
+        retries=retries,
+        backoff=backoff,
+        rate_limit=rate_limit,
+        max_results=max_results,
+        page_size=page_size,
+        headers=headers,
     )
 
 
@@ -325,6 +387,15 @@ def make_json_api_backend(
     (Optional[str]): dotted path to the total hit count (``searchInformation.totalResults``).
     Other settings as for the SearXNG backend."""
     return JsonApiBackend(
-        url_template, results_path, url_key, hits_path, timeout=timeout, retries=retries, backoff=backoff,
-        rate_limit=rate_limit, max_results=max_results, page_size=page_size, headers=headers,
+        url_template,
+        results_path,
+        url_key,
+        hits_path,
+        timeout=timeout,
+        retries=retries,
+        backoff=backoff,
+        rate_limit=rate_limit,
+        max_results=max_results,
+        page_size=page_size,
+        headers=headers,
     )
