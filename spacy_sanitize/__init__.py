@@ -10,3 +10,4 @@ from .pipeline import load_pipeline  # noqa: E402,F401
 
 __version__ = "0.1.0"
 from .risk import seq as _risk_seq  # noqa: E402,F401
+from .risk import vote as _risk_vote, web as _risk_web  # noqa: E402,F401
