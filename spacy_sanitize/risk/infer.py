@@ -307,6 +307,8 @@ class RiskInfer:
                     if cats:
                         texts.append(example.reference.text)
                         labels.append(max(cats, key=cats.__getitem__))
+            if not texts and self.attacker is not None:  # re-initialized without data: keep it
+                return
             if not texts:
                 raise ValueError(Errors.E602.format(text_field=text_field, label_field=label_field))
             if max_chars:

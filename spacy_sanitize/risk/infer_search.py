@@ -183,7 +183,7 @@ def beam_search(problem: DeletionProblem, threshold: float, beam_width: int = 5,
             break
         ranked = sorted(pool.values(), key=lambda item: (item[0], item[1]))[:beam_width]
         new_beam = []
-        for p, removed, index, u in ranked:
+        for _, removed, index, u in ranked:
             _, alive, z = beam[index]
             effects_u = np.asarray(problem.kills[u] @ (problem.weights * alive[None, :]).T).ravel()
             alive = alive.copy()
