@@ -389,7 +389,7 @@ def test_attack_subparser_registers():
 
 
 def shared_data(relative: str) -> Path:
-    roots = [os.environ.get("SPACY_SANITIZE_DATA", ""), Path(__file__).parents[1].parent / "shared/data", Path(__file__).parents[2] / "shared/data"]
+    roots = [os.environ.get("SPACY_SANITIZE_DATA", ""), Path(__file__).parents[1].parent / "shared/data", Path(__file__).parents[3] / "shared/data"]
     for root in roots:
         if root and (Path(root) / relative).exists():
             return Path(root) / relative
