@@ -375,7 +375,8 @@ def test_attack_benchmark_on_a_tiny_corpus(tmp_path):
 def test_masked_token_fraction_and_snippets():
     assert masked_token_fraction("Ann met Bob in Oslo.", [[0, 3, "PERSON", "e1", "[PERSON]"]]) == (1, 5)
     text = "PROCEDURE x THE FACTS The applicant was born in 1950 and lives in Istanbul today."
-    assert short_snippet(text, 40) == "The applicant was born in 1950 and"
+    assert short_snippet(text, 40, section="facts") == "The applicant was born in 1950 and"
+    assert short_snippet(text, 12) == "PROCEDURE x"
 
 
 def test_attack_subparser_registers():

@@ -41,10 +41,11 @@ def masked_token_fraction(text: str, replacements: Sequence[Sequence[Any]]) -> T
     return sum(bool(covered[s:e].all()) for s, e in spans), len(spans)
 
 
-def short_snippet(text: str, chars: int = 300) -> str:
-    """A short piece of a case: the start of its facts section, cut at a word boundary."""
+def short_snippet(text: str, chars: int = 300, section: str = "start") -> str:
+    """A short piece of a case, cut at a word boundary: its start (``start``: the opening
+    sentence names the state) or the start of its facts section (``facts``)."""
     start = 0
-    for heading in FACTS_HEADINGS:
+    for heading in FACTS_HEADINGS if section == "facts" else ():
         found = text.find(heading)
         if found >= 0:
             start = found + len(heading)
@@ -153,13 +154,23 @@ def run_attack_benchmark(
         "seconds": {"pipeline": pipeline_seconds, "risk_infer": infer_seconds, "total": 0.0},
     }
     for key, rows in proba.items():
-        stacked = [(p, classes) for _, p, classes in rows]
-        hits1 = hitsk = 0.0
-        for (p, classes), test in zip(stacked, _fold_indices(n, folds, seed)):
+        hits1 = hitsk = confident = p_true = p_max = 0.0
+        for (_, p, classes), test in zip(rows, _fold_indices(n, folds, seed)):
             gold = [labels[i] for i in test]
             hits1 += accuracy_at_k(p, classes, gold, 1) * len(test)
             hitsk += accuracy_at_k(p, classes, gold, k) * len(test)
-        result["attack"][key] = {"accuracy": hits1 / n, f"top{k}": hitsk / n}
+            true = np.array([p[j, classes.index(g)] if g in classes else 0.0 for j, g in enumerate(gold)])
+            right = np.array([classes[int(np.argmax(row))] == g for row, g in zip(p, gold)])
+            confident += float(np.sum(right & (p.max(axis=1) >= infer.threshold)))
+            p_true += float(true.sum())
+            p_max += float(p.max(axis=1).sum())
+        result["attack"][key] = {
+            "accuracy": hits1 / n,
+            f"top{k}": hitsk / n,
+            "confident_accuracy": confident / n,
+            "mean_p_true": p_true / n,
+            "mean_p_max": p_max / n,
+        }
     if comparisons:
         result["search_comparison"] = summarize_comparisons(comparisons)
     if gold_path:

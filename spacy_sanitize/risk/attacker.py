@@ -243,7 +243,14 @@ def train_attacker(
 # --- JSONL data -----------------------------------------------------------------------
 
 def get_field(record: Dict[str, Any], dotted: str) -> Any:
-    """``record["meta"]["countries"]`` for ``"meta.countries"``; None when missing."""
+    """``record["meta"]["countries"]`` for ``"meta.countries"``; None when missing.
+    Alternatives separated by ``|`` are tried in order (``meta.countries|label``)."""
+    if "|" in dotted:
+        for alternative in dotted.split("|"):
+            value = get_field(record, alternative)
+            if value not in (None, ""):
+                return value
+        return None
     value: Any = record
     for part in dotted.split("."):
         if not isinstance(value, dict) or part not in value:
@@ -297,7 +304,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     train = sub.add_parser("train", help="train an attacker on JSONL documents with a label")
     train.add_argument("inputs", nargs="+", type=Path, help="JSONL file(s); the last positional is the output directory")
-    train.add_argument("--label-field", default="label", help="dotted path of the label, e.g. meta.countries")
+    train.add_argument("--label-field", default="label", help="dotted path of the label, e.g. meta.countries; alternatives with |, e.g. 'meta.countries|label'")
     train.add_argument("--text-field", default="text")
     train.add_argument("--attr", default="LOWER", choices=ATTRS)
     train.add_argument("--ngram-max", type=int, default=2)

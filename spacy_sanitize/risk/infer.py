@@ -70,6 +70,7 @@ class RiskInfer:
         placeholder: str = "[{label}]",
         set_mask: bool = True,
         score_existing: bool = True,
+        keep_stop_words: bool = True,
     ) -> None:
         if search not in SEARCHES:
             raise ValueError(Errors.E609.format(search=search, searches=", ".join(SEARCHES)))
@@ -92,6 +93,7 @@ class RiskInfer:
         self.placeholder = placeholder
         self.set_mask = set_mask
         self.score_existing = score_existing
+        self.keep_stop_words = keep_stop_words
         self.attacker: Optional[LinearAttacker] = None
         self._placeholder_forms: Dict[str, List[str]] = {}
 
@@ -137,7 +139,7 @@ class RiskInfer:
             form = token_form(token, self.attacker.attr, self.attacker.digits_to_zero)
             if form is not None:
                 forms.append(form)
-                removable.append(True)
+                removable.append(not (self.keep_stop_words and token.is_stop))
                 index.append(token.i)
         return forms, removable, index
 
@@ -382,6 +384,7 @@ def fit_threshold(component: RiskInfer, tab_path: Union[str, Path], mask_key: st
         "placeholder": "[{label}]",
         "set_mask": True,
         "score_existing": True,
+        "keep_stop_words": True,
     },
     requires=["doc.spans"],
     assigns=["doc.spans", "span._.risk", "span._.mask", "doc._.risk_infer"],
@@ -402,10 +405,13 @@ def make_risk_infer(
     placeholder: str,
     set_mask: bool,
     score_existing: bool,
+    keep_stop_words: bool,
 ) -> RiskInfer:
     """threshold (float): a text is de-identified when the attacker's maximum class
     probability is below it (seed 001: 0.37). search (str): exact, greedy or beam.
-    placeholder (str): how the masker renders a masked span for the attacker ("" = gap)."""
+    placeholder (str): how the masker renders a masked span for the attacker ("" = gap).
+    keep_stop_words (bool): never remove stop words (removing "the" everywhere kills many
+    bigrams at once and lowers the confidence at a large cost in readability)."""
     register_extensions()
     register_doc_extension()
     return RiskInfer(
@@ -424,6 +430,7 @@ def make_risk_infer(
         placeholder=placeholder,
         set_mask=set_mask,
         score_existing=score_existing,
+        keep_stop_words=keep_stop_words,
     )
 
 
