@@ -8,7 +8,7 @@ above ``threshold`` it searches for words whose removal brings it below (``infer
 
 - Removed words become spans in ``doc.spans[spans_key]`` with label ``label`` (a word inside
   an existing, unmasked PII span masks that span instead, so the span keeps its type),
-  ``Span._.risk["infer"]`` and, with ``set_mask``, ``Span._.mask = True``.
+  ``Span._.risk["infer"]`` (the component's name without ``risk_``) and, with ``set_mask``, ``Span._.mask = True``.
 - Every PII span that existed before gets ``Span._.risk["infer"]``: how much masking it
   (with the other mentions of its entity) lowers the attacker's confidence.
 - ``Doc._.risk_infer`` reports the prediction, the confidence before and after, and
@@ -34,13 +34,13 @@ from ..masker.component import regions_to_mask
 from ..spans import add_pii_spans
 from ..types import PII_TYPES
 from .attacker import LinearAttacker, read_labeled, sequences_of, softmax, token_form, train_attacker
+from .base import risk_key
 from .infer_errors import Errors, Warnings
 from .infer_search import SEARCHES, SearchResult, build_problem, run_search
 
 logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())
 
-NAME = "infer"
 View = Tuple[List[Optional[str]], List[bool], List[int]]  # forms, removable, doc token index (-1: placeholder)
 
 
@@ -80,6 +80,7 @@ class RiskInfer:
             raise ValueError(Errors.E611.format(threshold=threshold))
         self.nlp = nlp
         self.name = name
+        self.key = risk_key(name)
         self.spans_key = spans_key
         self.label = label
         self.threshold = float(threshold)
@@ -242,8 +243,8 @@ class RiskInfer:
             if words not in kept_p:
                 kept_p[words] = float(self.proba(doc, {i for i in removed if self._form(doc[i]) not in words}).max())
             without = kept_p[words]
-            span._.risk[NAME] = float(np.clip(without - p_after.max(), 0.0, 1.0))
-            span._.risk_explain[NAME] = {"removed_by_search": True, "p_max_if_kept": float(without), "p_max": float(p_after.max()), "search": self.search}
+            span._.risk[self.key] = float(np.clip(without - p_after.max(), 0.0, 1.0))
+            span._.risk_explain[self.key] = {"removed_by_search": True, "p_max_if_kept": float(without), "p_max": float(p_after.max()), "search": self.search}
             if self.set_mask:
                 span._.mask = True
             if container is None:
@@ -268,8 +269,8 @@ class RiskInfer:
                 s._.mask = value
             p_unmasked, p_masked = (p_other, p_now) if masked_now else (p_now, p_other)
             for s in members:
-                s._.risk[NAME] = float(np.clip(p_unmasked - p_masked, 0.0, 1.0))
-                s._.risk_explain[NAME] = {**s._.risk_explain.get(NAME, {}), "p_max_unmasked": p_unmasked, "p_max_masked": p_masked}
+                s._.risk[self.key] = float(np.clip(p_unmasked - p_masked, 0.0, 1.0))
+                s._.risk_explain[self.key] = {**s._.risk_explain.get(self.key, {}), "p_max_unmasked": p_unmasked, "p_max_masked": p_masked}
 
     # --- training ------------------------------------------------------------------
     def initialize(
