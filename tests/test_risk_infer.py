@@ -19,7 +19,12 @@ from spacy_sanitize.risk import attacker as attacker_module
 from spacy_sanitize.risk.attack import masked_token_fraction, run_attack_benchmark, short_snippet
 from spacy_sanitize.risk.attack_cli import add_attack_subparser
 from spacy_sanitize.risk.attacker import LinearAttacker, ngram_occurrences, softmax, train_attacker
-from spacy_sanitize.risk.country_labels import label_opening, label_records, label_title, procedure_and_facts
+from spacy_sanitize.risk.country_labels import (
+    label_opening,
+    label_records,
+    label_title,
+    procedure_and_facts,
+)
 from spacy_sanitize.risk.infer import fit_threshold
 from spacy_sanitize.risk.infer_search import beam_search, build_problem, exact_search, greedy_search
 

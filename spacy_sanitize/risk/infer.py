@@ -20,7 +20,19 @@ trained attacker it raises E601 instead of passing documents through.
 import logging
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import numpy as np
 import srsly
@@ -33,7 +45,14 @@ from ..extensions import register_extensions
 from ..masker.component import regions_to_mask
 from ..spans import add_pii_spans
 from ..types import PII_TYPES
-from .attacker import LinearAttacker, read_labeled, sequences_of, softmax, token_form, train_attacker
+from .attacker import (
+    LinearAttacker,
+    read_labeled,
+    sequences_of,
+    softmax,
+    token_form,
+    train_attacker,
+)
 from .base import risk_key
 from .infer_errors import Errors, Warnings
 from .infer_search import SEARCHES, SearchResult, build_problem, run_search
