@@ -18,7 +18,7 @@ from spacy.training import Example
 
 from ..extensions import register_extensions
 from .errors import Errors
-from .operators import build_strategy, check_label
+from .options import build_strategy, check_label
 from .privacy import P_ASSUMED, check_p, coverage, estimate_p, privacy_report
 from .regions import OVERLAP_POLICIES, Region, parse_deny_list, regions_to_mask
 from .strategies import Mention, Strategy

@@ -71,14 +71,16 @@ def generalize_quantity(text: str, context: str = "") -> str:
     word = stripped.lower()
     if word in NUMBER_WORD_VALUES:
         return bucket(NUMBER_WORD_VALUES[word])
-    match = _NUMBER.search(text)
-    if not match:
+    numbers = list(_NUMBER.finditer(text))
+    if not numbers:
         return "a quantity"
-    value = float(match.group(0).replace(",", ""))
+    # a range ("100-130", "5 to 10") becomes one bucket of its largest value
+    value = max(float(m.group(0).replace(",", "").rstrip(".") or 0) for m in numbers)
+    start, end = numbers[0].start(), numbers[-1].end()
     if _AGE.search(text) or _AGE.search(context):
-        band = f"{int(value) // 10 * 10}-{int(value) // 10 * 10 + 9}"
-        return text[: match.start()] + band + text[match.end() :]
-    return text[: match.start()] + bucket(value) + text[match.end() :]
+        low = int(value) // 10 * 10
+        return text[:start] + f"{low}-{low + 9}" + text[end:]
+    return text[:start] + bucket(value) + text[end:]
 
 
 def generalize_place(text: str) -> str:
