@@ -1,6 +1,7 @@
 """Package data used by the surrogate and generalize strategies, loaded once on first use."""
 import importlib.resources
 import re
+import unicodedata
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -88,7 +89,14 @@ def _subdivision_index() -> Dict[str, str]:
     index: Dict[str, str] = {}
     for sub in pycountry.subdivisions:
         index.setdefault(sub.name.lower(), sub.country_code)
+        index.setdefault(fold(sub.name), sub.country_code)
     return index
+
+
+def fold(text: str) -> str:
+    """Lower case without diacritics ('Gujarāt' -> 'gujarat')."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
 
 
 def place_country(text: str) -> Optional[str]:
@@ -99,8 +107,8 @@ def place_country(text: str) -> Optional[str]:
     for candidate in (stripped, head):
         if candidate in cities:
             return cities[candidate]
-    for candidate in (stripped.lower(), head.lower()):
-        code = _subdivision_index().get(candidate)
+    for candidate in (stripped, head):
+        code = _subdivision_index().get(candidate.lower()) or _subdivision_index().get(fold(candidate))
         if code:
             return code
     if "," in stripped:  # "Saint Paul, Minnesota" -> the part after the comma

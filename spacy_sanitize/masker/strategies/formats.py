@@ -27,8 +27,10 @@ def format_space(text: str) -> int:
     return size
 
 
-def replace_format(text: str, chooser: KeyedChooser, purpose: str) -> str:
-    """Same length and format, different value (when the format allows another value)."""
+def replace_format(text: str, chooser: KeyedChooser, purpose: str, letters: bool = True) -> str:
+    """Same length and format, different value (when the format allows another value).
+    letters (bool): replace ASCII letters too (codes); off for quantities, whose words
+    are units."""
     for attempt in range(4):
         stream = chooser.digits(purpose, f"{attempt}\x1f{text}", 2 * len(text) + 2)
         out = []
@@ -43,9 +45,9 @@ def replace_format(text: str, chooser: KeyedChooser, purpose: str) -> str:
                     digit = 1 + pick % 9
                 seen_digit = True
                 out.append(str(digit))
-            elif char.isascii() and char.isalpha():
-                letters = string.ascii_uppercase if char.isupper() else string.ascii_lowercase
-                out.append(letters[pick % 26])
+            elif letters and char.isascii() and char.isalpha():
+                alphabet = string.ascii_uppercase if char.isupper() else string.ascii_lowercase
+                out.append(alphabet[pick % 26])
             else:
                 out.append(char)
         result = "".join(out)

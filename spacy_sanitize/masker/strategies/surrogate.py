@@ -26,6 +26,7 @@ from .keyed import DEFAULT_SECRET_ENV, KeyedChooser
 FEMALE_TITLES = frozenset("mrs ms miss lady dame queen empress princess duchess countess baroness sister".split())
 MALE_TITLES = frozenset("mr sir lord king emperor prince duke count baron father brother".split())
 _POSSESSIVE = re.compile(r"(['’]s?)$")
+_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(sorted(NUMBER_WORD_VALUES, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 
 
 class Surrogate(Strategy):
@@ -69,9 +70,17 @@ class Surrogate(Strategy):
             lists = resources.surrogates("misc")
             options = lists.get({"competition": "event"}.get(kind, kind)) or lists["other"]
             return self.chooser.choose(options, "MISC", mention.canonical, avoid=text)
-        if text.strip().lower() in NUMBER_WORD_VALUES:
-            return replace_number_word(text, self.chooser, label)
+        if label == "QUANTITY":
+            return self._quantity(text)
         return self._format(text, label)
+
+    def _quantity(self, text: str) -> str:
+        """Digits and number words replaced; units and scale words kept."""
+        def word(match: "re.Match[str]") -> str:
+            return replace_number_word(match.group(0), self.chooser, "QUANTITY")
+
+        out = replace_format(text, self.chooser, "QUANTITY", letters=False)
+        return _NUMBER_WORD.sub(word, out)
 
     def _format(self, text: str, purpose: str = "digits") -> str:
         return replace_format(text, self.chooser, purpose)
