@@ -53,7 +53,7 @@ def docs(draw):
     return doc
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=docs(), index=st.integers(0, len(STRATEGIES) - 1), overlap=st.sampled_from(["union", "separate"]))
 def test_sanitize_properties(doc, index, overlap):
     text = doc.text
@@ -81,7 +81,7 @@ def test_sanitize_properties(doc, index, overlap):
     assert restore(out._.sanitized, build_mapping(out)) == text
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(doc=docs())
 def test_numbered_same_entity_same_number(doc):
     out = get_masker(3, "union")(doc)

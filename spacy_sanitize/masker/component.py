@@ -128,35 +128,36 @@ class Masker:
         )
 
     def __call__(self, doc: Doc) -> Doc:
+        text = doc.text  # Doc.text joins all tokens: read it once
         regions = self.regions(doc)
         canonical: Dict[str, str] = {}
         for region in regions:
-            text = doc.text[region.start : region.end]
-            if len(text.strip()) > len(canonical.get(region.entity_id, "")):
-                canonical[region.entity_id] = text.strip()
-        state = DocState(doc_key_for(doc.text, doc._.doc_id), doc.text)
+            mention = text[region.start : region.end].strip()
+            if region.entity_id not in canonical or len(mention) > len(canonical[region.entity_id]):
+                canonical[region.entity_id] = mention
+        state = DocState(doc_key_for(text, doc._.doc_id), text)
         for strategy in self.strategies():
             strategy.begin_doc(state)
         cache: Dict[Tuple[int, str, str], str] = {}
 
         def replace(region: Region) -> str:
             _, strategy = self.strategy(region.label)
-            text = doc.text[region.start : region.end]
-            key = (id(strategy), region.entity_id, text)
+            original = text[region.start : region.end]
+            key = (id(strategy), region.entity_id, original)
             if key not in cache:
-                mention = Mention(text, region.label, region.entity_id, canonical[region.entity_id], region.start, region.end)
+                mention = Mention(original, region.label, region.entity_id, canonical[region.entity_id], region.start, region.end)
                 cache[key] = strategy.replace(mention, state)
             return cache[key]
 
-        doc._.sanitized, doc._.replacements = apply_regions(doc.text, regions, replace)
-        doc._.privacy = self.privacy(doc, regions)
+        doc._.sanitized, doc._.replacements = apply_regions(text, regions, replace)
+        doc._.privacy = self.privacy(doc, regions, text)
         return doc
 
     def pipe(self, docs: Iterable[Doc], batch_size: int = 128) -> Iterable[Doc]:
         for doc in docs:
             yield self(doc)
 
-    def privacy(self, doc: Doc, regions: List[Region]) -> Dict[str, object]:
+    def privacy(self, doc: Doc, regions: List[Region], text: str) -> Dict[str, object]:
         p, source = self.cfg["p"], self.cfg["p_source"]
         gold_key = self.cfg["gold_key"]
         if gold_key and gold_key in doc.spans:
@@ -170,9 +171,9 @@ class Masker:
         policies: Dict[str, Tuple[str, Any, List[int]]] = {}
         for region in regions:
             name, strategy = self.strategy(region.label)
-            text = doc.text[region.start : region.end]
+            original = text[region.start : region.end]
             support_for = getattr(strategy, "support_for", None)
-            support = support_for(region.label, text) if support_for else strategy.policy(region.label).support
+            support = support_for(region.label, original) if support_for else strategy.policy(region.label).support
             entry = policies.setdefault(region.label, (name, strategy.policy(region.label), []))
             entry[2].append(support)
         return privacy_report(policies, max(p, 1e-9), source)

@@ -155,8 +155,9 @@ def regions_to_mask(
     overlap: str = "union",
 ) -> List[Region]:
     """The regions to replace, sorted and non-overlapping (see the module docstring)."""
+    text = doc.text
     regions = detected_regions(doc, spans_key, allow)
-    regions += deny_regions(doc.text, list(deny))
+    regions += deny_regions(text, list(deny))
     if propagate:
-        regions += propagated_regions(doc.text, regions, allow, person_parts, min_chars)
+        regions += propagated_regions(text, regions, allow, person_parts, min_chars)
     return resolve_overlaps(regions, overlap)

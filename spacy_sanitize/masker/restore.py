@@ -19,10 +19,11 @@ MAPPING_VERSION = 1
 def build_mapping(doc: Doc) -> Dict[str, Any]:
     """The mapping of one processed doc: one entry per replacement, in output order."""
     entries: List[Dict[str, Any]] = []
+    text = doc.text
     for start, end, label, entity_id, replacement, out_start, out_end in doc._.replacements or []:
         entries.append({
             "out_start": out_start, "out_end": out_end, "replacement": replacement,
-            "original": doc.text[start:end], "label": label, "entity_id": entity_id,
+            "original": text[start:end], "label": label, "entity_id": entity_id,
         })
     return {"version": MAPPING_VERSION, "doc_id": doc._.doc_id, "entries": entries}
 
