@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 import spacy_sanitize  # noqa: E402,F401
 from spacy_sanitize.types import PII_TYPES  # noqa: E402
 
+
 def default_data() -> Path:
     roots = [os.environ.get("SPACY_SANITIZE_DATA"), ROOT.parent / "shared" / "data", ROOT.parent.parent / "shared" / "data"]
     candidates = [Path(r) / "wiki" / "wiki_dev.json" for r in roots if r]
@@ -76,7 +77,7 @@ def run(data: Path) -> Dict[str, Dict[str, float]]:
     counts: Dict[str, Dict[str, int]] = defaultdict(lambda: defaultdict(int))
     examples: Dict[str, List[List[str]]] = defaultdict(list)
     for record in docs:
-        for annotator, annotation in record["annotations"].items():
+        for annotation in record["annotations"].values():
             doc = nlp.make_doc(record["text"])
             spans, mentions = [], []
             for m in sorted(annotation["entity_mentions"], key=lambda m: m["start_offset"]):

@@ -6,7 +6,13 @@ from collections import Counter
 import pytest
 
 from spacy_sanitize.masker.privacy import (
-    INF, as_json_number, brute_force_epsilon, epsilon_for, epsilon_independent, epsilon_value, randomized_response,
+    INF,
+    as_json_number,
+    brute_force_epsilon,
+    epsilon_for,
+    epsilon_independent,
+    epsilon_value,
+    randomized_response,
 )
 from spacy_sanitize.masker.strategies import DocState, Mention, Policy
 from spacy_sanitize.masker.strategies.surrogate import make_surrogate

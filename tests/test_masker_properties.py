@@ -2,7 +2,6 @@
 overlapping spans, for every strategy."""
 import time
 
-import pytest
 import spacy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -7,9 +7,13 @@ from spacy.tokens import Doc
 
 import spacy_sanitize  # noqa: F401
 from spacy_sanitize.masker import build_operators, build_strategy
-from spacy_sanitize.masker.strategies import DocState, Mention
 from spacy_sanitize.masker.strategies.dates import find_dates, shift_dates
-from spacy_sanitize.masker.strategies.generalize import bucket, generalize_date, generalize_place, generalize_quantity
+from spacy_sanitize.masker.strategies.generalize import (
+    bucket,
+    generalize_date,
+    generalize_place,
+    generalize_quantity,
+)
 
 SECRET = "test-secret"
 
@@ -249,3 +253,21 @@ def test_custom_strategy():
     doc = run(TEXT, SPANS, {"name": "custom.v1", "function": "test_masker.initials.v1", "params": {"suffix": "."}})
     # the propagated surname is a mention of e1 with its own text
     assert doc._.sanitized == "MK. met RP. in P.. K. left."
+
+
+def test_generalization_benchmark_on_wiki(wiki_path):
+    """The benchmark runs on the annotated biographies and every mention is replaced."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "generalization_match.py"
+    spec = importlib.util.spec_from_file_location("generalization_match", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = module.run(wiki_path)
+    table = result["table"]
+    assert {"PERSON", "DATETIME", "ALL"} <= set(table)
+    assert table["ALL"]["n"] == sum(row["n"] for label, row in table.items() if label != "ALL")
+    assert 0 <= table["ALL"]["exact"] <= table["ALL"]["equivalent"] <= table["ALL"]["equivalent_offered"] <= 1
+    assert module.equivalent("QUANTITY", "[$100-200 million]", "$X million")
+    assert not module.equivalent("DATETIME", "[the 1990s]", "date in the 1980s")

@@ -189,7 +189,7 @@ class Masker:
             doc = eg.predicted
             if nlp is not None:
                 doc = nlp.make_doc(eg.reference.text)
-                for pipe_name, proc in nlp.pipeline:
+                for _, proc in nlp.pipeline:
                     if proc is self:
                         break
                     doc = proc(doc)

@@ -23,9 +23,7 @@ from .strategies.dates import MONTHS, WEEKDAYS
 
 OVERLAP_POLICIES = ("union", "separate")
 PERSON_TITLES = frozenset(
-    "mr mrs ms miss mx dr prof professor sir dame lady lord judge justice president king queen "
-    "prince princess emperor empress saint st rev father sister brother captain general colonel "
-    "major lieutenant senator governor mayor chief bishop pope sheikh count duke baron jr sr".split()
+    ["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "sir", "dame", "lady", "lord", "judge", "justice", "president", "king", "queen", "prince", "princess", "emperor", "empress", "saint", "st", "rev", "father", "sister", "brother", "captain", "general", "colonel", "major", "lieutenant", "senator", "governor", "mayor", "chief", "bishop", "pope", "sheikh", "count", "duke", "baron", "jr", "sr"]
 )
 COMMON_WORDS: FrozenSet[str] = frozenset(STOP_WORDS) | {m.lower() for m in MONTHS + WEEKDAYS} | PERSON_TITLES
 _POSSESSIVE = re.compile(r"['’]s?$")
@@ -46,7 +44,7 @@ class Region:
 
 def whole_word_pattern(strings: Iterable[str]) -> Optional["re.Pattern[str]"]:
     """One regex for all strings, longest first, matching whole words only."""
-    unique = sorted(set(s for s in strings if s), key=len, reverse=True)
+    unique = sorted({s for s in strings if s}, key=len, reverse=True)
     if not unique:
         return None
     return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(s) for s in unique) + r")(?!\w)")

@@ -1,7 +1,16 @@
 """Replacement strategies, each a versioned entry of the ``strategies`` registry."""
 from .base import DocState, Mention, Policy, Strategy
 from .generalize import Generalize, make_generalize
-from .simple import Custom, Numbered, Redact, Typed, make_custom, make_numbered, make_redact, make_typed
+from .simple import (
+    Custom,
+    Numbered,
+    Redact,
+    Typed,
+    make_custom,
+    make_numbered,
+    make_redact,
+    make_typed,
+)
 from .surrogate import Surrogate, make_surrogate
 
 __all__ = [

@@ -4,11 +4,7 @@ import string
 
 from .keyed import KeyedChooser
 
-NUMBER_WORDS = (
-    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
-    "hundred thousand dozen"
-).split()
+NUMBER_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "dozen"]
 NUMBER_WORD_VALUES = dict(
     zip(NUMBER_WORDS, list(range(1, 21)) + [30, 40, 50, 60, 70, 80, 90, 100, 1000, 12])
 )

@@ -113,7 +113,7 @@ class Generalize(Strategy):
         self.persons = Numbered(person_template, across_docs=False)
 
     def replace(self, mention: Mention, state: DocState) -> str:
-        label, text = mention.label, mention.text
+        label = mention.label
         if label == "PERSON":
             return self.persons.replace(mention, state)
         value = self.value(mention, state)

@@ -1,5 +1,5 @@
 """Placeholder strategies: redact, typed, numbered, and the custom hook."""
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from ...registry import strategies
 from ..errors import Errors
@@ -109,7 +109,7 @@ class Custom(Strategy):
 
 
 @strategies.register("custom.v1")
-def make_custom(function: str = "", params: Dict[str, Any] = {}) -> Strategy:
+def make_custom(function: str = "", params: Optional[Dict[str, Any]] = None) -> Strategy:
     """function (str): a name registered in spaCy's ``registry.misc`` whose value is a
     callable ``(text, label, entity_id, **params) -> str``. It may carry a
     ``privacy_policy`` attribute (a ``Policy``) for the privacy report."""
@@ -123,4 +123,4 @@ def make_custom(function: str = "", params: Dict[str, Any] = {}) -> Strategy:
         raise invalid("custom.v1", f"'{function}' is not in spaCy's registry.misc") from None
     if not callable(func):
         raise ValueError(Errors.E110.format(name=function, type_name=type(func).__name__))
-    return Custom(function, func, dict(params))
+    return Custom(function, func, dict(params or {}))

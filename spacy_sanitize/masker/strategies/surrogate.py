@@ -23,8 +23,8 @@ from .dates import find_dates, shift_dates
 from .formats import NUMBER_WORD_VALUES, format_space, replace_format, replace_number_word
 from .keyed import DEFAULT_SECRET_ENV, KeyedChooser
 
-FEMALE_TITLES = frozenset("mrs ms miss lady dame queen empress princess duchess countess baroness sister".split())
-MALE_TITLES = frozenset("mr sir lord king emperor prince duke count baron father brother".split())
+FEMALE_TITLES = frozenset(["mrs", "ms", "miss", "lady", "dame", "queen", "empress", "princess", "duchess", "countess", "baroness", "sister"])
+MALE_TITLES = frozenset(["mr", "sir", "lord", "king", "emperor", "prince", "duke", "count", "baron", "father", "brother"])
 _POSSESSIVE = re.compile(r"(['’]s?)$")
 _NUMBER_WORD = re.compile(r"\b(?:" + "|".join(sorted(NUMBER_WORD_VALUES, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 
