@@ -132,8 +132,8 @@ class RiskInfer:
         assert self.attacker is not None
         region_of = np.full(len(doc.text) + 1, -1, dtype=np.int64)
         regions = regions_to_mask(doc, spans_key or self.spans_key)
-        for number, (start, end, _, _) in enumerate(regions):
-            region_of[start:end] = number
+        for number, region in enumerate(regions):
+            region_of[region.start : region.end] = number
         forms: List[Optional[str]] = []
         removable: List[bool] = []
         index: List[int] = []
@@ -143,7 +143,7 @@ class RiskInfer:
             region = int(covered.max()) if len(covered) else -1
             if region >= 0:
                 if region != last_region:
-                    placeholder = self._placeholder(regions[region][2])
+                    placeholder = self._placeholder(regions[region].label)
                     forms += placeholder or [None]
                     removable += [False] * max(1, len(placeholder))
                     index += [-1] * max(1, len(placeholder))
