@@ -60,11 +60,24 @@ def generated_positions() -> Iterator[Record]:
                 yield {"term": f"{head} {portfolio}", "label": label, "property": "P39", "source": "generated:positions"}
 
 
+# mimesis' occupation list has department names, adjectives and surnames among the titles.
+MIMESIS_NOT_OCCUPATIONS = frozenset(
+    "Operations Arts Employment Manufacturing Optical Premises Commissioned Packaging Licensing "
+    "Recreational Retired Operative Miller Turner Potter Butler Porter Unemployed Housewife".split()
+)
+
+
+def is_occupation_title(term: str) -> bool:
+    if term in MIMESIS_NOT_OCCUPATIONS:
+        return False
+    return " " in term or not term.endswith(("ing", "ed", "al", "s"))
+
+
 def from_mimesis() -> Iterator[Record]:
     import mimesis
 
     data = json.loads((Path(mimesis.__file__).parent / "datasets" / "en" / "person.json").read_text(encoding="utf8"))
-    for term in data.get("occupation", []):
+    for term in filter(is_occupation_title, data.get("occupation", [])):
         yield {"term": term, "label": "DEM", "property": "P106", "source": "mimesis:occupation"}
     for term in data.get("nationality", []):
         yield {"term": term, "label": "DEM", "property": "P1549", "source": "mimesis:nationality"}

@@ -250,8 +250,11 @@ class Gazetteer:
             existing = relabelled
         doc.spans[self.spans_key] = existing
         add_pii_spans(doc, spans, self.spans_key)
+        # On equal spans the existing one wins: only explain the spans that are ours.
+        theirs = {(span.start, span.end, span.label_) for span in existing}
         for span in doc.spans[self.spans_key]:
-            source_entry = sources.get((span.start, span.end, span.label_))
+            key = (span.start, span.end, span.label_)
+            source_entry = None if key in theirs else sources.get(key)
             if source_entry is None:
                 continue
             source, entry = source_entry
