@@ -35,7 +35,8 @@ AUTOMATON_FILE = "automaton.pkl"
 TABLE_FILE = "table.npz"
 META_FILE = "meta.json"
 
-ALPHABET = "".join(chr(c) for c in range(0x30, 0x70))  # '0'..'o': 64 characters, no '|' or '~'
+ALPHABET = "".join(chr(c) for c in range(0x30, 0x50))  # '0'..'O': 32 characters, no '|' or '~'
+BASE = len(ALPHABET)
 SEP = "|"
 UNKNOWN = "~"
 
@@ -48,8 +49,8 @@ def word_code(index: int) -> str:
     index += 1
     while index > 0:
         index -= 1
-        digits.append(ALPHABET[index % 64])
-        index //= 64
+        digits.append(ALPHABET[index % BASE])
+        index //= BASE
     return "".join(reversed(digits))
 
 
@@ -239,22 +240,35 @@ class GazetteerMatcher:
         if not len(self.automaton):
             return []
         text = SEP + "".join(token_codes)
-        # Character position (in ``text``) where each token's code starts; a match must
-        # start and end on token boundaries.
-        starts = list(accumulate((len(c) for c in token_codes), initial=1))
+        hits = list(self.automaton.iter(text))
+        if not hits:
+            return []
         key_len = self.key_len
         key_entry = self.key_entry
         matches: List[Match] = []
-        for last, key_index in self.automaton.iter(text):
-            # ``last`` is the key's closing separator, ``begin`` its first code character.
-            end_token = bisect_right(starts, last) - 1
-            if starts[end_token + 1] != last + 1:
-                continue
-            begin = last - int(key_len[key_index]) + 2
-            start_token = bisect_right(starts, begin) - 1
-            if starts[start_token] != begin:
-                continue
-            matches.append((start_token, end_token + 1, int(key_entry[key_index])))
+        if "" not in token_codes and text.count(SEP) == len(token_codes) + 1:
+            # One word per token: token indices are separator counts.
+            for last, key_index in hits:
+                begin = last - int(key_len[key_index]) + 2
+                start = text.count(SEP, 0, begin) - 1
+                matches.append((start, text.count(SEP, 0, last), int(key_entry[key_index])))
+            return matches
+        # Where each token's code starts; a match must start and end on token boundaries.
+        starts = np.empty(len(token_codes) + 1, dtype=np.int64)
+        starts[0] = 1
+        np.cumsum(np.fromiter(map(len, token_codes), dtype=np.int64, count=len(token_codes)), out=starts[1:])
+        starts[1:] += 1
+        lasts = np.fromiter((last for last, _ in hits), dtype=np.int64, count=len(hits))
+        keys = np.fromiter((key for _, key in hits), dtype=np.int64, count=len(hits))
+        begins = lasts - key_len[keys].astype(np.int64) + 2
+        # searchsorted "right" - 1: the last token starting at or before the position (so
+        # tokens with an empty code, like hyphens, are never a match's first token).
+        start_tokens = np.searchsorted(starts, begins, side="right") - 1
+        end_tokens = np.searchsorted(starts, lasts, side="right") - 1
+        ok = (starts[start_tokens] == begins) & (starts[np.minimum(end_tokens + 1, len(token_codes))] == lasts + 1)
+        entries = key_entry[keys]
+        for i in np.flatnonzero(ok).tolist():
+            matches.append((int(start_tokens[i]), int(end_tokens[i]) + 1, int(entries[i])))
         return matches
 
     def find_in_doc(self, doc: Any) -> List[Match]:
@@ -262,14 +276,14 @@ class GazetteerMatcher:
         cache = self._token_cache
         if len(cache) > 1_000_000:
             cache.clear()
-        strings = doc.vocab.strings
-        codes = []
-        for orth in doc.to_array("ORTH").tolist():
-            code = cache.get(orth)
-            if code is None:
-                code = cache[orth] = self.token_code(strings[orth])
-            codes.append(code)
-        return self.match_codes(codes)
+        orths = doc.to_array("ORTH").tolist()
+        codes = [cache.get(orth) for orth in orths]
+        if None in codes:
+            strings = doc.vocab.strings
+            for i, orth in enumerate(orths):
+                if codes[i] is None:
+                    codes[i] = cache[orth] = self.token_code(strings[orth])
+        return self.match_codes(codes)  # type: ignore[arg-type]
 
     def find(self, text: str) -> List[Match]:
         """Matches in a plain text: (start char, end char, entry), overlapping, unordered."""
