@@ -62,8 +62,7 @@ def generated_positions() -> Iterator[Record]:
 
 # mimesis' occupation list has department names, adjectives and surnames among the titles.
 MIMESIS_NOT_OCCUPATIONS = frozenset(
-    "Operations Arts Employment Manufacturing Optical Premises Commissioned Packaging Licensing "
-    "Recreational Retired Operative Miller Turner Potter Butler Porter Unemployed Housewife".split()
+    ["Operations", "Arts", "Employment", "Manufacturing", "Optical", "Premises", "Commissioned", "Packaging", "Licensing", "Recreational", "Retired", "Operative", "Miller", "Turner", "Potter", "Butler", "Porter", "Unemployed", "Housewife"]
 )
 
 

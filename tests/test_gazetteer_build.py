@@ -7,7 +7,7 @@ import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, ClassVar, Dict, List
 
 import pytest
 import spacy
@@ -163,11 +163,11 @@ def test_missing_dump_is_an_error(tmp_path):
 class _Sparql(BaseHTTPRequestHandler):
     """Answers the builder's paged queries from a table; fails the first request."""
 
-    values = {"P106": [("Q82955", 9, ["politician"]), ("Q33999", 5, ["actor", "actress"]), ("Q1028181", 2, ["painter"])]}
+    values: ClassVar[Dict[str, List[Any]]] = {"P106": [("Q82955", 9, ["politician"]), ("Q33999", 5, ["actor", "actress"]), ("Q1028181", 2, ["painter"])]}
     failures = 1
-    queries: List[str] = []
+    queries: ClassVar[List[str]] = []
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         length = int(self.headers["Content-Length"])
         query = urllib.parse.parse_qs(self.rfile.read(length).decode())["query"][0]
         type(self).queries.append(query)

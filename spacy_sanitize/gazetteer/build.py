@@ -56,7 +56,7 @@ def load_properties(path: Optional[Union[str, Path]] = None) -> Dict[str, Wikida
     path = Path(path) if path else properties_path()
     out: Dict[str, WikidataProperty] = {}
     for line in path.read_text(encoding="utf8").splitlines():
-        if not line.strip() or line.startswith("#") or line.startswith("property\t"):
+        if not line.strip() or line.startswith(("#", "property\t")):
             continue
         row = line.split("\t")
         if len(row) < 3 or not row[0].startswith("P") or not row[0][1:].isdigit() or row[2] not in ("DEM", "MISC"):
@@ -96,8 +96,7 @@ def iter_dump(path: Union[str, Path], progress: bool = False, must_contain: Opti
                     continue
                 if must_contain is not None and must_contain not in line:
                     continue
-                if line.endswith(","):
-                    line = line[:-1]
+                line = line.removesuffix(",")
                 try:
                     entity = json.loads(line)
                 except ValueError:

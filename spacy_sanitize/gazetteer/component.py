@@ -272,13 +272,13 @@ class Gazetteer:
     def _cfg(self) -> Dict[str, Any]:
         return {"gazetteer": self.gazetteer}
 
-    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
         path = ensure_path(path)
         path.mkdir(parents=True, exist_ok=True)
         srsly.write_json(path / "cfg", self._cfg())
         self.matcher.to_disk(path / "matcher")
 
-    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "Gazetteer":
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "Gazetteer":
         path = ensure_path(path)
         if (path / "cfg").exists():
             self.gazetteer = srsly.read_json(path / "cfg").get("gazetteer", self.gazetteer)
@@ -286,10 +286,10 @@ class Gazetteer:
         self._zipf_cache = {}
         return self
 
-    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+    def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
         return srsly.msgpack_dumps({"cfg": self._cfg(), "matcher": self.matcher.to_bytes()})
 
-    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = tuple()) -> "Gazetteer":
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "Gazetteer":
         msg = srsly.msgpack_loads(data)
         self.gazetteer = msg["cfg"].get("gazetteer", self.gazetteer)
         self._matcher = GazetteerMatcher.from_bytes(msg["matcher"])

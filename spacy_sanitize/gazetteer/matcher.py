@@ -16,9 +16,7 @@ import io
 import json
 import pickle
 import warnings
-from bisect import bisect_right
 from collections import Counter
-from itertools import accumulate
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -59,7 +57,7 @@ def _ahocorasick_version() -> str:
         from importlib.metadata import version
 
         return version("pyahocorasick")
-    except Exception:  # pragma: no cover - metadata missing in odd installs
+    except (ImportError, ValueError, LookupError):  # pragma: no cover - metadata missing in odd installs
         return "unknown"
 
 
@@ -82,7 +80,7 @@ class GazetteerMatcher:
     """Term -> label lookup over Docs or texts. Build with ``GazetteerMatcher.build``."""
 
     ARRAYS = (
-        "key_len", "key_entry", "entry_label", "entry_prop", "entry_qid", "entry_count",
+        "key_len", "key_words", "key_entry", "entry_label", "entry_prop", "entry_qid", "entry_count",
         "entry_cased", "term_offsets", "term_blob", "words_blob", "keys_blob",
     )
 
@@ -92,6 +90,7 @@ class GazetteerMatcher:
         self.properties: List[str] = []
         self.codes: Dict[str, str] = {}
         self.key_len = np.zeros(0, dtype=np.uint32)
+        self.key_words = np.zeros(0, dtype=np.uint16)
         self.key_entry = np.zeros(0, dtype=np.uint32)
         self.entry_label = np.zeros(0, dtype=np.uint8)
         self.entry_prop = np.zeros(0, dtype=np.uint16)
@@ -162,6 +161,7 @@ class GazetteerMatcher:
         matcher.labels = list(labels)
         matcher.properties = list(props)
         matcher.key_len = np.array([len(key) for key in coded], dtype=np.uint32)
+        matcher.key_words = np.array([len(key) for key in keys], dtype=np.uint16)
         matcher.key_entry = np.array(key_entry, dtype=np.uint32)
         matcher.entry_label = np.array(e_label, dtype=np.uint8)
         matcher.entry_prop = np.array(e_prop, dtype=np.uint16)
@@ -246,12 +246,22 @@ class GazetteerMatcher:
         key_len = self.key_len
         key_entry = self.key_entry
         matches: List[Match] = []
-        if "" not in token_codes and text.count(SEP) == len(token_codes) + 1:
-            # One word per token: token indices are separator counts.
+        n_coded = len(token_codes) - token_codes.count("")
+        if text.count(SEP) == n_coded + 1:
+            # Every token has at most one word: a hit's last word is the n-th coded token,
+            # n counted by separators (incrementally: hits come in text order).
+            coded = [i for i, c in enumerate(token_codes) if c] if n_coded < len(token_codes) else None
+            key_words = memoryview(self.key_words)
+            entries = memoryview(key_entry)
+            seen, position = -1, 0
             for last, key_index in hits:
-                begin = last - int(key_len[key_index]) + 2
-                start = text.count(SEP, 0, begin) - 1
-                matches.append((start, text.count(SEP, 0, last), int(key_entry[key_index])))
+                seen += text.count(SEP, position, last)
+                position = last
+                first = seen - key_words[key_index] + 1
+                if coded is None:
+                    matches.append((first, seen + 1, entries[key_index]))
+                else:
+                    matches.append((coded[first], coded[seen] + 1, entries[key_index]))
             return matches
         # Where each token's code starts; a match must start and end on token boundaries.
         starts = np.empty(len(token_codes) + 1, dtype=np.int64)
