@@ -233,7 +233,11 @@ class GazetteerMatcher:
         hyphen, an apostrophe or spaces; ``~|`` for a newline."""
         if not text.strip():
             return UNKNOWN + SEP if "\n" in text else ""
-        return self.encode_words(split_words(text))
+        words = split_words(text)
+        if len(words) > 1 and any(word not in self.codes for word in words):
+            # No key can cover the whole token, and a match never covers part of one.
+            return UNKNOWN + SEP
+        return self.encode_words(words)
 
     def match_codes(self, token_codes: Sequence[str]) -> List[Match]:
         """Matches over tokens given their codes: (first token, end token, entry)."""
