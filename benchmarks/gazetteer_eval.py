@@ -12,6 +12,7 @@ folds are reported as the ones to ship.
     python benchmarks/gazetteer_eval.py ../shared/data/wiki/wiki_dev.json \
         --extra ../shared/data/gazetteer_sources/terms.jsonl --output benchmarks/results/gazetteer_eval.json
 """
+
 import argparse
 import itertools
 import json
@@ -44,7 +45,9 @@ def grid(options: Dict[str, List[float]]) -> List[Dict[str, float]]:
     return [dict(zip(names, values)) for values in itertools.product(*(options[n] for n in names))]
 
 
-def predict(gazetteer: Any, base_docs: Dict[str, Any], settings: Dict[str, Dict[str, float]]) -> Dict[str, List[Triple]]:
+def predict(
+    gazetteer: Any, base_docs: Dict[str, Any], settings: Dict[str, Dict[str, float]]
+) -> Dict[str, List[Triple]]:
     """Triples of the pipeline without the gazetteer plus the gazetteer under ``settings``."""
     gazetteer.filters = {"all": {"min_chars": 3, "min_count": 0}, **settings}
     gazetteer._settings_cache = {}
@@ -66,7 +69,14 @@ def score(gold: List[Any], predictions: Dict[str, List[Triple]], tokens: Tokens)
     }
 
 
-def cross_validate(gazetteer: Any, base_docs: Dict[str, Any], documents: List[Any], tokens: Tokens, k: int, seed: int) -> Dict[str, Any]:
+def cross_validate(
+    gazetteer: Any,
+    base_docs: Dict[str, Any],
+    documents: List[Any],
+    tokens: Tokens,
+    k: int,
+    seed: int,
+) -> Dict[str, Any]:
     by_id = {d.doc_id: d for d in documents}
     pooled: Dict[str, List[Triple]] = {}
     chosen: List[Dict[str, Dict[str, float]]] = []
@@ -77,16 +87,24 @@ def cross_validate(gazetteer: Any, base_docs: Dict[str, Any], documents: List[An
         for label, options in (("DEM", DEM_GRID), ("MISC", MISC_GRID)):
             best_f1, best_setting = -1.0, None
             for setting in grid(options):
-                other = {"DEM": {"max_zipf": 5.0, "max_zipf_capitalized": 6.0}, "MISC": {"max_zipf": 4.5, "max_zipf_capitalized": 5.0}}
+                other = {
+                    "DEM": {"max_zipf": 5.0, "max_zipf_capitalized": 6.0},
+                    "MISC": {"max_zipf": 4.5, "max_zipf_capitalized": 5.0},
+                }
                 other[label] = setting
-                f1 = score(train, predict(gazetteer, train_docs, other), tokens)[label].get("F1", 0.0)
+                f1 = score(train, predict(gazetteer, train_docs, other), tokens)[label].get(
+                    "F1", 0.0
+                )
                 if f1 > best_f1:
                     best_f1, best_setting = f1, setting
             best[label] = best_setting  # type: ignore[assignment]
         chosen.append(best)
         held_docs = {i: base_docs[i] for i in held_out}
         pooled.update(predict(gazetteer, held_docs, best))
-    votes = {label: Counter(json.dumps(c[label], sort_keys=True) for c in chosen).most_common(1)[0][0] for label in LABELS}
+    votes = {
+        label: Counter(json.dumps(c[label], sort_keys=True) for c in chosen).most_common(1)[0][0]
+        for label in LABELS
+    }
     return {
         "scores": score(documents, pooled, tokens),
         "chosen_per_fold": chosen,
@@ -94,7 +112,9 @@ def cross_validate(gazetteer: Any, base_docs: Dict[str, Any], documents: List[An
     }
 
 
-def component_throughput(gazetteer: Any, base_docs: Dict[str, Any], repeats: int = 5) -> Dict[str, float]:
+def component_throughput(
+    gazetteer: Any, base_docs: Dict[str, Any], repeats: int = 5
+) -> Dict[str, float]:
     """Tokens/s of the whole pii_gazetteer component (matching, noise control, merging into
     the span group, explanations) on copies of the documents; the best of ``repeats``."""
     docs = list(base_docs.values())
@@ -112,10 +132,14 @@ def component_throughput(gazetteer: Any, base_docs: Dict[str, Any], repeats: int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("wiki", type=Path)
-    parser.add_argument("--extra", type=Path, default=None, help="a larger gazetteer JSONL to compare")
+    parser.add_argument(
+        "--extra", type=Path, default=None, help="a larger gazetteer JSONL to compare"
+    )
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", type=Path, default=Path("benchmarks/results/gazetteer_eval.json"))
+    parser.add_argument(
+        "--output", type=Path, default=Path("benchmarks/results/gazetteer_eval.json")
+    )
     args = parser.parse_args()
 
     documents = load_tab(args.wiki)
@@ -124,21 +148,30 @@ def main() -> None:
     tokens = Tokens()
     started = time.time()
     with nlp.select_pipes(disable=["pii_gazetteer", "pii_coref", "masker"]):
-        base_docs = {d.doc_id: doc for d, doc in zip(documents, nlp.pipe(d.text for d in documents))}
+        base_docs = {
+            d.doc_id: doc for d, doc in zip(documents, nlp.pipe(d.text for d in documents))
+        }
     results: Dict[str, Any] = {"documents": len(documents), "folds": args.folds, "seed": args.seed}
-    without = {i: [(s.start_char, s.end_char, s.label_) for s in doc.spans["pii"]] for i, doc in base_docs.items()}
+    without = {
+        i: [(s.start_char, s.end_char, s.label_) for s in doc.spans["pii"]]
+        for i, doc in base_docs.items()
+    }
     results["without_gazetteer"] = score(documents, without, tokens)
     results["shipped_gazetteer_config_defaults"] = score(
         documents, predict(gazetteer, base_docs, {"DEM": {}, "MISC": {}}), tokens
     )
     results["component_throughput"] = component_throughput(gazetteer, base_docs)
-    results["shipped_gazetteer_cv"] = cross_validate(gazetteer, base_docs, documents, tokens, args.folds, args.seed)
+    results["shipped_gazetteer_cv"] = cross_validate(
+        gazetteer, base_docs, documents, tokens, args.folds, args.seed
+    )
     results["shipped_gazetteer_entries"] = len(gazetteer.matcher)
     if args.extra:
         gazetteer.initialize(gazetteer=str(args.extra))
         results["extra_gazetteer"] = str(args.extra)
         results["extra_gazetteer_entries"] = len(gazetteer.matcher)
-        results["extra_gazetteer_cv"] = cross_validate(gazetteer, base_docs, documents, tokens, args.folds, args.seed)
+        results["extra_gazetteer_cv"] = cross_validate(
+            gazetteer, base_docs, documents, tokens, args.folds, args.seed
+        )
     results["seconds"] = time.time() - started
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(results, indent=1))

@@ -9,6 +9,7 @@ term list, which is what loading an EntityRuler does.
 
     python benchmarks/gazetteer_matcher_bench.py --sizes 10000 100000 1000000 --phrase-sizes 10000 100000
 """
+
 import argparse
 import json
 import os
@@ -23,7 +24,10 @@ from typing import Any, Dict, List
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIRS = [Path(os.environ["SPACY_SANITIZE_DATA"])] if "SPACY_SANITIZE_DATA" in os.environ else []
 DATA_DIRS += [ROOT.parent / "shared" / "data", ROOT.parent.parent / "shared" / "data"]
-WIKI = next((d / "wiki" / "wiki_dev.json" for d in DATA_DIRS if (d / "wiki" / "wiki_dev.json").exists()), DATA_DIRS[0] / "wiki" / "wiki_dev.json")
+WIKI = next(
+    (d / "wiki" / "wiki_dev.json" for d in DATA_DIRS if (d / "wiki" / "wiki_dev.json").exists()),
+    DATA_DIRS[0] / "wiki" / "wiki_dev.json",
+)
 
 
 def rss_mb() -> float:
@@ -100,8 +104,16 @@ def child_load(kind: str, path: str) -> None:
 
 
 def run_child(kind: str, path: str) -> Dict[str, Any]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    out = subprocess.run([sys.executable, __file__, "--child", kind, path], capture_output=True, text=True, env=env, check=True)
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    )
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", kind, path],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -109,7 +121,16 @@ def bench_ours(terms: List[str], workdir: Path) -> Dict[str, Any]:
     sys.path.insert(0, str(ROOT))
     from spacy_sanitize.gazetteer.matcher import GazetteerMatcher
 
-    records = ({"term": t, "label": "DEM" if i % 2 else "MISC", "property": "P106", "qid": f"Q{i + 1}", "count": i % 97} for i, t in enumerate(terms))
+    records = (
+        {
+            "term": t,
+            "label": "DEM" if i % 2 else "MISC",
+            "property": "P106",
+            "qid": f"Q{i + 1}",
+            "count": i % 97,
+        }
+        for i, t in enumerate(terms)
+    )
     before = rss_mb()
     started = time.perf_counter()
     matcher = GazetteerMatcher.build(records)
@@ -119,7 +140,12 @@ def bench_ours(terms: List[str], workdir: Path) -> Dict[str, Any]:
     matcher.to_disk(path)
     size = sum(f.stat().st_size for f in path.iterdir())
     del matcher
-    return {"build_s": build_s, "build_memory_mb": build_memory, "disk_mb": size / 2**20, **run_child("ours", str(path))}
+    return {
+        "build_s": build_s,
+        "build_memory_mb": build_memory,
+        "disk_mb": size / 2**20,
+        **run_child("ours", str(path)),
+    }
 
 
 def bench_phrase(terms: List[str], workdir: Path) -> Dict[str, Any]:
@@ -135,12 +161,18 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000, 1000000])
     parser.add_argument("--phrase-sizes", type=int, nargs="+", default=[10000, 100000])
     parser.add_argument("--child", nargs=2, default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--output", type=Path, default=ROOT / "benchmarks" / "results" / "gazetteer_matcher.json")
+    parser.add_argument(
+        "--output", type=Path, default=ROOT / "benchmarks" / "results" / "gazetteer_matcher.json"
+    )
     args = parser.parse_args()
     if args.child:
         child_load(*args.child)
         return
-    results: Dict[str, Any] = {"texts": str(WIKI) if WIKI.exists() else "synthetic", "cpu_count": os.cpu_count(), "sizes": {}}
+    results: Dict[str, Any] = {
+        "texts": str(WIKI) if WIKI.exists() else "synthetic",
+        "cpu_count": os.cpu_count(),
+        "sizes": {},
+    }
     for size in sorted(set(args.sizes) | set(args.phrase_sizes)):
         terms = synthetic_terms(size)
         row: Dict[str, Any] = {}
@@ -150,7 +182,9 @@ def main() -> None:
             if size in args.phrase_sizes:
                 row["phrase_matcher"] = bench_phrase(terms, Path(tmp))
         if "gazetteer_matcher" in row and "phrase_matcher" in row:
-            row["speedup"] = row["gazetteer_matcher"]["tokens_per_s"] / row["phrase_matcher"]["tokens_per_s"]
+            row["speedup"] = (
+                row["gazetteer_matcher"]["tokens_per_s"] / row["phrase_matcher"]["tokens_per_s"]
+            )
         results["sizes"][str(size)] = row
         print(size, json.dumps(row), flush=True)
     args.output.parent.mkdir(parents=True, exist_ok=True)

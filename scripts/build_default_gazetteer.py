@@ -12,6 +12,7 @@ Sources (all installable from PyPI, see the ``gazetteer`` extra in setup.cfg):
 
 Usage: python scripts/build_default_gazetteer.py [--output PATH]
 """
+
 import argparse
 import gzip
 import json
@@ -47,22 +48,60 @@ def curated() -> Iterator[Record]:
         if "label" not in header:
             continue
         for term in terms:
-            yield {"term": term, "label": header["label"], "property": header.get("property", ""), "source": f"curated:{path.stem}"}
+            yield {
+                "term": term,
+                "label": header["label"],
+                "property": header.get("property", ""),
+                "source": f"curated:{path.stem}",
+            }
 
 
 def generated_positions() -> Iterator[Record]:
     _, portfolios = read_list(LISTS / "portfolios.txt")
-    heads = ("Minister of", "Minister for", "Minister of State for", "Deputy Minister of", "Secretary of", "Secretary of State for", "Ministry of")
+    heads = (
+        "Minister of",
+        "Minister for",
+        "Minister of State for",
+        "Deputy Minister of",
+        "Secretary of",
+        "Secretary of State for",
+        "Ministry of",
+    )
     for portfolio in portfolios:
         for head in heads:
             label = "ORG" if head == "Ministry of" else "DEM"
             if label == "DEM":
-                yield {"term": f"{head} {portfolio}", "label": label, "property": "P39", "source": "generated:positions"}
+                yield {
+                    "term": f"{head} {portfolio}",
+                    "label": label,
+                    "property": "P39",
+                    "source": "generated:positions",
+                }
 
 
 # mimesis' occupation list has department names, adjectives and surnames among the titles.
 MIMESIS_NOT_OCCUPATIONS = frozenset(
-    ["Operations", "Arts", "Employment", "Manufacturing", "Optical", "Premises", "Commissioned", "Packaging", "Licensing", "Recreational", "Retired", "Operative", "Miller", "Turner", "Potter", "Butler", "Porter", "Unemployed", "Housewife"]
+    [
+        "Operations",
+        "Arts",
+        "Employment",
+        "Manufacturing",
+        "Optical",
+        "Premises",
+        "Commissioned",
+        "Packaging",
+        "Licensing",
+        "Recreational",
+        "Retired",
+        "Operative",
+        "Miller",
+        "Turner",
+        "Potter",
+        "Butler",
+        "Porter",
+        "Unemployed",
+        "Housewife",
+    ]
 )
 
 
@@ -75,7 +114,11 @@ def is_occupation_title(term: str) -> bool:
 def from_mimesis() -> Iterator[Record]:
     import mimesis
 
-    data = json.loads((Path(mimesis.__file__).parent / "datasets" / "en" / "person.json").read_text(encoding="utf8"))
+    data = json.loads(
+        (Path(mimesis.__file__).parent / "datasets" / "en" / "person.json").read_text(
+            encoding="utf8"
+        )
+    )
     for term in filter(is_occupation_title, data.get("occupation", [])):
         yield {"term": term, "label": "DEM", "property": "P106", "source": "mimesis:occupation"}
     for term in data.get("nationality", []):
@@ -90,7 +133,12 @@ def from_countryinfo() -> Iterator[Record]:
     for path in sorted((Path(countryinfo.__file__).parent / "data").glob("*.json")):
         demonym = json.loads(path.read_text(encoding="utf8")).get("demonym")
         if isinstance(demonym, str) and demonym.strip():
-            yield {"term": demonym.strip(), "label": "DEM", "property": "P1549", "source": "countryinfo:demonym"}
+            yield {
+                "term": demonym.strip(),
+                "label": "DEM",
+                "property": "P1549",
+                "source": "countryinfo:demonym",
+            }
 
 
 def from_pycountry() -> Iterator[Record]:
@@ -103,7 +151,12 @@ def from_pycountry() -> Iterator[Record]:
                 # "Greek, Modern (1453-)" -> "Greek"
                 name = name.split(",")[0].split("(")[0].strip()
                 if name:
-                    yield {"term": name, "label": "DEM", "property": "P1412", "source": "pycountry:iso639-1"}
+                    yield {
+                        "term": name,
+                        "label": "DEM",
+                        "property": "P1412",
+                        "source": "pycountry:iso639-1",
+                    }
 
 
 def build(output: Path) -> Dict[str, int]:
@@ -111,7 +164,13 @@ def build(output: Path) -> Dict[str, int]:
     counts: Dict[str, int] = {}
     output.parent.mkdir(parents=True, exist_ok=True)
     with gzip.GzipFile(output, "wb", mtime=0) as raw, open_text(raw) as out:
-        for source in (curated(), generated_positions(), from_mimesis(), from_countryinfo(), from_pycountry()):
+        for source in (
+            curated(),
+            generated_positions(),
+            from_mimesis(),
+            from_countryinfo(),
+            from_pycountry(),
+        ):
             for record in source:
                 key = (record["term"].lower(), record["label"])  # type: ignore[union-attr]
                 if key in seen:

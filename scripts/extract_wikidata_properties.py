@@ -3,11 +3,14 @@
 
 Usage: python scripts/extract_wikidata_properties.py SEED_000.txt [OUTPUT.tsv]
 """
+
 import re
 import sys
 from pathlib import Path
 
-ROW = re.compile(r"\\raggedright\s+(?P<name>.*?)\s*\(P(?P<pid>\d+)\)\s*&\s*\\raggedright\s*(?P<example>.*?)\s*&")
+ROW = re.compile(
+    r"\\raggedright\s+(?P<name>.*?)\s*\(P(?P<pid>\d+)\)\s*&\s*\\raggedright\s*(?P<example>.*?)\s*&"
+)
 
 
 def extract(text: str):
@@ -26,10 +29,16 @@ def extract(text: str):
 
 def main() -> None:
     seed = Path(sys.argv[1])
-    out = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).parents[1] / "spacy_sanitize/data/wikidata_properties.tsv"
+    out = (
+        Path(sys.argv[2])
+        if len(sys.argv) > 2
+        else Path(__file__).parents[1] / "spacy_sanitize/data/wikidata_properties.tsv"
+    )
     rows = extract(seed.read_text(encoding="utf8"))
     with out.open("w", encoding="utf8") as file_:
-        file_.write("# Wikidata properties of humans whose values are DEM or MISC identifiers (seed 000, appendix tables).\n")
+        file_.write(
+            "# Wikidata properties of humans whose values are DEM or MISC identifiers (seed 000, appendix tables).\n"
+        )
         file_.write("property\tname\tlabel\texample\n")
         for row in rows:
             file_.write("\t".join(row) + "\n")

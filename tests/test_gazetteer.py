@@ -1,4 +1,5 @@
 """pii_gazetteer: matching semantics, noise control, serialization, shipped data."""
+
 import warnings
 from pathlib import Path
 
@@ -15,7 +16,11 @@ from spacy_sanitize.gazetteer.normalize import normalize, split_words, term_keys
 RECORDS = [
     {"term": "actress", "label": "DEM", "property": "P106", "qid": "Q33999", "count": 50},
     {"term": "film actress", "label": "DEM", "property": "P106", "qid": "Q10800557", "count": 20},
-    {"term": "Minister of State for Women and Child Development", "label": "DEM", "property": "P39"},
+    {
+        "term": "Minister of State for Women and Child Development",
+        "label": "DEM",
+        "property": "P39",
+    },
     {"term": "Minister of State", "label": "DEM", "property": "P39"},
     {"term": "co-founder", "label": "DEM", "property": "P39"},
     {"term": "U.S. senator", "label": "DEM", "property": "P39"},
@@ -38,7 +43,9 @@ def gazetteer_file(tmp_path: Path) -> Path:
 @pytest.fixture
 def nlp(gazetteer_file: Path):
     nlp = spacy.blank("en")
-    nlp.add_pipe("pii_gazetteer", config={"gazetteer": str(gazetteer_file), "use_default_stop_list": False})
+    nlp.add_pipe(
+        "pii_gazetteer", config={"gazetteer": str(gazetteer_file), "use_default_stop_list": False}
+    )
     return nlp
 
 
@@ -86,12 +93,21 @@ def test_variants_cover_solid_hyphen_and_undotted_abbreviations():
         # case, plural, longest match wins over the nested "actress"
         ("The FILM ACTRESSES arrived.", [("FILM ACTRESSES", "DEM")]),
         # the longest of two nested positions
-        ("She was Minister of State for Women and Child Development.", [("Minister of State for Women and Child Development", "DEM")]),
+        (
+            "She was Minister of State for Women and Child Development.",
+            [("Minister of State for Women and Child Development", "DEM")],
+        ),
         ("She was Minister of State.", [("Minister of State", "DEM")]),
         # hyphen / space / solid variants
-        ("a co founder and a cofounder and a co-founder", [("co founder", "DEM"), ("cofounder", "DEM"), ("co-founder", "DEM")]),
+        (
+            "a co founder and a cofounder and a co-founder",
+            [("co founder", "DEM"), ("cofounder", "DEM"), ("co-founder", "DEM")],
+        ),
         # diacritics and dotted abbreviations
-        ("elected Teachta Dala, later US Senator", [("Teachta Dala", "DEM"), ("US Senator", "DEM")]),
+        (
+            "elected Teachta Dala, later US Senator",
+            [("Teachta Dala", "DEM"), ("US Senator", "DEM")],
+        ),
         # punctuation inside a term must match; punctuation between words is a barrier
         ("starred in Will & Grace", [("Will & Grace", "MISC")]),
         ("film, actress", [("actress", "DEM")]),
@@ -123,7 +139,12 @@ def test_risk_explain_records_the_source(nlp):
     doc = nlp("an American film actress")
     explain = {span.text: span._.risk_explain for span in doc.spans["pii"]}
     assert explain["film actress"]["detector"] == "pii_gazetteer:P106"
-    assert explain["film actress"]["pii_gazetteer"] == {"term": "film actress", "property": "P106", "qid": "Q10800557", "count": 20}
+    assert explain["film actress"]["pii_gazetteer"] == {
+        "term": "film actress",
+        "property": "P106",
+        "qid": "Q10800557",
+        "count": 20,
+    }
 
 
 def test_equal_length_existing_span_keeps_its_explanation(nlp):
@@ -149,7 +170,12 @@ def test_filters_per_label_and_property(gazetteer_file):
         config={
             "gazetteer": str(gazetteer_file),
             "use_default_stop_list": False,
-            "filters": {"all": {"max_zipf": 5.0}, "MISC": {"max_zipf": 6.0}, "P27": {"max_zipf": 7.0}, "P1399": {"min_count": 5}},
+            "filters": {
+                "all": {"max_zipf": 5.0},
+                "MISC": {"max_zipf": 6.0},
+                "P27": {"max_zipf": 7.0},
+                "P1399": {"min_count": 5},
+            },
         },
     )
     assert spans(nlp("the head of the american team")) == [("head", "MISC"), ("american", "DEM")]
@@ -159,7 +185,10 @@ def test_filters_per_label_and_property(gazetteer_file):
 def test_unknown_filter_setting_is_an_error(gazetteer_file):
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="E204"):
-        nlp.add_pipe("pii_gazetteer", config={"gazetteer": str(gazetteer_file), "filters": {"DEM": {"max_zip": 3}}})
+        nlp.add_pipe(
+            "pii_gazetteer",
+            config={"gazetteer": str(gazetteer_file), "filters": {"DEM": {"max_zip": 3}}},
+        )
 
 
 def test_stop_allow_and_deny_lists(gazetteer_file):
@@ -181,8 +210,10 @@ def test_stop_allow_and_deny_lists(gazetteer_file):
 
 def test_shipped_stop_list_is_used():
     nlp = spacy.blank("en")
-    nlp.add_pipe("pii_gazetteer", config={"filters": {"all": {"max_zipf": 8.0, "max_zipf_capitalized": 8.0}}})
-    assert "head" not in [text for text, _ in spans(nlp("The head of the film")) ]
+    nlp.add_pipe(
+        "pii_gazetteer", config={"filters": {"all": {"max_zipf": 8.0, "max_zipf_capitalized": 8.0}}}
+    )
+    assert "head" not in [text for text, _ in spans(nlp("The head of the film"))]
 
 
 def test_labels_restrict_the_output(gazetteer_file):
@@ -213,16 +244,23 @@ def test_matcher_find_on_plain_text():
     matcher = GazetteerMatcher.build(RECORDS)
     text = "An American film actress."
     found = sorted((text[s:e], matcher.term(entry)) for s, e, entry in matcher.find(text))
-    assert found == [("American", "American"), ("actress", "actress"), ("film actress", "film actress")]
+    assert found == [
+        ("American", "American"),
+        ("actress", "actress"),
+        ("film actress", "film actress"),
+    ]
     assert matcher.lookup("Film Actresses") == matcher.lookup("film actress") is not None
     assert matcher.lookup("unknown thing") is None
 
 
 def test_duplicate_key_keeps_highest_count():
     matcher = GazetteerMatcher.build(
-        [{"term": "Actor", "label": "MISC", "count": 1}, {"term": "actors", "label": "DEM", "count": 9}]
+        [
+            {"term": "Actor", "label": "MISC", "count": 1},
+            {"term": "actors", "label": "DEM", "count": 9},
+        ]
     )
-    assert matcher.record(matcher.lookup("actor")) ["label"] == "DEM"
+    assert matcher.record(matcher.lookup("actor"))["label"] == "DEM"
 
 
 def test_unknown_label_is_an_error():
@@ -233,7 +271,10 @@ def test_unknown_label_is_an_error():
 def test_matcher_round_trips(tmp_path):
     matcher = GazetteerMatcher.build(RECORDS)
     matcher.to_disk(tmp_path / "m")
-    for loaded in (GazetteerMatcher.from_disk(tmp_path / "m"), GazetteerMatcher.from_bytes(matcher.to_bytes())):
+    for loaded in (
+        GazetteerMatcher.from_disk(tmp_path / "m"),
+        GazetteerMatcher.from_bytes(matcher.to_bytes()),
+    ):
         assert list(loaded.records()) == list(matcher.records())
         assert sorted(loaded.find("a film actress")) == sorted(matcher.find("a film actress"))
 

@@ -1,5 +1,6 @@
 """The Wikidata gazetteer builder: a tiny dump in the real format, end to end, and the
 SPARQL path against a loopback HTTP server."""
+
 import bz2
 import gzip
 import json
@@ -28,7 +29,10 @@ def item_claim(pid: str, qid: str, rank: str = "normal") -> Dict[str, Any]:
         "mainsnak": {
             "snaktype": "value",
             "property": pid,
-            "datavalue": {"value": {"entity-type": "item", "numeric-id": int(qid[1:]), "id": qid}, "type": "wikibase-entityid"},
+            "datavalue": {
+                "value": {"entity-type": "item", "numeric-id": int(qid[1:]), "id": qid},
+                "type": "wikibase-entityid",
+            },
             "datatype": "wikibase-item",
         },
         "type": "statement",
@@ -50,11 +54,16 @@ def text_claim(pid: str, text: str) -> Dict[str, Any]:
     }
 
 
-def entity(qid: str, label: str, claims: Dict[str, List[Dict[str, Any]]], aliases: List[str] = ()) -> Dict[str, Any]:
+def entity(
+    qid: str, label: str, claims: Dict[str, List[Dict[str, Any]]], aliases: List[str] = ()
+) -> Dict[str, Any]:
     return {
         "type": "item",
         "id": qid,
-        "labels": {"en": {"language": "en", "value": label}, "fr": {"language": "fr", "value": label + " (fr)"}},
+        "labels": {
+            "en": {"language": "en", "value": label},
+            "fr": {"language": "fr", "value": label + " (fr)"},
+        },
         "aliases": {"en": [{"language": "en", "value": a} for a in aliases]},
         "claims": claims,
         "sitelinks": {},
@@ -62,15 +71,44 @@ def entity(qid: str, label: str, claims: Dict[str, List[Dict[str, Any]]], aliase
 
 
 ENTITIES = [
-    entity("Q1", "Ada Example", {"P31": [item_claim("P31", "Q5")], "P106": [item_claim("P106", "Q33999"), item_claim("P106", "Q82955")],
-                                  "P1399": [item_claim("P1399", "Q132821")], "P3909": [text_claim("P3909", "More light!")]}),
-    entity("Q2", "Bo Example", {"P31": [item_claim("P31", "Q5")], "P106": [item_claim("P106", "Q82955"), item_claim("P106", "Q82955")],
-                                 "P39": [item_claim("P39", "Q11696")]}),
+    entity(
+        "Q1",
+        "Ada Example",
+        {
+            "P31": [item_claim("P31", "Q5")],
+            "P106": [item_claim("P106", "Q33999"), item_claim("P106", "Q82955")],
+            "P1399": [item_claim("P1399", "Q132821")],
+            "P3909": [text_claim("P3909", "More light!")],
+        },
+    ),
+    entity(
+        "Q2",
+        "Bo Example",
+        {
+            "P31": [item_claim("P31", "Q5")],
+            "P106": [item_claim("P106", "Q82955"), item_claim("P106", "Q82955")],
+            "P39": [item_claim("P39", "Q11696")],
+        },
+    ),
     # Not a human: its occupation must not be counted.
-    entity("Q3", "A Cat", {"P31": [item_claim("P31", "Q146")], "P106": [item_claim("P106", "Q33999")]}),
+    entity(
+        "Q3", "A Cat", {"P31": [item_claim("P31", "Q146")], "P106": [item_claim("P106", "Q33999")]}
+    ),
     # A deprecated statement does not count.
-    entity("Q4", "Cy Example", {"P31": [item_claim("P31", "Q5")], "P106": [item_claim("P106", "Q1028181", rank="deprecated")]}),
-    entity("Q33999", "actor", {"P31": [item_claim("P31", "Q28640")]}, aliases=["actress", "stage actor"]),
+    entity(
+        "Q4",
+        "Cy Example",
+        {
+            "P31": [item_claim("P31", "Q5")],
+            "P106": [item_claim("P106", "Q1028181", rank="deprecated")],
+        },
+    ),
+    entity(
+        "Q33999",
+        "actor",
+        {"P31": [item_claim("P31", "Q28640")]},
+        aliases=["actress", "stage actor"],
+    ),
     entity("Q82955", "politician", {"P31": [item_claim("P31", "Q28640")]}),
     entity("Q132821", "murder", {"P31": [item_claim("P31", "Q1456832")]}),
     entity("Q11696", "President of the United States", {}, aliases=["POTUS"]),
@@ -112,7 +150,13 @@ def test_builder_on_tiny_dump(tmp_path, suffix):
     dump = write_dump(tmp_path / f"dump{suffix}")
     records = list(records_from_dump(dump))
     by_term = {(r["term"], r["property"]): r for r in records}
-    assert by_term[("politician", "P106")] == {"term": "politician", "label": "DEM", "property": "P106", "qid": "Q82955", "count": 2}
+    assert by_term[("politician", "P106")] == {
+        "term": "politician",
+        "label": "DEM",
+        "property": "P106",
+        "qid": "Q82955",
+        "count": 2,
+    }
     assert by_term[("actor", "P106")]["count"] == 1  # the cat does not count
     assert ("actress", "P106") in by_term and ("stage actor", "P106") in by_term  # aliases
     assert by_term[("murder", "P1399")]["label"] == "MISC"
@@ -138,7 +182,10 @@ def test_builder_cli_end_to_end(tmp_path):
     nlp = spacy.blank("en")
     nlp.add_pipe("pii_gazetteer", config={"gazetteer": str(tmp_path / "compiled")})
     doc = nlp("The former President of the United States was a stage actor.")
-    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("President of the United States", "DEM"), ("stage actor", "DEM")]
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [
+        ("President of the United States", "DEM"),
+        ("stage actor", "DEM"),
+    ]
     assert doc.spans["pii"][1]._.risk_explain["pii_gazetteer"]["qid"] == "Q33999"
     assert len(matcher) == len(records)
 
@@ -163,7 +210,13 @@ def test_missing_dump_is_an_error(tmp_path):
 class _Sparql(BaseHTTPRequestHandler):
     """Answers the builder's paged queries from a table; fails the first request."""
 
-    values: ClassVar[Dict[str, List[Any]]] = {"P106": [("Q82955", 9, ["politician"]), ("Q33999", 5, ["actor", "actress"]), ("Q1028181", 2, ["painter"])]}
+    values: ClassVar[Dict[str, List[Any]]] = {
+        "P106": [
+            ("Q82955", 9, ["politician"]),
+            ("Q33999", 5, ["actor", "actress"]),
+            ("Q1028181", 2, ["painter"]),
+        ]
+    }
     failures = 1
     queries: ClassVar[List[str]] = []
 
@@ -183,10 +236,16 @@ class _Sparql(BaseHTTPRequestHandler):
         rows = []
         for qid, count, names in self.values.get(pid, [])[offset : offset + limit]:
             for name in names:
-                rows.append({"value": {"type": "uri", "value": f"http://www.wikidata.org/entity/{qid}"},
-                             "count": {"type": "literal", "value": str(count)},
-                             "name": {"type": "literal", "value": name, "xml:lang": "en"}})
-        body = json.dumps({"head": {"vars": ["value", "count", "name"]}, "results": {"bindings": rows}}).encode()
+                rows.append(
+                    {
+                        "value": {"type": "uri", "value": f"http://www.wikidata.org/entity/{qid}"},
+                        "count": {"type": "literal", "value": str(count)},
+                        "name": {"type": "literal", "value": name, "xml:lang": "en"},
+                    }
+                )
+        body = json.dumps(
+            {"head": {"vars": ["value", "count", "name"]}, "results": {"bindings": rows}}
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/sparql-results+json")
         self.send_header("Content-Length", str(len(body)))
@@ -212,8 +271,15 @@ def sparql_server():
 
 def test_sparql_builder_pages_and_retries(sparql_server):
     properties = {k: v for k, v in load_properties().items() if k in ("P106", "P39")}
-    records = list(records_from_sparql(sparql_server, properties, page_size=2, backoff=0.0, retries=2))
-    assert [(r["term"], r["count"]) for r in records] == [("politician", 9), ("actor", 5), ("actress", 5), ("painter", 2)]
+    records = list(
+        records_from_sparql(sparql_server, properties, page_size=2, backoff=0.0, retries=2)
+    )
+    assert [(r["term"], r["count"]) for r in records] == [
+        ("politician", 9),
+        ("actor", 5),
+        ("actress", 5),
+        ("painter", 2),
+    ]
     assert all(r["label"] == "DEM" and r["property"] == "P106" for r in records)
     # one failed try, two pages for P106 (2 + 1 values), one empty page for P39
     assert len(_Sparql.queries) == 4

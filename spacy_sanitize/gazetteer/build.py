@@ -14,6 +14,7 @@ records ``{"term", "label", "property", "qid", "count"}`` that ``pii_gazetteer``
     python -m spacy_sanitize.gazetteer.build dump latest-all.json.gz gazetteer.jsonl.gz --compile gazetteer/
     python -m spacy_sanitize.gazetteer.build sparql https://query.wikidata.org/sparql gazetteer.jsonl.gz
 """
+
 import argparse
 import bz2
 import gzip
@@ -48,7 +49,9 @@ class WikidataProperty:
 
 
 def properties_path() -> Path:
-    return Path(str(importlib.resources.files("spacy_sanitize") / "data" / "wikidata_properties.tsv"))
+    return Path(
+        str(importlib.resources.files("spacy_sanitize") / "data" / "wikidata_properties.tsv")
+    )
 
 
 def load_properties(path: Optional[Union[str, Path]] = None) -> Dict[str, WikidataProperty]:
@@ -59,7 +62,12 @@ def load_properties(path: Optional[Union[str, Path]] = None) -> Dict[str, Wikida
         if not line.strip() or line.startswith(("#", "property\t")):
             continue
         row = line.split("\t")
-        if len(row) < 3 or not row[0].startswith("P") or not row[0][1:].isdigit() or row[2] not in ("DEM", "MISC"):
+        if (
+            len(row) < 3
+            or not row[0].startswith("P")
+            or not row[0][1:].isdigit()
+            or row[2] not in ("DEM", "MISC")
+        ):
             raise ValueError(Errors.E206.format(path=path, row=line))
         out[row[0]] = WikidataProperty(row[0], row[1], row[2])
     return out
@@ -71,7 +79,15 @@ def _open_dump(path: Path, progress: bool) -> IO[str]:
     if progress:
         from tqdm import tqdm
 
-        raw = tqdm.wrapattr(raw, "read", total=path.stat().st_size, desc=path.name, unit="B", unit_scale=True, mininterval=2)  # type: ignore[assignment]
+        raw = tqdm.wrapattr(
+            raw,
+            "read",
+            total=path.stat().st_size,
+            desc=path.name,
+            unit="B",
+            unit_scale=True,
+            mininterval=2,
+        )  # type: ignore[assignment]
     if path.suffix == ".gz":
         stream: IO[bytes] = gzip.GzipFile(fileobj=raw)  # type: ignore[arg-type]
     elif path.suffix == ".bz2":
@@ -81,7 +97,9 @@ def _open_dump(path: Path, progress: bool) -> IO[str]:
     return io.TextIOWrapper(stream, encoding="utf8")
 
 
-def iter_dump(path: Union[str, Path], progress: bool = False, must_contain: Optional[str] = None) -> Iterator[Dict[str, Any]]:
+def iter_dump(
+    path: Union[str, Path], progress: bool = False, must_contain: Optional[str] = None
+) -> Iterator[Dict[str, Any]]:
     """Entities of a Wikidata JSON dump, one line at a time. ``must_contain``: skip lines
     without this substring before parsing them (a cheap pre-filter)."""
     path = Path(path)
@@ -175,7 +193,9 @@ def english_names(entity: Mapping[str, Any], aliases: bool = True) -> List[str]:
     return list(dict.fromkeys(names))
 
 
-def resolve_labels(path: Union[str, Path], qids: Set[str], aliases: bool = True, progress: bool = False) -> Dict[str, List[str]]:
+def resolve_labels(
+    path: Union[str, Path], qids: Set[str], aliases: bool = True, progress: bool = False
+) -> Dict[str, List[str]]:
     """Pass 2: English label and aliases of the given items."""
     names: Dict[str, List[str]] = {}
     for entity in iter_dump(path, progress):
@@ -197,7 +217,9 @@ def records_from_dump(
     """Gazetteer records from a dump, most used values first."""
     properties = properties or load_properties()
     items, texts, humans = collect_values(path, properties, progress)
-    logger.info("%d humans, %d (property, item) values, %d text values", humans, len(items), len(texts))
+    logger.info(
+        "%d humans, %d (property, item) values, %d text values", humans, len(items), len(texts)
+    )
     wanted = {qid for (_, qid), count in items.items() if count >= min_count}
     names = resolve_labels(path, wanted, aliases, progress)
     rows: List[Tuple[int, str, str, str, str]] = []
@@ -227,7 +249,9 @@ SPARQL_QUERY = """SELECT ?value ?count ?name WHERE {{
 class SparqlClient:
     """A small SPARQL-over-HTTP client with timeouts, retries and back-off."""
 
-    def __init__(self, url: str, timeout: float = 60.0, retries: int = 3, backoff: float = 2.0) -> None:
+    def __init__(
+        self, url: str, timeout: float = 60.0, retries: int = 3, backoff: float = 2.0
+    ) -> None:
         self.url = url
         self.timeout = timeout
         self.retries = retries
@@ -238,8 +262,11 @@ class SparqlClient:
         request = urllib.request.Request(
             self.url,
             data=data,
-            headers={"Accept": "application/sparql-results+json", "User-Agent": USER_AGENT,
-                     "Content-Type": "application/x-www-form-urlencoded"},
+            headers={
+                "Accept": "application/sparql-results+json",
+                "User-Agent": USER_AGENT,
+                "Content-Type": "application/x-www-form-urlencoded",
+            },
         )
         last_error: Optional[BaseException] = None
         for attempt in range(self.retries + 1):
@@ -250,7 +277,11 @@ class SparqlClient:
                 last_error = err
                 if err.code not in (429, 500, 502, 503, 504):
                     break
-                delay = float(err.headers.get("Retry-After") or self.backoff * 2**attempt) if err.headers else self.backoff * 2**attempt
+                delay = (
+                    float(err.headers.get("Retry-After") or self.backoff * 2**attempt)
+                    if err.headers
+                    else self.backoff * 2**attempt
+                )
             except (urllib.error.URLError, TimeoutError, OSError, ValueError, KeyError) as err:
                 last_error = err
                 delay = self.backoff * 2**attempt
@@ -283,7 +314,13 @@ def records_from_sparql(
     for pid in pids:
         offset = 0
         while True:
-            query = SPARQL_QUERY.format(pid=pid, min_count=min_count, limit=page_size, offset=offset, name_predicate=name_predicate)
+            query = SPARQL_QUERY.format(
+                pid=pid,
+                min_count=min_count,
+                limit=page_size,
+                offset=offset,
+                name_predicate=name_predicate,
+            )
             rows = client.query(query)
             values: Set[str] = set()
             for row in rows:
@@ -321,7 +358,9 @@ def write_records(records: Iterable[Mapping[str, Any]], path: Union[str, Path]) 
     return n
 
 
-def compile_gazetteer(jsonl: Union[str, Path], output_dir: Union[str, Path], progress: bool = False) -> int:
+def compile_gazetteer(
+    jsonl: Union[str, Path], output_dir: Union[str, Path], progress: bool = False
+) -> int:
     """Build the matcher for a JSONL gazetteer and save it (binary, fast to load)."""
     from .matcher import GazetteerMatcher, read_records
 
@@ -338,11 +377,17 @@ def summarize(path: Union[str, Path]) -> Dict[str, Any]:
     for record in read_records(path):
         by_label[record["label"]] += 1
         by_property[record.get("property", "")] += 1
-    return {"records": sum(by_label.values()), "labels": dict(by_label), "properties": len(by_property)}
+    return {
+        "records": sum(by_label.values()),
+        "labels": dict(by_label),
+        "properties": len(by_property),
+    }
 
 
 def main(argv: Optional[List[str]] = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m spacy_sanitize.gazetteer.build", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m spacy_sanitize.gazetteer.build", description=__doc__.split("\n\n")[0]
+    )
     sub = parser.add_subparsers(dest="source", required=True)
     dump = sub.add_parser("dump", help="from a Wikidata JSON dump (.json, .json.gz, .json.bz2)")
     dump.add_argument("dump_path", type=Path)
@@ -353,20 +398,38 @@ def main(argv: Optional[List[str]] = None) -> None:
     sparql.add_argument("--retries", type=int, default=3)
     for command in (dump, sparql):
         command.add_argument("output", type=Path, help="JSONL output (.jsonl or .jsonl.gz)")
-        command.add_argument("--properties", type=Path, default=None, help="TSV of properties (default: seed 000's list)")
-        command.add_argument("--min-count", type=int, default=1, help="drop values used by fewer humans")
+        command.add_argument(
+            "--properties",
+            type=Path,
+            default=None,
+            help="TSV of properties (default: seed 000's list)",
+        )
+        command.add_argument(
+            "--min-count", type=int, default=1, help="drop values used by fewer humans"
+        )
         command.add_argument("--no-aliases", action="store_true", help="English labels only")
-        command.add_argument("--compile", type=Path, default=None, help="also save the compiled matcher here")
+        command.add_argument(
+            "--compile", type=Path, default=None, help="also save the compiled matcher here"
+        )
         command.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     properties = load_properties(args.properties)
     progress = not args.quiet
     if args.source == "dump":
-        records = records_from_dump(args.dump_path, properties, args.min_count, not args.no_aliases, progress)
+        records = records_from_dump(
+            args.dump_path, properties, args.min_count, not args.no_aliases, progress
+        )
     else:
         records = records_from_sparql(
-            args.url, properties, args.min_count, not args.no_aliases, args.page_size, args.timeout, args.retries, progress=progress
+            args.url,
+            properties,
+            args.min_count,
+            not args.no_aliases,
+            args.page_size,
+            args.timeout,
+            args.retries,
+            progress=progress,
         )
     n = write_records(records, args.output)
     logger.info("wrote %d records to %s", n, args.output)

@@ -25,6 +25,7 @@ shipped in ``spacy_sanitize/data/gazetteer/``, anything else a JSONL(.gz) file o
 or a directory written by ``GazetteerMatcher.to_disk``. ``nlp.to_disk`` saves the
 compiled gazetteer with the pipeline, so ``spacy.load`` needs nothing else.
 """
+
 import importlib.resources
 import logging
 import threading
@@ -122,7 +123,9 @@ class Gazetteer:
         for scope, settings in filters.items():
             for setting in settings:
                 if setting not in SETTINGS:
-                    raise ValueError(Errors.E204.format(setting=setting, scope=scope, known=", ".join(SETTINGS)))
+                    raise ValueError(
+                        Errors.E204.format(setting=setting, scope=scope, known=", ".join(SETTINGS))
+                    )
         self.filters = {scope: dict(settings) for scope, settings in filters.items()}
         self.use_default_stop_list = use_default_stop_list
         self.stop_terms = list(stop_terms)
@@ -151,12 +154,19 @@ class Gazetteer:
             self._stop = normalize_set(stop)
             self._allow = normalize_set(self.allow_list)
             self._deny = normalize_set(self.deny_list)
-            records = [{"term": term, "label": label, "property": "deny_list"} for term, label in self.deny_list.items()]
+            records = [
+                {"term": term, "label": label, "property": "deny_list"}
+                for term, label in self.deny_list.items()
+            ]
             self._deny_matcher = GazetteerMatcher.build(records)
             self._settings_cache = {}
 
     def initialize(
-        self, get_examples: Optional[Callable[[], Iterable[Any]]] = None, *, nlp: Optional[Language] = None, gazetteer: Optional[str] = None
+        self,
+        get_examples: Optional[Callable[[], Iterable[Any]]] = None,
+        *,
+        nlp: Optional[Language] = None,
+        gazetteer: Optional[str] = None,
     ) -> None:
         """Load the gazetteer now. gazetteer (Optional[str]): replace the configured one."""
         if gazetteer is not None:
@@ -208,18 +218,25 @@ class Gazetteer:
         if not doc[start].text[:1].isupper() or start == 0:
             return False
         previous = doc[start - 1]
-        return not (previous.is_space or previous.text in SENTENCE_BREAKS or "\n" in previous.whitespace_)
+        return not (
+            previous.is_space or previous.text in SENTENCE_BREAKS or "\n" in previous.whitespace_
+        )
 
     def candidates(self, doc: Doc) -> List[Span]:
         """The gazetteer's spans for ``doc``, after noise control, without overlaps."""
         return self._match(doc)[0]
 
-    def _match(self, doc: Doc) -> Tuple[List[Span], Dict[Tuple[int, int, str], Tuple[GazetteerMatcher, int]]]:
+    def _match(
+        self, doc: Doc
+    ) -> Tuple[List[Span], Dict[Tuple[int, int, str], Tuple[GazetteerMatcher, int]]]:
         self._prepare()
         sources: Dict[Tuple[int, int, str], Tuple[GazetteerMatcher, int]] = {}
         matcher = self.matcher
         spans: List[Span] = []
-        for source, found in ((matcher, matcher.find_in_doc(doc)), (self._deny_matcher, self._deny_matcher.find_in_doc(doc))):  # type: ignore[union-attr]
+        for source, found in (
+            (matcher, matcher.find_in_doc(doc)),
+            (self._deny_matcher, self._deny_matcher.find_in_doc(doc)),
+        ):  # type: ignore[union-attr]
             for start, end, entry in found:
                 label = source.label(entry)
                 if self.labels is not None and label not in self.labels:
@@ -235,7 +252,11 @@ class Gazetteer:
 
     def __call__(self, doc: Doc) -> Doc:
         spans, sources = self._match(doc)
-        existing = [] if self.overwrite or self.spans_key not in doc.spans else list(doc.spans[self.spans_key])
+        existing = (
+            []
+            if self.overwrite or self.spans_key not in doc.spans
+            else list(doc.spans[self.spans_key])
+        )
         if self.relabel:
             ours = {(s.start, s.end): s.label_ for s in spans}
             relabelled = []
@@ -261,7 +282,12 @@ class Gazetteer:
             record = source.record(entry)
             explain = span._.risk_explain
             explain.setdefault("detector", f"{self.name}:{record['property'] or 'term'}")
-            explain[self.name] = {"term": record["term"], "property": record["property"], "qid": record["qid"], "count": record["count"]}
+            explain[self.name] = {
+                "term": record["term"],
+                "property": record["property"],
+                "qid": record["qid"],
+                "count": record["count"],
+            }
         return doc
 
     def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterable[Doc]:

@@ -11,6 +11,7 @@ every match start and end on a word. Numpy arrays map key indices to their lengt
 entry, and entries to their fields; nothing is kept as per-term Python objects, so a
 million terms load in about a second.
 """
+
 import gzip
 import io
 import json
@@ -57,7 +58,11 @@ def _ahocorasick_version() -> str:
         from importlib.metadata import version
 
         return version("pyahocorasick")
-    except (ImportError, ValueError, LookupError):  # pragma: no cover - metadata missing in odd installs
+    except (
+        ImportError,
+        ValueError,
+        LookupError,
+    ):  # pragma: no cover - metadata missing in odd installs
         return "unknown"
 
 
@@ -80,8 +85,18 @@ class GazetteerMatcher:
     """Term -> label lookup over Docs or texts. Build with ``GazetteerMatcher.build``."""
 
     ARRAYS = (
-        "key_len", "key_words", "key_entry", "entry_label", "entry_prop", "entry_qid", "entry_count",
-        "entry_cased", "term_offsets", "term_blob", "words_blob", "keys_blob",
+        "key_len",
+        "key_words",
+        "key_entry",
+        "entry_label",
+        "entry_prop",
+        "entry_qid",
+        "entry_count",
+        "entry_cased",
+        "term_offsets",
+        "term_blob",
+        "words_blob",
+        "keys_blob",
     )
 
     def __init__(self) -> None:
@@ -105,7 +120,9 @@ class GazetteerMatcher:
 
     # ------------------------------------------------------------------ building
     @classmethod
-    def build(cls, records: Iterable[Mapping[str, Any]], progress: bool = False) -> "GazetteerMatcher":
+    def build(
+        cls, records: Iterable[Mapping[str, Any]], progress: bool = False
+    ) -> "GazetteerMatcher":
         """Build from records with ``term`` and ``label`` (DEM, MISC or another PII type) and
         optional ``property``, ``qid``, ``count``. A key (normalized word sequence) shared
         by several records keeps the record with the highest count (the first on ties)."""
@@ -128,7 +145,9 @@ class GazetteerMatcher:
             term = str(record["term"]).strip()
             label = str(record["label"])
             if label not in PII_TYPES:
-                raise ValueError(Errors.E202.format(label=label, term=term, labels=", ".join(PII_TYPES)))
+                raise ValueError(
+                    Errors.E202.format(label=label, term=term, labels=", ".join(PII_TYPES))
+                )
             count = int(record.get("count") or 0)
             entry = len(terms)
             added = False
@@ -191,7 +210,11 @@ class GazetteerMatcher:
         return len(self.key_len)
 
     def term(self, entry: int) -> str:
-        return self.term_blob[int(self.term_offsets[entry]) : int(self.term_offsets[entry + 1])].tobytes().decode("utf8")
+        return (
+            self.term_blob[int(self.term_offsets[entry]) : int(self.term_offsets[entry + 1])]
+            .tobytes()
+            .decode("utf8")
+        )
 
     def label(self, entry: int) -> str:
         return self.labels[int(self.entry_label[entry])]
@@ -254,7 +277,9 @@ class GazetteerMatcher:
         if text.count(SEP) == n_coded + 1:
             # Every token has at most one word: a hit's last word is the n-th coded token,
             # n counted by separators (incrementally: hits come in text order).
-            coded = [i for i, c in enumerate(token_codes) if c] if n_coded < len(token_codes) else None
+            coded = (
+                [i for i, c in enumerate(token_codes) if c] if n_coded < len(token_codes) else None
+            )
             key_words = memoryview(self.key_words)
             entries = memoryview(key_entry)
             seen, position = -1, 0
@@ -270,7 +295,10 @@ class GazetteerMatcher:
         # Where each token's code starts; a match must start and end on token boundaries.
         starts = np.empty(len(token_codes) + 1, dtype=np.int64)
         starts[0] = 1
-        np.cumsum(np.fromiter(map(len, token_codes), dtype=np.int64, count=len(token_codes)), out=starts[1:])
+        np.cumsum(
+            np.fromiter(map(len, token_codes), dtype=np.int64, count=len(token_codes)),
+            out=starts[1:],
+        )
         starts[1:] += 1
         lasts = np.fromiter((last for last, _ in hits), dtype=np.int64, count=len(hits))
         keys = np.fromiter((key for _, key in hits), dtype=np.int64, count=len(hits))
@@ -279,7 +307,9 @@ class GazetteerMatcher:
         # tokens with an empty code, like hyphens, are never a match's first token).
         start_tokens = np.searchsorted(starts, begins, side="right") - 1
         end_tokens = np.searchsorted(starts, lasts, side="right") - 1
-        ok = (starts[start_tokens] == begins) & (starts[np.minimum(end_tokens + 1, len(token_codes))] == lasts + 1)
+        ok = (starts[start_tokens] == begins) & (
+            starts[np.minimum(end_tokens + 1, len(token_codes))] == lasts + 1
+        )
         entries = key_entry[keys]
         for i in np.flatnonzero(ok).tolist():
             matches.append((int(start_tokens[i]), int(end_tokens[i]) + 1, int(entries[i])))
@@ -324,15 +354,24 @@ class GazetteerMatcher:
             "keys": self.n_keys,
         }
 
-    def _set_arrays(self, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any], source: str) -> None:
+    def _set_arrays(
+        self, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any], source: str
+    ) -> None:
         missing = [name for name in self.ARRAYS if name not in arrays]
         if missing or meta.get("format") != FORMAT_VERSION:
-            raise ValueError(Errors.E208.format(path=source, problem=f"missing {missing} or format {meta.get('format')}"))
+            raise ValueError(
+                Errors.E208.format(
+                    path=source, problem=f"missing {missing} or format {meta.get('format')}"
+                )
+            )
         for name in self.ARRAYS:
             setattr(self, name, arrays[name])
         self.labels = list(meta["labels"])
         self.properties = list(meta["properties"])
-        if len(self.key_entry) != len(self.key_len) or len(self.term_offsets) != len(self.entry_label) + 1:
+        if (
+            len(self.key_entry) != len(self.key_len)
+            or len(self.term_offsets) != len(self.entry_label) + 1
+        ):
             raise ValueError(Errors.E208.format(path=source, problem="array lengths disagree"))
         words = self.words_blob.tobytes().decode("utf8").split("\n") if len(self.words_blob) else []
         self.codes = {word: word_code(i) for i, word in enumerate(words)}
@@ -349,7 +388,9 @@ class GazetteerMatcher:
             self.automaton = automaton
         except (ValueError, TypeError, EOFError, pickle.UnpicklingError) as err:
             warnings.warn(Warnings.W201.format(path=source, err=err))
-            coded = self.keys_blob.tobytes().decode("utf8").split("\n") if len(self.keys_blob) else []
+            coded = (
+                self.keys_blob.tobytes().decode("utf8").split("\n") if len(self.keys_blob) else []
+            )
             self._make_automaton(coded)
 
     def to_disk(self, path: Union[str, Path]) -> None:
@@ -370,14 +411,18 @@ class GazetteerMatcher:
         with np.load(path / TABLE_FILE) as data:
             matcher._set_arrays({name: data[name] for name in data.files}, meta, str(path))
         automaton_path = path / AUTOMATON_FILE
-        matcher._load_automaton(automaton_path.read_bytes() if automaton_path.exists() else None, meta, str(path))
+        matcher._load_automaton(
+            automaton_path.read_bytes() if automaton_path.exists() else None, meta, str(path)
+        )
         return matcher
 
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
         np.savez(buffer, **{name: getattr(self, name) for name in self.ARRAYS})
         automaton = pickle.dumps(self.automaton, protocol=pickle.HIGHEST_PROTOCOL)
-        return srsly.msgpack_dumps({"meta": self._meta(), "table": buffer.getvalue(), "automaton": automaton})
+        return srsly.msgpack_dumps(
+            {"meta": self._meta(), "table": buffer.getvalue(), "automaton": automaton}
+        )
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "GazetteerMatcher":
@@ -408,5 +453,11 @@ def read_records(path: Union[str, Path]) -> Iterator[Dict[str, Any]]:
 
 
 def _check_record(record: Any, line_no: int, path: Path) -> None:
-    if not isinstance(record, dict) or not isinstance(record.get("term"), str) or "label" not in record:
-        raise ValueError(Errors.E201.format(line=line_no, path=path, problem=json.dumps(record)[:200]))
+    if (
+        not isinstance(record, dict)
+        or not isinstance(record.get("term"), str)
+        or "label" not in record
+    ):
+        raise ValueError(
+            Errors.E201.format(line=line_no, path=path, problem=json.dumps(record)[:200])
+        )

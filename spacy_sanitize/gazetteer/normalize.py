@@ -14,6 +14,7 @@ Terms and texts go through the same functions, so a fold that is not linguistica
 right ("physics" -> "physic") is harmless. ``term_variants`` adds the surface variants
 folding cannot give: "cofounder" for "co-founder", "US senator" for "U.S. senator".
 """
+
 import re
 import unicodedata
 from typing import Dict, Iterable, List, Tuple
@@ -32,10 +33,22 @@ def _deaccent_table() -> Dict[int, str]:
     table: Dict[int, str] = {}
     for code in list(range(0xC0, 0x250)) + list(range(0x1E00, 0x1F00)):
         char = chr(code)
-        base = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+        base = "".join(
+            c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c)
+        )
         if len(base) == 1 and base != char:
             table[code] = base.lower()
-    table.update({ord("ø"): "o", ord("Ø"): "o", ord("ł"): "l", ord("Ł"): "l", ord("đ"): "d", ord("Đ"): "d", ord("ı"): "i"})
+    table.update(
+        {
+            ord("ø"): "o",
+            ord("Ø"): "o",
+            ord("ł"): "l",
+            ord("Ł"): "l",
+            ord("đ"): "d",
+            ord("Đ"): "d",
+            ord("ı"): "i",
+        }
+    )
     return table
 
 
