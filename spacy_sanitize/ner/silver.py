@@ -3,7 +3,8 @@ mapped to PII types, CODE rules, gazetteers...) and write spaCy DocBin files who
 the PII spans both as ``doc.ents`` (what pii_ner trains on) and as ``doc.spans["pii"]``.
 
     python -m spacy_sanitize.ner.silver INPUT.jsonl [INPUT2 ...] --output corpus/silver \\
-        [--pipeline default] [--limit 5000] [--max-chars 3000] [--dev-share 0.1] [--exclude gold.json]
+        [--pipeline default] [--limit 5000] [--chars-per-input 2000000] [--max-chars 3000]
+        [--dev-share 0.1] [--exclude gold.json]
 
 Long documents are cut into pieces of at most ``--max-chars`` characters at paragraph or
 sentence boundaries. Records with no usable text are skipped and counted; documents that
@@ -39,11 +40,13 @@ def is_gold(text: str, prints: Set[str]) -> bool:
     return any(p and p in flat for p in prints)
 
 
-def pieces(paths: Sequence[str], limit: Optional[int], max_chars: int, prints: Set[str], counts: Dict[str, int]) -> Iterator[Tuple[str, str]]:
+def pieces(
+    paths: Sequence[str], limit: Optional[int], max_chars: int, prints: Set[str], counts: Dict[str, int], chars_per_input: Optional[int] = None
+) -> Iterator[Tuple[str, str]]:
     for path in paths:
-        taken = 0
+        taken = chars = 0
         for record in read_records(path, "auto", skip_bad=True):
-            if limit is not None and taken >= limit:
+            if (limit is not None and taken >= limit) or (chars_per_input is not None and chars >= chars_per_input):
                 break
             if not record.text.strip():
                 counts["empty"] += 1
@@ -52,6 +55,7 @@ def pieces(paths: Sequence[str], limit: Optional[int], max_chars: int, prints: S
                 counts["gold_overlap"] += 1
                 continue
             taken += 1
+            chars += len(record.text)
             for offset, piece in split_text(record.text, max_chars):
                 if piece.strip():
                     yield piece, f"{record.id}@{offset}"
@@ -69,6 +73,7 @@ def build_silver(
     seed: int = 0,
     batch_size: int = 32,
     n_process: int = 1,
+    chars_per_input: Optional[int] = None,
 ) -> Dict[str, int]:
     """Label ``inputs`` and write ``output/train.spacy`` and ``output/dev.spacy``."""
     nlp = load_pipeline(pipeline)
@@ -77,7 +82,7 @@ def build_silver(
     prints = gold_fingerprints(exclude)
     rng = random.Random(seed)
     train, dev = DocBin(attrs=["ORTH", "ENT_IOB", "ENT_TYPE"], store_user_data=False), DocBin(attrs=["ORTH", "ENT_IOB", "ENT_TYPE"])
-    stream = pieces(inputs, limit, max_chars, prints, counts)
+    stream = pieces(inputs, limit, max_chars, prints, counts, chars_per_input)
     with nlp.select_pipes(disable=disabled):
         for doc, _ in tqdm(nlp.pipe(stream, as_tuples=True, batch_size=batch_size, n_process=n_process), desc="silver", unit="piece", file=sys.stderr):
             spans = list(doc.spans.get("pii", []))
@@ -97,6 +102,7 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     parser.add_argument("--output", type=Path, required=True, help="folder for train.spacy and dev.spacy")
     parser.add_argument("--pipeline", default="default", help="detection pipeline (its masker and risk components are disabled)")
     parser.add_argument("--limit", type=int, help="at most this many records per input")
+    parser.add_argument("--chars-per-input", type=int, help="stop reading an input after this many characters")
     parser.add_argument("--max-chars", type=int, default=3000, help="cut documents into pieces of at most this many characters")
     parser.add_argument("--dev-share", type=float, default=0.1)
     parser.add_argument("--exclude", action="append", default=[], help="gold TAB JSON whose documents must stay out (repeatable)")
@@ -104,7 +110,7 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     parser.add_argument("--n-process", type=int, default=1)
     args = parser.parse_args(list(argv) if argv is not None else None)
     try:
-        counts = build_silver(args.inputs, args.output, args.pipeline, args.limit, args.max_chars, args.dev_share, args.exclude, args.seed, n_process=args.n_process)
+        counts = build_silver(args.inputs, args.output, args.pipeline, args.limit, args.max_chars, args.dev_share, args.exclude, args.seed, n_process=args.n_process, chars_per_input=args.chars_per_input)
     except (InputError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
