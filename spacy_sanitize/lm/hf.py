@@ -90,7 +90,7 @@ class HFMaskedLMScorer:
             raise OSError(LMErrors.E400.format(model=self.model_name, err=err)) from err
         if not getattr(tokenizer, "is_fast", False):
             raise OSError(LMErrors.E404.format(model=self.model_name))
-        model.eval().to(self.device)
+        model = model.float().eval().to(self.device)  # fp16 checkpoints are computed in fp32 on CPU
         max_len = int(getattr(model.config, "max_position_embeddings", self.window) or self.window)
         offset = 2 if getattr(model.config, "model_type", "") in ("roberta", "xlm-roberta", "camembert") else 0
         self.window = min(self.window, max_len - offset)
