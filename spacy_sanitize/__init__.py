@@ -5,7 +5,7 @@ register_extensions()
 
 from . import corpus, evaluation  # noqa: E402,F401
 from .masker import component as _masker  # noqa: E402,F401
-from .ner import codes as _codes, coref as _coref, ent_mapper as _ent_mapper  # noqa: E402,F401
+from .ner import codes as _codes, coref as _coref, ent_mapper as _ent_mapper, script as _script  # noqa: E402,F401
 from .pipeline import load_pipeline  # noqa: E402,F401
 from .risk import llm_prob as _llm_prob  # noqa: E402,F401
 

@@ -4,15 +4,22 @@ Mentions with the same normalized text share an id; a PERSON mention that is a p
 (e.g. the surname) of an earlier full PERSON name joins that name's entity, and so does
 an ORG acronym of an earlier ORG. Ids are ``e1, e2, ...`` per document, in order of
 first mention. Spans that already carry an id keep it.
+
+With ``propagate`` (on by default) it also adds the mentions a detector missed: every
+other whole-token occurrence of a detected mention's exact text, and of the parts of a
+detected PERSON name (a surname alone, say), joins the entity. One clear mention left in
+the text is enough to re-identify a person.
 """
 import re
 import unicodedata
 from typing import Dict, List
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
+from ..spans import add_pii_spans
 
 TITLES = frozenset("mr mrs ms miss dr prof sir lady lord judge president st".split())
 
@@ -29,10 +36,12 @@ def _name_parts(text: str) -> List[str]:
 
 
 class Coref:
-    def __init__(self, name: str, spans_key: str, person_parts: bool) -> None:
+    def __init__(self, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int) -> None:
         self.name = name
         self.spans_key = spans_key
         self.person_parts = person_parts
+        self.propagate = propagate
+        self.min_part_length = min_part_length
 
     def __call__(self, doc: Doc) -> Doc:
         ids: Dict[str, str] = {}
@@ -60,16 +69,53 @@ class Coref:
                 words = [w for w in normalize(span.text).split() if w not in ("of", "the", "and", "for")]
                 if len(words) > 1:
                     acronyms.setdefault("".join(w[0] for w in words), entity_id)
+        if self.propagate:
+            self._propagate(doc)
         return doc
 
+    def _propagate(self, doc: Doc) -> None:
+        spans = list(doc.spans.get(self.spans_key, []))
+        if not spans:
+            return
+        matcher = PhraseMatcher(doc.vocab, attr="ORTH")
+        targets = {}
+        for span in spans:
+            pieces = [span]
+            if span.label_ == "PERSON" and self.person_parts and len(span) > 1:
+                pieces += [
+                    doc[t.i : t.i + 1]
+                    for t in span
+                    if len(t.text) >= self.min_part_length and t.is_title and not t.is_stop and t.lower_ not in TITLES
+                ]
+            for piece in pieces:
+                if piece.text not in targets:
+                    targets[piece.text] = (span.label_, span._.entity_id)
+                    matcher.add(piece.text, [piece.as_doc()])
+        found = []
+        for match_id, start, end in matcher(doc):
+            label, entity_id = targets[doc.vocab.strings[match_id]]
+            span = Span(doc, start, end, label=label)
+            found.append((span, entity_id))
+        covered = {i for s in spans for i in range(s.start, s.end)}
+        new = [(s, e) for s, e in found if not any(i in covered for i in range(s.start, s.end))]
+        if not new:
+            return
+        for span, entity_id in new:
+            span._.entity_id = entity_id
+            span._.risk_explain["detector"] = f"{self.name}:propagated"
+        add_pii_spans(doc, [s for s, _ in new], self.spans_key)
 
 
 @Language.factory(
     "pii_coref",
-    default_config={"spans_key": "pii", "person_parts": True},
+    default_config={"spans_key": "pii", "person_parts": True, "propagate": True, "min_part_length": 3},
     requires=["doc.spans"],
 )
-def make_coref(nlp: Language, name: str, spans_key: str, person_parts: bool) -> Coref:
-    """person_parts (bool): link a surname or given name to an earlier full name."""
+def make_coref(
+    nlp: Language, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int
+) -> Coref:
+    """person_parts (bool): link a surname or given name to an earlier full name.
+    propagate (bool): add undetected occurrences of detected mentions and name parts.
+    min_part_length (int): shortest name part that is propagated on its own."""
     register_extensions()
-    return Coref(name, spans_key, person_parts)
+    return Coref(name, spans_key, person_parts, propagate, min_part_length)

@@ -9,11 +9,13 @@ PERSON                                    PERSON
 ORG                                       ORG
 GPE, LOC, FAC                             LOC
 DATE, TIME                                DATETIME
-CARDINAL, MONEY, PERCENT, QUANTITY        QUANTITY
+CARDINAL, MONEY, PERCENT, QUANTITY,       QUANTITY
+ORDINAL
 NORP, LANGUAGE                            DEM
 EVENT, WORK_OF_ART, LAW, PRODUCT          MISC
-ORDINAL                                   (dropped)
 ========================================  ==========
+
+A leading article and a trailing possessive or punctuation are trimmed off.
 """
 from typing import Dict, Tuple
 
@@ -41,6 +43,7 @@ DEFAULT_LABEL_MAP: Dict[str, str] = {
     "WORK_OF_ART": "MISC",
     "LAW": "MISC",
     "PRODUCT": "MISC",
+    "ORDINAL": "QUANTITY",
 }
 
 

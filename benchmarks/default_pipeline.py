@@ -1,0 +1,59 @@
+"""End-to-end TAB metrics of detection + masking of everything detected, on the annotated
+Wikipedia biographies, for the plain generic NER and for each stage of the default pipeline.
+
+    python benchmarks/default_pipeline.py [--wiki PATH] [--output benchmarks/results/default_pipeline.json]
+"""
+import argparse
+import os
+import time
+from pathlib import Path
+
+import srsly
+
+from spacy_sanitize import load_pipeline
+from spacy_sanitize.corpus import load_tab
+from spacy_sanitize.evaluation import Tokens, detection_scores, predicted_mask_offsets, tab_scores
+
+DEFAULT_WIKI = Path(os.environ.get("SPACY_SANITIZE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "wiki" / "wiki_dev.json"
+KEYS = ["P", "P_w", "R_all", "F1", "R_ent", "R_direct", "R_quasi"]
+
+
+def run(wiki: Path) -> dict:
+    gold = load_tab(wiki)
+    texts = [d.text for d in gold]
+    tokens = Tokens()
+    full = load_pipeline("default")
+    variants = {"plain NER (all labels)": ["ner"]}
+    stages = [name for name in full.pipe_names if name.startswith("pii_") or name == "masker"]
+    for i in range(1, len(stages) + 1):
+        variants[" + ".join(stages[:i])] = stages[:i]
+    results = {}
+    for variant, enabled in variants.items():
+        start = time.perf_counter()
+        docs = list(full.pipe(texts, disable=[n for n in stages if n not in enabled]))
+        seconds = time.perf_counter() - start
+        if enabled == ["ner"]:
+            masked = {d.doc_id: [[e.start_char, e.end_char] for e in doc.ents] for d, doc in zip(gold, docs)}
+            detected = {d.doc_id: [[e.start_char, e.end_char, e.label_] for e in doc.ents] for d, doc in zip(gold, docs)}
+        else:
+            masked = {d.doc_id: predicted_mask_offsets(doc) for d, doc in zip(gold, docs)}
+            detected = {d.doc_id: [[s.start_char, s.end_char, s.label_] for s in doc.spans.get("pii", [])] for d, doc in zip(gold, docs)}
+        scores = tab_scores(gold, masked, tokens=tokens).as_dict()
+        results[variant] = {
+            "masking": {k: round(scores[k], 3) for k in KEYS},
+            "detection": detection_scores(gold, detected, tokens=tokens).as_dict() if enabled != ["ner"] else None,
+            "docs_per_s": round(len(texts) / seconds, 1),
+        }
+        print(f"| {variant} | " + " | ".join(f"{scores[k]:.3f}" for k in KEYS) + f" | {len(texts) / seconds:.1f} |")
+    return results
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--wiki", type=Path, default=DEFAULT_WIKI)
+    parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "default_pipeline.json")
+    args = parser.parse_args()
+    print("| pipeline | " + " | ".join(KEYS) + " | docs/s |\n|---|" + "---|" * (len(KEYS) + 1))
+    results = run(args.wiki)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(args.output, results)

@@ -1,0 +1,226 @@
+"""Command line: ``python -m spacy_sanitize {sanitize,evaluate,info}`` (also ``spacy-sanitize``).
+
+Exit codes: 0 success, 1 processing error, 2 bad usage or bad input.
+"""
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Sequence
+
+import srsly
+from tqdm import tqdm
+
+from .corpus.tab import TabFormatError, load_tab, read_submission, write_submission
+from .io import FORMATS, InputError, Output, Record, read_records
+from .pipeline import DEFAULT_CHUNK_CHARS, load_pipeline, merged_output, sanitize_texts, shipped_configs
+
+logger = logging.getLogger("spacy_sanitize")
+
+
+def masker_overrides(strategy: Optional[str], operators: Optional[str]) -> Dict[str, Any]:
+    """Config overrides for the masker from ``--strategy`` and ``--operators``."""
+    if not strategy and not operators:
+        return {}
+    from .masker.options import build_operators
+
+    strategy_cfg, operators_cfg = build_operators(strategy or "typed", operators)
+    overrides: Dict[str, Any] = {"components.masker.strategy": strategy_cfg}
+    if operators_cfg:
+        overrides["components.masker.operators"] = operators_cfg
+    return overrides
+
+
+def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, Any]]:
+    rows = []
+    for doc, offset in zip(docs, offsets):
+        for span in doc.spans.get("pii", []):
+            rows.append(
+                {
+                    "start": span.start_char + offset,
+                    "end": span.end_char + offset,
+                    "label": span.label_,
+                    "text": span.text,
+                    "entity_id": span._.entity_id,
+                    "risk": dict(span._.risk),
+                    "mask": span._.mask,
+                }
+            )
+    return rows
+
+
+def cmd_sanitize(args: argparse.Namespace) -> int:
+    nlp = load_pipeline(args.pipeline, masker_overrides(args.strategy, args.operators))
+    if "masker" not in nlp.pipe_names:
+        raise InputError(f"E005: pipeline '{args.pipeline}' has no 'masker' component; add one to sanitize.")
+    records = read_records(args.input, args.format, args.text_field, args.id_field, args.skip_bad)
+    fmt = args.format if args.format != "auto" else None
+    output_format = args.output_format or ("jsonl" if (fmt or _guess(args.input)) in ("jsonl", "tab", "dir") else "text")
+    out = Output(args.output)
+    submission: Dict[str, List[List[int]]] = {}
+    pending: List[Record] = []
+
+    def texts() -> Iterator[str]:
+        for record in records:
+            pending.append(record)
+            yield record.text
+
+    progress = tqdm(desc="sanitizing", unit="doc", disable=args.quiet or not sys.stderr.isatty() and not args.progress, file=sys.stderr)
+    try:
+        for text, docs, offsets in sanitize_texts(nlp, texts(), batch_size=args.batch_size, max_chars=args.max_chars):
+            record = pending.pop(0)
+            sanitized, replacements = merged_output(docs, offsets)
+            submission[record.id] = [[row[0], row[1]] for row in replacements]
+            if output_format == "text":
+                out.write(sanitized if sanitized.endswith("\n") or not sanitized else sanitized + ("\n" if args.output in (None, "-") else ""))
+            else:
+                out.write(
+                    srsly.json_dumps(
+                        {
+                            "id": record.id,
+                            "text": text,
+                            "sanitized": sanitized,
+                            "spans": span_records(docs, offsets),
+                            "replacements": replacements,
+                            **({"meta": record.meta} if record.meta else {}),
+                        }
+                    )
+                    + "\n"
+                )
+            progress.update(1)
+    finally:
+        progress.close()
+        out.close()
+    if args.submission:
+        write_submission(submission, args.submission)
+    skipped = getattr(read_records, "skipped", 0)
+    if skipped:
+        print(f"skipped {skipped} bad record(s)", file=sys.stderr)
+    return 0
+
+
+def _guess(path: str) -> str:
+    from .io import detect_format
+
+    return detect_format(path)
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from .evaluation import Tokens, detection_scores, predicted_mask_offsets, tab_scores
+
+    gold = load_tab(args.gold, lenient=args.lenient)
+    detections: Dict[str, List[List[Any]]] = {}
+    if args.predictions:
+        predictions = read_submission(args.predictions)
+    else:
+        nlp = load_pipeline(args.pipeline)
+        predictions = {}
+        texts = [document.text for document in gold]
+        for document, (_, docs, offsets) in zip(
+            gold, tqdm(sanitize_texts(nlp, texts), total=len(gold), desc="evaluating", disable=args.quiet, file=sys.stderr)
+        ):
+            predictions[document.doc_id] = [[s + o, e + o] for doc, o in zip(docs, offsets) for s, e in predicted_mask_offsets(doc)]
+            detections[document.doc_id] = [
+                [span.start_char + o, span.end_char + o, span.label_] for doc, o in zip(docs, offsets) for span in doc.spans.get("pii", [])
+            ]
+    tokens = Tokens()
+    result: Dict[str, Any] = {"masking": tab_scores(gold, predictions, tokens=tokens).as_dict()}
+    if detections:
+        result["detection"] = detection_scores(gold, detections, tokens=tokens).as_dict()
+    print(format_table(result))
+    if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(args.output, result)
+    return 0
+
+
+def format_table(result: Dict[str, Any]) -> str:
+    masking = result["masking"]
+    keys = ["P", "P_w", "R_all", "F1", "R_ent", "R_direct", "R_quasi"]
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys), "| " + " | ".join(f"{masking[k]:.3f}" for k in keys) + " |"]
+    if "detection" in result:
+        det = result["detection"]
+        lines += ["", "| detection | P | R | F1 |", "|---|---|---|---|"]
+        for label, row in det["per_type"].items():
+            lines.append(f"| {label} | {row['P']:.3f} | {row['R']:.3f} | {row['F1']:.3f} |")
+        for name in ("micro_labelled", "micro_unlabelled"):
+            row = det[name]
+            lines.append(f"| {name} | {row['P']:.3f} | {row['R']:.3f} | {row['F1']:.3f} |")
+    return "\n".join(lines)
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from spacy.util import registry
+
+    from .registry import strategies
+
+    factories = sorted(
+        name for name in registry.factories.get_all() if name.startswith(("pii_", "risk_", "masker"))
+    )
+    print(json.dumps({"pipelines": shipped_configs(), "factories": factories, "strategies": sorted(strategies.get_all())}, indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="spacy-sanitize", description="Detect, score and mask personal identifiers in text.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress and warnings")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sanitize = sub.add_parser("sanitize", help="sanitize a text file, a folder of .txt, JSONL or TAB JSON", description=(
+        "Sanitize INPUT: a .txt file, a folder of .txt files, JSONL with a text field, a TAB JSON file, or - for stdin. "
+        "Text input gives sanitized text; other inputs give JSONL records with the text, the sanitized text, the "
+        "detected spans (type, entity id, risk scores, decision) and the replacements."))
+    sanitize.add_argument("input", help="input path, or - for stdin")
+    sanitize.add_argument("-o", "--output", help="output file (default: stdout)")
+    sanitize.add_argument("-p", "--pipeline", default="default", help="'default', a shipped config name, an installed pipeline package, a pipeline directory or a .cfg file")
+    sanitize.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: from the file name)")
+    sanitize.add_argument("--output-format", choices=("text", "jsonl"), help="default: text for .txt/stdin, jsonl otherwise")
+    sanitize.add_argument("--strategy", help="replacement strategy for every type: redact, typed, numbered, surrogate, generalize")
+    sanitize.add_argument("--operators", help="per-type strategies, e.g. 'PERSON=numbered,DATETIME=generalize,DEFAULT=redact' or JSON")
+    sanitize.add_argument("--text-field", default="text", help="JSONL field with the text (default: text)")
+    sanitize.add_argument("--id-field", default="id", help="JSONL field with the record id (default: id)")
+    sanitize.add_argument("--skip-bad", action="store_true", help="skip and count malformed JSONL lines instead of stopping")
+    sanitize.add_argument("--submission", help="also write the masked offsets in TAB's submission format to this file")
+    sanitize.add_argument("--batch-size", type=int, default=16)
+    sanitize.add_argument("--max-chars", type=int, default=DEFAULT_CHUNK_CHARS, help="texts longer than this are processed in pieces cut at paragraph/sentence boundaries")
+    sanitize.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
+    sanitize.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    sanitize.set_defaults(func=cmd_sanitize)
+
+    evaluate = sub.add_parser("evaluate", help="TAB metrics of a pipeline or a predictions file against gold TAB JSON", description=(
+        "Compute the TAB metrics (P, P_w, R_all, F1, R_ent, R_direct, R_quasi, per-type recall) of masked spans "
+        "against gold TAB JSON, from a predictions file in TAB's submission format or by running a pipeline "
+        "(which also reports token-level detection P/R/F1 per type)."))
+    evaluate.add_argument("gold", help="gold TAB JSON file")
+    source = evaluate.add_mutually_exclusive_group()
+    source.add_argument("--predictions", help="TAB submission JSON: {doc_id: [[start, end], ...]}")
+    source.add_argument("-p", "--pipeline", default="default", help="pipeline to run (default: default)")
+    evaluate.add_argument("-o", "--output", help="write the scores as JSON here")
+    evaluate.add_argument("--lenient", action="store_true", help="skip malformed gold mentions with a warning")
+    evaluate.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    evaluate.set_defaults(func=cmd_evaluate)
+
+    info = sub.add_parser("info", help="list shipped pipelines, registered factories and strategies")
+    info.set_defaults(func=cmd_info)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except (InputError, TabFormatError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError, TypeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+
+

@@ -1,0 +1,111 @@
+"""Reading inputs for the CLI: .txt files, folders of .txt, JSONL, TAB JSON, stdin."""
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterator, Optional
+
+from .corpus.tab import load_tab
+from .errors import Errors
+
+FORMATS = ("auto", "txt", "dir", "jsonl", "tab")
+
+
+class InputError(ValueError):
+    """An input the user has to fix."""
+
+
+@dataclass
+class Record:
+    id: str
+    text: str
+    meta: Dict[str, Any]
+
+
+def detect_format(path: str) -> str:
+    if path == "-":
+        return "txt"
+    p = Path(path)
+    if not p.exists():
+        raise InputError(Errors.E006.format(path=path))
+    if p.is_dir():
+        return "dir"
+    if p.suffix in (".jsonl", ".ndjson"):
+        return "jsonl"
+    if p.suffix == ".json":
+        return "tab"
+    return "txt"
+
+
+def read_records(path: str, fmt: str = "auto", text_field: str = "text", id_field: str = "id", skip_bad: bool = False) -> Iterator[Record]:
+    """Stream the records of an input. Bad JSONL lines raise InputError naming the line,
+    or are skipped and counted (``read_records.skipped``) with ``skip_bad``."""
+    fmt = detect_format(path) if fmt == "auto" else fmt
+    if fmt == "txt":
+        text = sys.stdin.read() if path == "-" else _read_text(Path(path))
+        yield Record("stdin" if path == "-" else Path(path).stem, text, {})
+    elif fmt == "dir":
+        files = sorted(Path(path).rglob("*.txt"))
+        if not files:
+            raise InputError(f"E006: folder '{path}' has no .txt files.")
+        for file in files:
+            yield Record(str(file.relative_to(path)), _read_text(file), {"path": str(file)})
+    elif fmt == "jsonl":
+        yield from _read_jsonl(path, text_field, id_field, skip_bad)
+    elif fmt == "tab":
+        for document in load_tab(path):
+            yield Record(document.doc_id, document.text, {})
+    else:
+        raise InputError(f"E006: unknown input format '{fmt}'; use one of {', '.join(FORMATS)}.")
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"E006: '{path}' is not UTF-8 text ({err}). Convert it, e.g. with iconv.") from None
+
+
+def _read_jsonl(path: str, text_field: str, id_field: str, skip_bad: bool) -> Iterator[Record]:
+    stream = sys.stdin if path == "-" else open(path, encoding="utf8")
+    try:
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+                if not isinstance(obj, dict):
+                    raise ValueError("not a JSON object")
+                text = obj.get(text_field)
+                if not isinstance(text, str):
+                    raise ValueError(f"no string field '{text_field}'")
+            except ValueError as err:
+                if skip_bad:
+                    read_records.skipped += 1  # type: ignore[attr-defined]
+                    continue
+                raise InputError(Errors.E007.format(line=number, path=path, err=err)) from None
+            meta = {k: v for k, v in obj.items() if k != text_field}
+            yield Record(str(obj.get(id_field, obj.get("doc_id", number))), text, meta)
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+
+
+read_records.skipped = 0  # type: ignore[attr-defined]
+
+
+class Output:
+    """A text stream to a file or stdout (``None`` or ``-``)."""
+
+    def __init__(self, path: Optional[str]) -> None:
+        self.path = path
+        self.stream = sys.stdout if path in (None, "-") else open(path, "w", encoding="utf8")
+
+    def write(self, text: str) -> None:
+        self.stream.write(text)
+
+    def close(self) -> None:
+        if self.stream is sys.stdout:
+            self.stream.flush()
+        else:
+            self.stream.close()
