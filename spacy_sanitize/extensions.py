@@ -20,13 +20,25 @@ DOC_VALUE_ATTRS = {
 }
 
 
+def _lists(value: Any) -> Any:
+    """msgpack gives tuples back for lists (DocBin, multiprocessing): undo that."""
+    if isinstance(value, (list, tuple)):
+        return [_lists(v) for v in value]
+    if isinstance(value, dict):
+        if any(isinstance(v, (list, tuple, dict)) for v in value.values()):
+            for key, v in list(value.items()):
+                value[key] = _lists(v)
+        return value
+    return value
+
+
 def _span_key(name: str, span: Span) -> tuple:
     return ("._.", name, span.start_char, span.end_char)
 
 
 def _dict_getter(name: str) -> Callable[[Span], Dict[str, Any]]:
     def getter(span: Span) -> Dict[str, Any]:
-        return span.doc.user_data.setdefault(_span_key(name, span), {})
+        return _lists(span.doc.user_data.setdefault(_span_key(name, span), {}))
 
     return getter
 
@@ -34,6 +46,21 @@ def _dict_getter(name: str) -> Callable[[Span], Dict[str, Any]]:
 def _dict_setter(name: str) -> Callable[[Span, Optional[Dict[str, Any]]], None]:
     def setter(span: Span, value: Optional[Dict[str, Any]]) -> None:
         span.doc.user_data[_span_key(name, span)] = dict(value or {})
+
+    return setter
+
+
+def _doc_getter(name: str) -> Callable[[Doc], Any]:
+    def getter(doc: Doc) -> Any:
+        value = doc.user_data.get(("._.", name, None, None))
+        return _lists(value) if isinstance(value, tuple) else value
+
+    return getter
+
+
+def _doc_setter(name: str) -> Callable[[Doc, Any], None]:
+    def setter(doc: Doc, value: Any) -> None:
+        doc.user_data[("._.", name, None, None)] = value
 
     return setter
 
@@ -46,9 +73,9 @@ def register_extensions(force: bool = False) -> None:
     for name, default in SPAN_VALUE_ATTRS.items():
         if force or not Span.has_extension(name):
             Span.set_extension(name, default=default, force=True)
-    for name, default in DOC_VALUE_ATTRS.items():
+    for name in DOC_VALUE_ATTRS:
         if force or not Doc.has_extension(name):
-            Doc.set_extension(name, default=default, force=True)
+            Doc.set_extension(name, getter=_doc_getter(name), setter=_doc_setter(name), force=True)
 
 
 def replacements_as_dicts(doc: Doc) -> List[Dict[str, Any]]:

@@ -84,7 +84,7 @@ def _read_jsonl(path: str, text_field: str, id_field: str, skip_bad: bool) -> It
                     read_records.skipped += 1  # type: ignore[attr-defined]
                     continue
                 raise InputError(Errors.E007.format(line=number, path=path, err=err)) from None
-            meta = {k: v for k, v in obj.items() if k != text_field}
+            meta = {k: v for k, v in obj.items() if k not in (text_field, id_field)}
             yield Record(str(obj.get(id_field, obj.get("doc_id", number))), text, meta)
     finally:
         if stream is not sys.stdin:

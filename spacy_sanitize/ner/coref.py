@@ -76,6 +76,7 @@ class Coref:
     def _propagate(self, doc: Doc) -> None:
         spans = list(doc.spans.get(self.spans_key, []))
         if not spans:
+            doc.spans[self.spans_key] = []
             return
         matcher = PhraseMatcher(doc.vocab, attr="ORTH")
         targets = {}

@@ -7,7 +7,7 @@ PERSON). Documents mostly written in another script are left alone.
 """
 import re
 import unicodedata
-from typing import Optional
+from typing import List, Optional
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -15,7 +15,8 @@ from spacy.tokens import Doc
 from ..extensions import register_extensions
 from ..spans import add_pii_spans, check_label
 
-LETTERS = re.compile(r"[^\W\d_]+(?:[\s\u200e\u200f·'’-]+[^\W\d_]+)*")
+WORD = re.compile(r"[^\W\d_]+")
+JOINER = re.compile(r"[\s\u200e\u200f·'’-]*")
 
 
 def _script(char: str) -> Optional[str]:
@@ -37,19 +38,23 @@ class ScriptDetector:
     def __call__(self, doc: Doc) -> Doc:
         text = doc.text
         letters = [c for c in text if c.isalpha()]
-        if not letters:
-            return doc
         foreign = [c for c in letters if _script(c) not in ("LATIN", None)]
-        if not foreign or len(foreign) / len(letters) > self.max_share:
-            return doc
         spans = []
-        for match in LETTERS.finditer(text):
-            run = match.group()
-            if any(c.isalpha() and _script(c) == "LATIN" for c in run):
+        if not foreign or len(foreign) / len(letters) > self.max_share:
+            add_pii_spans(doc, spans, self.spans_key)
+            return doc
+        runs: List[List[int]] = []
+        for match in WORD.finditer(text):
+            if _script(match.group()[0]) in ("LATIN", None):
                 continue
-            span = doc.char_span(match.start(), match.end(), label=self.label, alignment_mode="expand")
+            if runs and JOINER.fullmatch(text, runs[-1][1], match.start()):
+                runs[-1][1] = match.end()
+            else:
+                runs.append([match.start(), match.end()])
+        for start, end in runs:
+            span = doc.char_span(start, end, label=self.label, alignment_mode="expand")
             if span is not None:
-                span._.risk_explain["detector"] = f"{self.name}:{_script(run[0])}"
+                span._.risk_explain["detector"] = f"{self.name}:{_script(text[start])}"
                 spans.append(span)
         add_pii_spans(doc, spans, self.spans_key)
         return doc
@@ -57,7 +62,7 @@ class ScriptDetector:
 
 @Language.factory(
     "pii_script",
-    default_config={"label": "PERSON", "spans_key": "pii", "max_share": 0.3},
+    default_config={"label": "PERSON", "spans_key": "pii", "max_share": 0.5},
     assigns=["doc.spans"],
 )
 def make_script_detector(nlp: Language, name: str, label: str, spans_key: str, max_share: float) -> ScriptDetector:

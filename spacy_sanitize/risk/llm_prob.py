@@ -5,7 +5,8 @@ Per span in ``doc.spans[spans_key]``: hide all its (sub)words, score them with a
 scorer (:mod:`spacy_sanitize.lm`), aggregate the log-probs (min, max, mean, median, sum),
 add the numbers of words and subwords and the PII type (one-hot) and, with ``with_text``,
 a MiniLM vector of the span text; a scikit-learn classifier trained in ``initialize`` on
-the annotators' decisions gives P(mask), written to ``Span._.risk["llm_prob"]``.
+the annotators' decisions gives P(mask), written to ``Span._.risk["llm_prob"]`` (the
+component name without ``risk_``).
 Fail closed: a span that cannot be scored (no model, scorer error, unscorable span)
 gets risk 1.0 and the reason in ``Span._.risk_explain["llm_prob"]``.
 """
@@ -25,12 +26,12 @@ from ..extensions import register_extensions
 from ..lm.base import AGGREGATES, SpanLogProbs, SpanQuery, SpanScorer
 from ..lm.encoder import SpanTextEncoder
 from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY, PII_TYPES
+from .base import other_deciders, risk_key
 from .span_classifier import SpanClassifier, select_and_fit
 
 logger = logging.getLogger("spacy_sanitize.risk.llm_prob")
 logger.addHandler(logging.NullHandler())
 
-NAME = "llm_prob"
 NUMERIC = AGGREGATES + ("n_words", "n_subwords")
 FEATURES = NUMERIC + tuple(f"type_{t}" for t in PII_TYPES)
 SHIPPED = "shipped"
@@ -97,6 +98,7 @@ class RiskLLMProb:
     ) -> None:
         self.nlp = nlp
         self.name = name
+        self.risk_key = risk_key(name)
         self.scorer = scorer
         self.spans_key = spans_key
         self.classifier_family = classifier
@@ -174,11 +176,7 @@ class RiskLLMProb:
         the only risk component of the pipeline."""
         if self.set_mask is not None:
             return bool(self.set_mask)
-        others = [
-            n for n in self.nlp.pipe_names
-            if n != self.name and (self.nlp.get_pipe_meta(n).factory.startswith("risk_") or n.startswith("risk_"))
-        ]
-        return not others
+        return not other_deciders(self.nlp, self.name)
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
         decides = self.decides()
@@ -206,8 +204,8 @@ class RiskLLMProb:
                     explain.update(scorer=self.scorer.name, classifier=self.classifier.kind)  # type: ignore[union-attr]
                 else:
                     risk, explain = 1.0, {"error": result.error}
-                span._.risk[NAME] = risk
-                span._.risk_explain[NAME] = explain
+                span._.risk[self.risk_key] = risk
+                span._.risk_explain[self.risk_key] = explain
                 if decides:
                     span._.mask = risk >= self.threshold
 

@@ -1,0 +1,84 @@
+"""Token-level detection P/R/F1 per PII type (seed 000, table "perf1" layout) on the annotated
+Wikipedia biographies, for the stages of the detector and for trained pii_ner models.
+
+    python benchmarks/ner_eval.py [--model training/pii_ner_cpu/model-best ...] [--output benchmarks/results/ner_eval.json]
+
+Variants: the generic NER mapping alone; mapping + CODE/script rules + gazetteer (the default
+detector without coreference propagation); the full default detector; each trained pii_ner
+model alone; each trained model added to the default detector (longest span wins).
+"""
+import argparse
+import os
+import time
+from pathlib import Path
+from typing import Dict, List
+
+import spacy
+import srsly
+
+from spacy_sanitize import load_pipeline
+from spacy_sanitize.corpus import load_tab
+from spacy_sanitize.evaluation import Tokens, detection_scores
+
+DEFAULT_WIKI = Path(os.environ.get("SPACY_SANITIZE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "wiki" / "wiki_dev.json"
+TYPES = ["PERSON", "ORG", "LOC", "DATETIME", "CODE", "QUANTITY", "DEM", "MISC"]
+
+
+def detect(nlp, texts: List[str], disable: List[str]) -> List[List[list]]:
+    out = []
+    with nlp.select_pipes(disable=[d for d in disable if d in nlp.pipe_names]):
+        for doc in nlp.pipe(texts):
+            out.append([[s.start_char, s.end_char, s.label_] for s in doc.spans.get("pii", [])])
+    return out
+
+
+def row(name: str, scores: Dict, seconds: float, n: int) -> Dict:
+    return {"variant": name, "per_type": scores["per_type"], "micro_labelled": scores["micro_labelled"], "micro_unlabelled": scores["micro_unlabelled"], "docs_per_s": round(n / seconds, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--wiki", type=Path, default=DEFAULT_WIKI)
+    parser.add_argument("--model", action="append", default=[], help="trained pii_ner pipeline directory (repeatable)")
+    parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "ner_eval.json")
+    args = parser.parse_args()
+    gold = load_tab(args.wiki)
+    texts = [d.text for d in gold]
+    tokens = Tokens()
+    default = load_pipeline("default")
+    rules = [n for n in default.pipe_names if n.startswith("pii_") and n not in ("pii_ent_mapper",)]
+    variants = [
+        ("generic NER mapping", default, rules + ["masker"]),
+        ("mapping + rules + gazetteer", default, ["pii_coref", "masker"]),
+        ("default detector (with coreference propagation)", default, ["masker"]),
+    ]
+    for path in args.model:
+        trained = spacy.load(path)
+        variants.append((f"pii_ner {Path(path).parent.name}", trained, []))
+        combined = load_pipeline("default")
+        combined.add_pipe("pii_ner", source=trained, before="pii_coref")
+        variants.append((f"default detector + pii_ner {Path(path).parent.name}", combined, ["masker"]))
+    results = []
+    for name, nlp, disable in variants:
+        start = time.perf_counter()
+        predicted = detect(nlp, texts, disable)
+        seconds = time.perf_counter() - start
+        scores = detection_scores(gold, {d.doc_id: p for d, p in zip(gold, predicted)}, tokens=tokens).as_dict()
+        results.append(row(name, scores, seconds, len(texts)))
+    print(table(results))
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(args.output, results)
+
+
+def table(results: List[Dict]) -> str:
+    header = "| variant | " + " | ".join(TYPES) + " | micro P/R/F1 (labels) | micro P/R/F1 (no labels) | docs/s |"
+    lines = [header, "|" + "---|" * (len(TYPES) + 4)]
+    for r in results:
+        cells = [f"{r['per_type'][t]['F1']:.2f}" if t in r["per_type"] else "-" for t in TYPES]
+        ml, mu = r["micro_labelled"], r["micro_unlabelled"]
+        lines.append(f"| {r['variant']} | " + " | ".join(cells) + f" | {ml['P']:.2f}/{ml['R']:.2f}/{ml['F1']:.2f} | {mu['P']:.2f}/{mu['R']:.2f}/{mu['F1']:.2f} | {r['docs_per_s']} |")
+    return "(per-type cells are F1)\n" + "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""pii_ner: a trainable recognizer for the 8 PII types (seed 000, "Privacy-oriented Entity
+Recognizer"), trained on a silver corpus labelled by the generic NER + CODE rules +
+gazetteers.
+
+It is spaCy's transition-based entity recognizer, trained on reference ``doc.ents`` that
+carry PII labels, but it writes its predictions to ``doc.spans[spans_key]`` (merged with
+what is there by the longest-span rule) and leaves ``doc.ents`` as it found them, so it can
+run next to a generic NER in the same pipeline.
+"""
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+from spacy.language import Language
+from spacy.pipeline.ner import DEFAULT_NER_MODEL, EntityRecognizer
+from spacy.scorer import Scorer
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+from spacy.util import registry
+from thinc.api import Model
+
+from ..extensions import register_extensions
+from ..spans import add_pii_spans
+
+
+def score_pii_spans(examples: Iterable[Example], spans_key: str = "pii", **kwargs: Any) -> Dict[str, Any]:
+    """Span P/R/F per type of ``doc.spans[spans_key]`` (reference: its spans, else its ents)."""
+
+    def getter(doc: Doc, attr: str) -> List[Span]:
+        return list(doc.spans[spans_key]) if spans_key in doc.spans else list(doc.ents)
+
+    return Scorer.score_spans(examples, "pii", getter=getter, has_annotation=lambda doc: True, **kwargs)
+
+
+@registry.scorers("spacy_sanitize.pii_span_scorer.v1")
+def make_pii_span_scorer() -> Callable[..., Dict[str, Any]]:
+    return score_pii_spans
+
+
+class PIIEntityRecognizer(EntityRecognizer):
+    """EntityRecognizer that predicts PII types into a span group."""
+
+    def __init__(self, vocab: Any, model: Model, name: str, *, spans_key: str, **kwargs: Any) -> None:
+        super().__init__(vocab, model, name, **kwargs)
+        self.spans_key = spans_key
+        self._saved_ents: List[Any] = []
+
+    def predict(self, docs: Iterable[Doc]) -> Any:
+        docs = list(docs)
+        # Entities preset by a generic NER would constrain the transition system: hide them.
+        self._saved_ents = [doc.ents for doc in docs]
+        for doc in docs:
+            doc.set_ents([], default="missing")
+        return super().predict(docs)
+
+    def set_annotations(self, docs: Iterable[Doc], states_or_beams: Any) -> None:
+        docs = list(docs)
+        super().set_annotations(docs, states_or_beams)
+        saved = self._saved_ents if len(self._saved_ents) == len(docs) else [()] * len(docs)
+        for doc, ents in zip(docs, saved):
+            spans = [Span(doc, ent.start, ent.end, label=ent.label_) for ent in doc.ents]
+            for span in spans:
+                span._.risk_explain["detector"] = self.name
+            doc.set_ents(list(ents), default="missing")
+            add_pii_spans(doc, spans, self.spans_key)
+        self._saved_ents = []
+
+
+@Language.factory(
+    "pii_ner",
+    assigns=["doc.spans"],
+    default_config={
+        "model": DEFAULT_NER_MODEL,
+        "moves": None,
+        "update_with_oracle_cut_size": 100,
+        "incorrect_spans_key": None,
+        "spans_key": "pii",
+        "scorer": {"@scorers": "spacy_sanitize.pii_span_scorer.v1"},
+    },
+    default_score_weights={"pii_f": 1.0, "pii_p": 0.0, "pii_r": 0.0, "pii_per_type": None},
+)
+def make_pii_ner(
+    nlp: Language,
+    name: str,
+    model: Model,
+    moves: Optional[Any],
+    update_with_oracle_cut_size: int,
+    incorrect_spans_key: Optional[str],
+    spans_key: str,
+    scorer: Optional[Callable],
+) -> PIIEntityRecognizer:
+    """model (Model): spaCy's transition-based NER model (tok2vec + parser head).
+    spans_key (str): span group the predictions are merged into."""
+    register_extensions()
+    return PIIEntityRecognizer(
+        nlp.vocab,
+        model,
+        name,
+        moves=moves,
+        update_with_oracle_cut_size=update_with_oracle_cut_size,
+        incorrect_spans_key=incorrect_spans_key,
+        scorer=scorer,
+        spans_key=spans_key,
+    )

@@ -1,0 +1,249 @@
+"""risk_seq: the sequence-labelling risk indicator (seed 000, "Sequence Labelling").
+
+A token tagger (see ``seq_models``) gives each token a probability of MASK, learnt from
+annotators' masking decisions; each PII span's risk aggregates the probabilities of its
+tokens: ``max`` = "partial match" (one MASK token is enough), ``min`` = "full match" (all
+tokens MASK), or ``mean``. The tagger sees the whole context, not just the span.
+
+Fail closed: a document the tagger cannot process gets risk 1.0 on all its spans, the
+reason in ``Span._.risk_explain["seq"]`` and a logged warning.
+"""
+import importlib.resources
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
+
+import numpy as np
+import srsly
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_get_examples
+from spacy.util import minibatch
+
+from ..evaluation.scorer import score_tab
+from ..extensions import register_extensions
+from .seq_models import SeqErrors, SeqTagger, load_tagger, logger, save_tagger, token_labels
+from .base import other_deciders, risk_key
+
+AGGREGATIONS: Dict[str, Callable[[np.ndarray], float]] = {
+    "max": lambda p: float(p.max()),
+    "min": lambda p: float(p.min()),
+    "mean": lambda p: float(p.mean()),
+}
+SHIPPED = "shipped"
+
+
+def shipped_weights() -> Path:
+    """Directory of the tagger shipped with the package (built by ``spacy project run build-seq``)."""
+    return Path(str(importlib.resources.files("spacy_sanitize") / "data" / "risk_seq"))
+
+
+def _weights_path(weights: Optional[str]) -> Optional[Path]:
+    if not weights:
+        return None
+    path = shipped_weights() if weights == SHIPPED else Path(weights)
+    if not (path / "backend.json").exists():
+        raise OSError(SeqErrors.E505.format(path=path, err="no backend.json there"))
+    return path
+
+
+class RiskSeq(Pipe):
+    """Writes ``Span._.risk["seq"]`` (the component name without ``risk_``) (and ``Span._.mask`` when it decides) for the spans in
+    ``doc.spans[spans_key]``."""
+
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        tagger: SeqTagger,
+        spans_key: str,
+        mask_key: str,
+        threshold: float,
+        aggregation: str,
+        set_mask: Optional[bool],
+        weights: Optional[str],
+        batch_size: int,
+        scorer: Optional[Callable] = None,
+    ) -> None:
+        if aggregation not in AGGREGATIONS:
+            raise ValueError(SeqErrors.E503.format(name=aggregation))
+        self.nlp = nlp
+        self.name = name
+        self.risk_key = risk_key(name)
+        self.tagger = tagger
+        self.spans_key = spans_key
+        self.mask_key = mask_key
+        self.threshold = threshold
+        self.aggregation = aggregation
+        self.set_mask = set_mask
+        self.batch_size = batch_size
+        self.scorer = scorer
+        self._weights = _weights_path(weights)  # checked now, loaded on first use
+
+    # ---------------------------------------------------------------- prediction
+
+    def _ready(self) -> SeqTagger:
+        if not self.tagger.initialized:
+            if self._weights is None:
+                raise ValueError(SeqErrors.E504)
+            self.tagger = load_tagger(self._weights)
+        return self.tagger
+
+    def _decides(self) -> bool:
+        if self.set_mask is not None:
+            return self.set_mask
+        return not other_deciders(self.nlp, self.name)
+
+    def predict(self, docs: Iterable[Doc]) -> List[Union[np.ndarray, str]]:
+        """Token MASK probabilities per doc, or the reason the doc could not be tagged."""
+        docs = list(docs)
+        tagger = self._ready()
+        try:
+            return list(tagger.predict(docs))
+        except Exception as err:  # noqa: BLE001 - retried one by one below to isolate the culprit
+            logger.debug("risk_seq: batch of %d docs failed (%s); tagging them one by one", len(docs), err)
+        out: List[Union[np.ndarray, str]] = []
+        for doc in docs:
+            try:
+                out.append(tagger.predict([doc])[0])
+            except Exception as err:  # noqa: BLE001 - fail closed on any model failure
+                out.append(f"{type(err).__name__}: {err}")
+        return out
+
+    def set_annotations(self, docs: Iterable[Doc], predictions: List[Union[np.ndarray, str]]) -> None:
+        decides = self._decides()
+        aggregate = AGGREGATIONS[self.aggregation]
+        for doc, probs in zip(docs, predictions):
+            spans = list(doc.spans.get(self.spans_key, []))
+            if isinstance(probs, str):
+                logger.warning(
+                    "W501: risk_seq could not tag document %r (%s); its %d span(s) get risk 1.0.",
+                    doc._.doc_id, probs, len(spans),
+                )
+            for span in spans:
+                if isinstance(probs, str):
+                    risk, explain = 1.0, {"error": probs, "fail_closed": True}
+                else:
+                    token_probs = probs[span.start : span.end]
+                    risk = aggregate(token_probs) if len(token_probs) else 1.0
+                    explain = {
+                        "token_probs": [round(float(p), 4) for p in token_probs],
+                        "aggregation": self.aggregation,
+                        "threshold": self.threshold,
+                    }
+                span._.risk[self.risk_key] = risk
+                span._.risk_explain[self.risk_key] = explain
+                if decides:
+                    span._.mask = risk >= self.threshold
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations([doc], self.predict([doc]))
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        for docs in minibatch(stream, size=min(batch_size, self.batch_size)):
+            self.set_annotations(docs, self.predict(docs))
+            yield from docs
+
+    # ---------------------------------------------------------------- training
+
+    def _labels(self, examples: Iterable[Example]) -> List[np.ndarray]:
+        labels = []
+        for eg in examples:
+            if self.mask_key not in eg.reference.spans:
+                raise ValueError(SeqErrors.E502.format(key=self.mask_key))
+            spans = [(s.start_char, s.end_char) for s in eg.reference.spans[self.mask_key]]
+            labels.append(token_labels(eg.predicted, spans))
+        return labels
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+        """Start the tagger: from ``weights`` when set (fine-tuning continues from there),
+        else from the backend's pretrained encoder. Checks the examples carry mask spans."""
+        validate_get_examples(get_examples, "RiskSeq.initialize")
+        examples = list(get_examples())
+        self._labels(examples[:10])
+        if self._weights is not None:
+            self.tagger = load_tagger(self._weights)
+        else:
+            self.tagger.initialize([eg.predicted for eg in examples[:16]])
+
+    def update(
+        self, examples: Iterable[Example], *, drop: float = 0.1, sgd: Any = None, losses: Optional[Dict[str, float]] = None
+    ) -> Dict[str, float]:
+        """One training step on ``examples``; the tagger owns its optimizer (AdamW for the
+        transformer, thinc Adam for the CNN), so ``sgd`` is not used."""
+        losses = {} if losses is None else losses
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_get_examples(lambda: examples, "RiskSeq.update")
+        tagger = self._ready()
+        losses[self.name] += tagger.update([eg.predicted for eg in examples], self._labels(examples), drop)
+        return losses
+
+    def score(self, examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
+        return (self.scorer or score_tab)(examples, spans_key=self.spans_key)
+
+    # ---------------------------------------------------------------- serialization
+
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
+        save_tagger(self._ready(), path)
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskSeq":
+        self.tagger = load_tagger(path)
+        return self
+
+    def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
+        with tempfile.TemporaryDirectory() as tmp:
+            self.to_disk(tmp)
+            files = {str(p.relative_to(tmp)): p.read_bytes() for p in Path(tmp).rglob("*") if p.is_file()}
+        return srsly.msgpack_dumps(files)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = ()) -> "RiskSeq":
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, data in srsly.msgpack_loads(bytes_data).items():
+                target = Path(tmp) / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            self.from_disk(tmp)
+        return self
+
+
+@Language.factory(
+    "risk_seq",
+    default_config={
+        "tagger": {"@misc": "spacy_sanitize.seq_cnn.v1"},
+        "spans_key": "pii",
+        "mask_key": "mask",
+        "threshold": 0.5,
+        "aggregation": "max",
+        "set_mask": None,
+        "weights": None,
+        "batch_size": 32,
+        "scorer": {"@scorers": "spacy_sanitize.tab_scorer.v1"},
+    },
+    requires=["doc.spans"],
+    assigns=["span._.risk", "span._.risk_explain", "span._.mask"],
+    default_score_weights={"tab_f1": 1.0, "tab_p": 0.0, "tab_r_all": 0.0, "tab_r_direct": 0.0, "tab_r_quasi": 0.0},
+)
+def make_risk_seq(
+    nlp: Language,
+    name: str,
+    tagger: SeqTagger,
+    spans_key: str,
+    mask_key: str,
+    threshold: float,
+    aggregation: str,
+    set_mask: Optional[bool],
+    weights: Optional[str],
+    batch_size: int,
+    scorer: Optional[Callable],
+) -> RiskSeq:
+    """tagger (SeqTagger): ``spacy_sanitize.seq_cnn.v1`` or ``spacy_sanitize.seq_transformer.v1``.
+    threshold (float): spans with risk >= threshold are masked when this component decides.
+    aggregation (str): ``max`` (partial match), ``min`` (full match) or ``mean``.
+    set_mask (Optional[bool]): write ``Span._.mask``; null = only when no other ``risk_*``
+    component is in the pipeline. weights (Optional[str]): a saved tagger directory, or
+    ``"shipped"`` for the one in the package (overrides ``tagger``)."""
+    register_extensions()
+    return RiskSeq(nlp, name, tagger, spans_key, mask_key, threshold, aggregation, set_mask, weights, batch_size, scorer)

@@ -1,0 +1,106 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from spacy_sanitize.cli import main
+
+TEXT = "Maya Kodnani was born in Mumbai. Write to maya@example.org about case 36110/97."
+
+
+def run_cli(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "spacy_sanitize", *args], input=stdin, capture_output=True, text=True)
+
+
+def test_txt_file_to_text(tmp_path, capsys):
+    source = tmp_path / "note.txt"
+    source.write_text(TEXT)
+    out = tmp_path / "out.txt"
+    assert main(["sanitize", str(source), "-o", str(out), "-q"]) == 0
+    sanitized = out.read_text()
+    assert "maya@example.org" not in sanitized and "36110/97" not in sanitized and "Kodnani" not in sanitized
+    assert sanitized.startswith("[PERSON] was born in [LOC].")
+
+
+def test_jsonl_to_jsonl_with_spans(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"id": "a", "text": TEXT, "lang": "en"}) + "\n\n" + json.dumps({"id": "b", "text": ""}) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert main(["sanitize", str(source), "-o", str(out), "-q"]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["a", "b"]
+    first = rows[0]
+    assert first["text"] == TEXT and first["meta"] == {"lang": "en"}
+    spans = {(s["text"], s["label"]) for s in first["spans"]}
+    assert ("maya@example.org", "CODE") in spans and ("Maya Kodnani", "PERSON") in spans
+    for s in first["spans"]:
+        assert TEXT[s["start"] : s["end"]] == s["text"]
+    assert rows[1]["sanitized"] == "" and rows[1]["spans"] == []
+
+
+def test_tab_json_with_submission(tmp_path):
+    source = tmp_path / "gold.json"
+    source.write_text(json.dumps([{"doc_id": "d1", "text": TEXT, "annotations": {}}]))
+    out, sub = tmp_path / "out.jsonl", tmp_path / "sub.json"
+    assert main(["sanitize", str(source), "-o", str(out), "--submission", str(sub), "-q"]) == 0
+    submission = json.loads(sub.read_text())
+    assert [TEXT[s:e] for s, e in submission["d1"]][:2] == ["Maya Kodnani", "Mumbai"]
+
+
+def test_folder_of_txt(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Mail anna@example.org.")
+    (folder / "b.txt").write_text("Nothing here.")
+    out = tmp_path / "out.jsonl"
+    assert main(["sanitize", str(folder), "-o", str(out), "-q"]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["id"], r["sanitized"]) for r in rows] == [("a.txt", "Mail [CODE]."), ("b.txt", "Nothing here.")]
+
+
+def test_stdin_to_stdout():
+    result = run_cli("sanitize", "-", stdin="Call +47 22 33 44 55 please.")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Call [CODE] please.\n"
+
+
+def test_malformed_jsonl_exit_code_and_skip(tmp_path):
+    source = tmp_path / "bad.jsonl"
+    source.write_text('{"text": "ok anna@example.org"}\n{"text": \n{"no_text": 1}\n')
+    result = run_cli("sanitize", str(source), "-q")
+    assert result.returncode == 2 and "line 2" in result.stderr and "not valid JSON" in result.stderr
+    result = run_cli("sanitize", str(source), "-q", "--skip-bad")
+    assert result.returncode == 0 and "skipped 2 bad record(s)" in result.stderr
+    assert json.loads(result.stdout)["sanitized"] == "ok [CODE]"
+
+
+def test_missing_input_and_bad_pipeline(tmp_path):
+    result = run_cli("sanitize", str(tmp_path / "nope.txt"))
+    assert result.returncode == 2 and "does not exist" in result.stderr
+    source = tmp_path / "a.txt"
+    source.write_text("x")
+    result = run_cli("sanitize", str(source), "--pipeline", "no_such_pipeline_xyz")
+    assert result.returncode == 1 and "E005" in result.stderr
+
+
+def test_evaluate_predictions_file(tmp_path, capsys):
+    text = "Anna Berg met Jonas in Oslo."
+    gold = [{"doc_id": "d1", "text": text, "annotations": {"A": {"entity_mentions": [
+        {"entity_mention_id": "m1", "start_offset": 0, "end_offset": 9, "entity_type": "PERSON", "identifier_type": "DIRECT", "entity_id": "e1"},
+        {"entity_mention_id": "m2", "start_offset": 23, "end_offset": 27, "entity_type": "LOC", "identifier_type": "QUASI", "entity_id": "e2"},
+    ]}}}]
+    (tmp_path / "gold.json").write_text(json.dumps(gold))
+    (tmp_path / "pred.json").write_text(json.dumps({"d1": [[0, 9]]}))
+    out = tmp_path / "scores.json"
+    assert main(["evaluate", str(tmp_path / "gold.json"), "--predictions", str(tmp_path / "pred.json"), "-o", str(out)]) == 0
+    scores = json.loads(out.read_text())["masking"]
+    assert scores["P"] == 1.0 and scores["R_all"] == pytest.approx(2 / 3) and scores["R_direct"] == 1.0 and scores["R_quasi"] == 0.0
+    assert "| P | P_w |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [[], ["sanitize"], ["evaluate"], ["info"]])
+def test_help_for_every_command(command, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([*command, "--help"])
+    assert info.value.code == 0 and "usage:" in capsys.readouterr().out

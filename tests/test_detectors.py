@@ -1,0 +1,75 @@
+import pytest
+from spacy.tokens import Span
+
+from spacy_sanitize.spans import add_pii_spans
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        ("Application no. 36110/97 was lodged.", "36110/97"),
+        ("Write to anna.berg+x@mail.example.org today.", "anna.berg+x@mail.example.org"),
+        ("See https://example.org/path?q=1.", "https://example.org/path?q=1"),
+        ("Call +47 22 33 44 55 now.", "+47 22 33 44 55"),
+        ("Pay to NO93 8601 1117 947 soon.", "NO93 8601 1117 947"),
+        ("Her passport AB1234567 expired.", "AB1234567"),
+        ("Account 12345678 was closed.", "12345678"),
+    ],
+)
+def test_codes_found(nlp_blank, text, code):
+    nlp_blank.add_pipe("pii_codes")
+    doc = nlp_blank(text)
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [(code, "CODE")]
+    assert doc.spans["pii"][0]._.risk_explain["detector"].startswith("pii_codes:")
+
+
+@pytest.mark.parametrize("text", ["In 1998 she won 3 medals.", "The 12th session in the 1990s.", "Born 3 April 1956.", "It cost 1,200 euros."])
+def test_codes_not_found_in_ordinary_numbers(nlp_blank, text):
+    nlp_blank.add_pipe("pii_codes")
+    assert list(nlp_blank(text).spans["pii"]) == []
+
+
+def test_longest_span_wins_and_existing_is_not_split(nlp_blank):
+    doc = nlp_blank("the University of Oslo in Norway")
+    add_pii_spans(doc, [Span(doc, 1, 4, label="ORG")])
+    add_pii_spans(doc, [Span(doc, 3, 4, label="LOC"), Span(doc, 5, 6, label="LOC")])
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("University of Oslo", "ORG"), ("Norway", "LOC")]
+    add_pii_spans(doc, [Span(doc, 0, 4, label="ORG")])
+    assert [s.text for s in doc.spans["pii"]] == ["the University of Oslo", "Norway"]
+
+
+def test_ent_mapper_maps_and_trims(nlp_blank):
+    nlp_blank.add_pipe("pii_ent_mapper")
+    doc = nlp_blank.make_doc("the Beatles met in Hamburg on Monday and bought 3 guitars.")
+    doc.ents = [Span(doc, 0, 2, label="ORG"), Span(doc, 4, 5, label="GPE"), Span(doc, 6, 7, label="DATE"), Span(doc, 9, 10, label="CARDINAL")]
+    doc = nlp_blank.get_pipe("pii_ent_mapper")(doc)
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("Beatles", "ORG"), ("Hamburg", "LOC"), ("Monday", "DATETIME"), ("3", "QUANTITY")]
+
+
+def test_ent_mapper_rejects_unknown_target(nlp_blank):
+    with pytest.raises(ValueError, match="E001"):
+        nlp_blank.add_pipe("pii_ent_mapper", config={"label_map": {"PERSON": "NAME"}})
+
+
+def test_script_detector(nlp_blank):
+    nlp_blank.add_pipe("pii_script")
+    doc = nlp_blank("Naftali Bennett (Hebrew: נַפְתָּלִי בֶּנֶט; born 1972) and Γλαύκος Κληρίδης.")
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("נַפְתָּלִי בֶּנֶט", "PERSON"), ("Γλαύκος Κληρίδης", "PERSON")]
+    assert list(nlp_blank("Это полностью русский текст о человеке.").spans["pii"]) == []
+
+
+def test_coref_ids_and_propagation(nlp_blank):
+    nlp_blank.add_pipe("pii_coref")
+    doc = nlp_blank.make_doc("Maya Kodnani met Ravi Shah . Kodnani and Maya Kodnani left , Shah stayed in Gujarat .")
+    doc.spans["pii"] = [Span(doc, 0, 2, label="PERSON"), Span(doc, 3, 5, label="PERSON"), Span(doc, 8, 10, label="PERSON"), Span(doc, 15, 16, label="LOC")]
+    doc = nlp_blank.get_pipe("pii_coref")(doc)
+    got = [(s.text, s._.entity_id) for s in doc.spans["pii"]]
+    assert got == [("Maya Kodnani", "e1"), ("Ravi Shah", "e2"), ("Kodnani", "e1"), ("Maya Kodnani", "e1"), ("Shah", "e2"), ("Gujarat", "e3")]
+
+
+def test_coref_without_propagation(nlp_blank):
+    nlp_blank.add_pipe("pii_coref", config={"propagate": False})
+    doc = nlp_blank.make_doc("Maya Kodnani left . Kodnani stayed .")
+    doc.spans["pii"] = [Span(doc, 0, 2, label="PERSON")]
+    doc = nlp_blank.get_pipe("pii_coref")(doc)
+    assert [s.text for s in doc.spans["pii"]] == ["Maya Kodnani"]

@@ -1,0 +1,88 @@
+import subprocess
+import sys
+
+import pytest
+
+from spacy_sanitize.pipeline import merged_output, sanitize_texts, split_text
+
+TEXT = "Maya Kodnani was born in Mumbai on 3 April 1956. Kodnani joined the BJP. Application no. 36110/97."
+
+
+def test_default_pipeline_finds_spans_with_right_offsets(default_nlp):
+    doc = default_nlp(TEXT)
+    found = {(s.text, s.label_) for s in doc.spans["pii"]}
+    assert {("Maya Kodnani", "PERSON"), ("Kodnani", "PERSON"), ("Mumbai", "LOC"), ("36110/97", "CODE")} <= found
+    for span in doc.spans["pii"]:
+        assert TEXT[span.start_char : span.end_char] == span.text
+    ids = {s.text: s._.entity_id for s in doc.spans["pii"]}
+    assert ids["Maya Kodnani"] == ids["Kodnani"]
+    assert "Kodnani" not in doc._.sanitized and "36110/97" not in doc._.sanitized
+    # Outside the replacements the text is unchanged.
+    rebuilt, cursor = [], 0
+    for start, end, _, _, replacement, out_start, out_end in doc._.replacements:
+        assert doc._.sanitized[out_start:out_end] == replacement
+        rebuilt.append(TEXT[cursor:start])
+        rebuilt.append(replacement)
+        cursor = end
+    rebuilt.append(TEXT[cursor:])
+    assert "".join(rebuilt) == doc._.sanitized
+
+
+def test_empty_and_whitespace_text(default_nlp):
+    for text in ("", "   \n\t "):
+        doc = default_nlp(text)
+        assert doc._.sanitized == text and doc._.replacements == []
+
+
+@pytest.mark.parametrize("max_chars", [50, 80, 1000])
+def test_split_text_keeps_every_character(max_chars):
+    text = ("First paragraph here. It has two sentences.\n\nSecond one " * 7) + "x" * 130
+    pieces = split_text(text, max_chars)
+    assert "".join(piece for _, piece in pieces) == text
+    assert all(len(piece) <= max_chars for _, piece in pieces)
+    assert [offset for offset, _ in pieces] == [sum(len(p) for _, p in pieces[:i]) for i in range(len(pieces))]
+
+
+def test_long_text_in_pieces_keeps_outside_text(default_nlp):
+    paragraph = "Anna Berg moved to Oslo in 1999 and wrote to anna@example.org about case 1234/05.\n\n"
+    text = paragraph * 60
+    (result,) = list(sanitize_texts(default_nlp, [text], max_chars=1000))
+    _, docs, offsets = result
+    assert len(docs) > 1
+    sanitized, rows = merged_output(docs, offsets)
+    assert "anna@example.org" not in sanitized and "1234/05" not in sanitized
+    cursor, rebuilt = 0, []
+    for start, end, _, _, replacement, out_start, out_end in rows:
+        assert sanitized[out_start:out_end] == replacement
+        rebuilt += [text[cursor:start], replacement]
+        cursor = end
+    rebuilt.append(text[cursor:])
+    assert "".join(rebuilt) == sanitized
+
+
+def test_five_megabyte_text(nlp_blank):
+    # Rule components only: the statistical NER takes minutes on 5 MB with 2 cores.
+    for name in ("pii_codes", "pii_coref", "masker"):
+        nlp_blank.add_pipe(name)
+    block = "Plain words without names, repeated to fill the page. " * 20 + "\n\n"
+    text = (block * 4700)[:5_000_000] + " Reach me at anna@example.org."
+    outputs = list(sanitize_texts(nlp_blank, [text]))
+    sanitized, rows = merged_output(outputs[0][1], outputs[0][2])
+    assert len(outputs[0][1]) == 51
+    assert sanitized == text[:5_000_000] + " Reach me at [CODE]."
+    assert [row[:3] for row in rows] == [[5_000_013, 5_000_029, "CODE"]]
+
+
+def test_non_string_text_is_a_clear_error(default_nlp):
+    with pytest.raises(TypeError, match="E010"):
+        list(sanitize_texts(default_nlp, [None]))
+
+
+def test_factories_found_through_entry_points():
+    code = (
+        "import spacy; nlp = spacy.blank('en'); "
+        "[nlp.add_pipe(n) for n in ('pii_codes', 'pii_script', 'pii_coref', 'masker')]; "
+        "doc = nlp('Mail anna@example.org now.'); print(doc._.sanitized)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "Mail [CODE] now."

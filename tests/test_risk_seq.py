@@ -1,0 +1,280 @@
+"""risk_seq: window/aggregation logic, training on a tiny corpus with a tiny BERT and the
+CNN, serialization round trips, fail-closed behaviour."""
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+import spacy
+import srsly
+
+import spacy_sanitize  # noqa: F401 - registers factories
+from spacy_sanitize.corpus import create_tab_corpus_reader, read_tab
+from spacy_sanitize.risk.seq_models import load_tagger, token_labels, windows
+from spacy_sanitize.risk.seq_train import examples_from, train_risk_seq
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+SENTENCES = [
+    ("John Smith was born in Oslo in 1970 and works as a nurse .", ["John Smith", "Oslo", "1970"], ["nurse"]),
+    ("Mary Jones studied law in Paris and lives in a small town .", ["Mary Jones", "Paris"], ["law"]),
+    ("Peter Brown joined the army in 1990 , then moved to Berlin .", ["Peter Brown", "1990", "Berlin"], ["army"]),
+    ("Anna Lee plays the piano in London since 2001 with friends .", ["Anna Lee", "London", "2001"], ["piano"]),
+]
+
+
+def _mentions(text, masked, kept, doc_id):
+    out = []
+    for i, (surface, ident) in enumerate([(s, "QUASI") for s in masked] + [(s, "NO_MASK") for s in kept]):
+        start = text.index(surface)
+        out.append({
+            "entity_type": "MISC", "entity_mention_id": f"{doc_id}_{i}", "start_offset": start,
+            "end_offset": start + len(surface), "span_text": surface, "identifier_type": ident,
+            "entity_id": f"{doc_id}_e{i}",
+        })
+    return out
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    docs = []
+    for n, (text, masked, kept) in enumerate(SENTENCES):
+        doc_id = f"d{n}"
+        docs.append({"doc_id": doc_id, "text": text, "annotations": {"a1": {"entity_mentions": _mentions(text, masked, kept, doc_id)}}})
+    path = tmp_path / "tiny.json"
+    srsly.write_json(path, docs)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory) -> Path:
+    """A 2-layer BERT with a vocabulary of the corpus words, saved with its fast tokenizer."""
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    path = tmp_path_factory.mktemp("tiny_bert")
+    words = sorted({w.lower() for text, _, _ in SENTENCES for w in text.split()} | {"x", "the"})
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words + ["##s", "##e"]
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    BertTokenizerFast(vocab_file=str(path / "vocab.txt"), do_lower_case=True).save_pretrained(path)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=64)
+    BertModel(config).save_pretrained(path)
+    return path
+
+
+def _trf(model, **kw):
+    return {"@misc": "spacy_sanitize.seq_transformer.v1", "model": str(model), "learning_rate": 0.01,
+            "num_threads": 1, "save_dtype": "float32", **kw}
+
+
+CNN = {"@misc": "spacy_sanitize.seq_cnn.v1", "pretrained": False, "width": 32, "depth": 2, "learning_rate": 0.01}
+
+
+def _tag_docs(nlp, references):
+    docs = []
+    for ref in references:
+        doc = nlp.make_doc(ref.text)
+        doc.spans["pii"] = [doc.char_span(s.start_char, s.end_char, label=s.label_) for s in ref.spans["pii"]]
+        doc._.doc_id = ref._.doc_id
+        docs.append(doc)
+    return docs
+
+
+@pytest.mark.parametrize("n,size,stride", [(0, 8, 4), (5, 8, 4), (8, 8, 4), (9, 8, 4), (30, 8, 4), (31, 8, 6), (100, 10, 10)])
+def test_windows_cover_everything_and_overlap(n, size, stride):
+    spans = windows(n, size, stride)
+    covered = set()
+    for s, e in spans:
+        assert 0 <= s < e <= n or n == 0
+        assert e - s <= size
+        covered.update(range(s, e))
+    assert covered == set(range(n))
+    assert spans[-1][1] == n
+    for (s1, e1), (s2, _) in zip(spans, spans[1:]):
+        assert s2 - s1 <= stride and s2 < e1 or size == stride
+
+
+def test_token_labels_from_char_spans():
+    doc = spacy.blank("en")("Anna Lee plays piano in London")
+    assert token_labels(doc, [(0, 8), (24, 30)]).tolist() == [1, 1, 0, 0, 0, 1]
+
+
+@pytest.mark.parametrize("aggregation,threshold,expected_risk,expected_mask", [
+    ("max", 0.5, 0.9, True),    # partial match: one MASK token is enough
+    ("min", 0.5, 0.2, False),   # full match: every token must be MASK
+    ("mean", 0.5, 0.55, True),
+    ("max", 0.95, 0.9, False),
+])
+def test_aggregation_full_and_partial(aggregation, threshold, expected_risk, expected_mask):
+    nlp = spacy.blank("en")
+    seq = nlp.add_pipe("risk_seq", config={"tagger": CNN, "aggregation": aggregation, "threshold": threshold})
+    doc = nlp.make_doc("Anna Lee plays piano")
+    doc.spans["pii"] = [doc[0:2], doc[3:4]]
+    seq.set_annotations([doc], [np.array([0.9, 0.2, 0.1, 0.3])])
+    span = doc.spans["pii"][0]
+    assert span._.risk["seq"] == pytest.approx(expected_risk)
+    assert span._.mask is expected_mask
+    assert span._.risk_explain["seq"]["token_probs"] == [0.9, 0.2]
+    assert doc.spans["pii"][1]._.risk["seq"] == pytest.approx(0.3)
+
+
+def test_windows_merge_across_borders_without_truncation(tiny_bert, corpus):
+    """A text 3x longer than a window: every token gets a prediction, and pieces in the
+    overlap get the mean of the windows that saw them."""
+    nlp = spacy.blank("en")
+    seq = nlp.add_pipe("risk_seq", config={"tagger": _trf(tiny_bert, window=12, stride=6)})
+    references = read_tab(corpus, nlp)
+    nlp.initialize(lambda: examples_from(references, nlp))
+    tagger = seq.tagger
+    doc = nlp.make_doc(" ".join(text for text, _, _ in SENTENCES[:3]))
+    probs = tagger.predict([doc])[0]
+    assert len(probs) == len(doc)
+    assert (probs > 0).all() and (probs < 1).all()  # a truncated token would stay at 0
+
+    sequences, spans, owners = tagger._windows(doc)
+    assert len(spans) > 2
+    piece_sum, piece_n = np.zeros(len(owners)), np.zeros(len(owners))
+    with torch.no_grad():
+        for seq_ids, (s, e) in zip(sequences, spans):
+            logits = tagger.model(input_ids=torch.tensor([seq_ids])).logits
+            piece_sum[s:e] += torch.softmax(logits, -1)[0, 1:-1, 1].numpy()
+            piece_n[s:e] += 1
+    expected = np.zeros(len(doc))
+    for piece, owner in enumerate(owners):
+        expected[owner] = max(expected[owner], piece_sum[piece] / piece_n[piece])
+    assert np.allclose(probs, expected, atol=1e-5)
+
+    # a PII span whose tokens straddle a window border gets the merged probabilities
+    border = spans[1][0]
+    first, last = owners[border - 1], owners[border]
+    doc.spans["pii"] = [doc[first : last + 1]]
+    seq.set_annotations([doc], [probs])
+    assert doc.spans["pii"][0]._.risk["seq"] == pytest.approx(max(probs[first : last + 1]), abs=1e-4)
+
+
+@pytest.mark.parametrize("family", ["transformer", "cnn"])
+def test_training_learns_and_round_trips(family, tiny_bert, corpus, tmp_path):
+    nlp = spacy.blank("en")
+    tagger = _trf(tiny_bert) if family == "transformer" else CNN
+    nlp.add_pipe("risk_seq", config={"tagger": tagger})
+    reader = create_tab_corpus_reader(corpus)
+    examples = list(reader(nlp))
+    nlp.initialize(lambda: examples)
+    losses = [nlp.update(examples)["risk_seq"] for _ in range(40)]
+    assert losses[-1] < losses[0] * 0.5
+
+    docs = list(nlp.pipe(_tag_docs(nlp, [eg.reference for eg in examples])))
+    masked = {s.text for d in docs for s in d.spans["pii"] if s._.mask}
+    assert {"John Smith", "Oslo", "Mary Jones"} <= masked
+    risks = [s._.risk["seq"] for d in docs for s in d.spans["pii"]]
+
+    nlp.to_disk(tmp_path / "pipe")
+    nlp2 = spacy.load(tmp_path / "pipe")
+    docs2 = list(nlp2.pipe(_tag_docs(nlp2, [eg.reference for eg in examples])))
+    assert [s._.risk["seq"] for d in docs2 for s in d.spans["pii"]] == pytest.approx(risks, abs=1e-5)
+
+    seq3 = spacy.blank("en").add_pipe("risk_seq", config={"tagger": CNN})
+    seq3.from_bytes(nlp.get_pipe("risk_seq").to_bytes())
+    assert type(seq3.tagger) is type(nlp.get_pipe("risk_seq").tagger)
+
+    weights = tmp_path / "weights"
+    nlp.get_pipe("risk_seq").to_disk(weights)
+    nlp4 = spacy.blank("en")
+    nlp4.add_pipe("risk_seq", config={"weights": str(weights)})
+    docs4 = list(nlp4.pipe(_tag_docs(nlp4, [eg.reference for eg in examples])))
+    assert [s._.risk["seq"] for d in docs4 for s in d.spans["pii"]] == pytest.approx(risks, abs=1e-5)
+
+
+def test_train_helper_and_load_tagger(corpus, tmp_path):
+    references = read_tab(corpus, spacy.blank("en"))
+    nlp = train_risk_seq(references, CNN, epochs=2, batch_size=2)
+    tagger = nlp.get_pipe("risk_seq").tagger
+    nlp.get_pipe("risk_seq").to_disk(tmp_path / "t")
+    assert load_tagger(tmp_path / "t").predict([nlp.make_doc("Anna Lee")])[0].shape == (2,)
+    assert tagger.config["@misc"] == "spacy_sanitize.seq_cnn.v1"
+
+
+def test_fail_closed_on_a_document_the_model_cannot_process(tiny_bert, corpus, caplog):
+    """Position embeddings of 64 but windows of 200 pieces: a long document makes the model
+    fail; its spans get risk 1.0 and the reason, the short one in the same batch is tagged."""
+    nlp = spacy.blank("en")
+    seq = nlp.add_pipe("risk_seq", config={"tagger": _trf(tiny_bert, window=200, stride=100)})
+    references = read_tab(corpus, nlp)
+    nlp.initialize(lambda: examples_from(references, nlp))
+    short = _tag_docs(nlp, references[:1])[0]
+    long = nlp.make_doc(" ".join([text for text, _, _ in SENTENCES] * 3))
+    long.spans["pii"] = [long[0:2], long[40:41]]
+    with caplog.at_level(logging.WARNING, logger="spacy_sanitize.risk.seq"):
+        short, long = list(seq.pipe([short, long]))
+    for span in long.spans["pii"]:
+        assert span._.risk["seq"] == 1.0
+        assert span._.mask is True
+        assert span._.risk_explain["seq"]["fail_closed"] is True
+        assert "Error" in span._.risk_explain["seq"]["error"]  # the exception, named
+    assert all(s._.risk["seq"] < 1.0 for s in short.spans["pii"])
+    assert any("W501" in r.message for r in caplog.records)
+
+
+def test_missing_model_and_untrained_are_clear_errors(corpus, tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("risk_seq", config={"tagger": _trf(tmp_path / "nope")})
+    references = read_tab(corpus, nlp)
+    with pytest.raises(OSError, match="E501"):
+        nlp.initialize(lambda: examples_from(references, nlp))
+    with pytest.raises(OSError, match="E505"):
+        spacy.blank("en").add_pipe("risk_seq", config={"weights": str(tmp_path / "nope")})
+    untrained = spacy.blank("en")
+    untrained.add_pipe("risk_seq", config={"tagger": CNN})
+    with pytest.raises(ValueError, match="E504"):
+        untrained("Anna Lee")
+
+
+def test_gold_without_mask_spans_is_rejected(corpus):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("risk_seq", config={"tagger": CNN})
+    examples = examples_from(read_tab(corpus, nlp), nlp)
+    for eg in examples:
+        del eg.reference.spans["mask"]
+    with pytest.raises(ValueError, match="E502"):
+        nlp.initialize(lambda: examples)
+
+
+def test_set_mask_only_when_it_is_the_only_risk_component():
+    from spacy.language import Language
+
+    @Language.component("risk_dummy_other")
+    def other(doc):
+        return doc
+
+    nlp = spacy.blank("en")
+    seq = nlp.add_pipe("risk_seq", config={"tagger": CNN})
+    doc = nlp.make_doc("Anna Lee")
+    doc.spans["pii"] = [doc[0:2]]
+    seq.set_annotations([doc], [np.array([0.9, 0.9])])
+    assert doc.spans["pii"][0]._.mask is True
+    nlp.add_pipe("risk_dummy_other")
+    doc = nlp.make_doc("Anna Lee")
+    doc.spans["pii"] = [doc[0:2]]
+    seq.set_annotations([doc], [np.array([0.9, 0.9])])
+    assert doc.spans["pii"][0]._.mask is None
+    assert doc.spans["pii"][0]._.risk["seq"] == pytest.approx(0.9)
+
+
+def test_shipped_pipeline_scores_and_masks_detected_spans():
+    from spacy_sanitize import load_pipeline
+    from spacy_sanitize.risk.seq import shipped_weights
+
+    if not (shipped_weights() / "backend.json").exists():
+        pytest.skip("no shipped tagger; build it with `spacy project run build-seq`")
+    nlp = load_pipeline("risk_seq")
+    assert nlp.pipe_names[-2:] == ["risk_seq", "masker"]
+    doc = nlp("Angela Merkel was born in Hamburg in 1954 and studied physics in Leipzig.")
+    spans = list(doc.spans["pii"])
+    assert spans
+    for span in spans:
+        assert 0.0 <= span._.risk["seq"] <= 1.0
+        assert span._.mask == (span._.risk["seq"] >= 0.1)
+        assert len(span._.risk_explain["seq"]["token_probs"]) == len(span)
+    assert "Angela Merkel" not in doc._.sanitized
