@@ -6,7 +6,7 @@ import spacy
 from spacy.language import Language
 from spacy.training import Example
 
-import spacy_sanitize  # noqa: F401 - registers the factories
+import spacy_sanitize  # registers the factories
 from spacy_sanitize.lm.frequency import count_words, write_counts
 
 RARE = ["Zyxwv", "Qorbanu", "Vlakhtor", "Ezzeqi", "Trunbal", "Oxpelk", "Myrrqa", "Gweltho", "Pazzuri", "Ekkvalt"]
@@ -190,3 +190,13 @@ def test_with_text_span_classification(counts):
     doc = component(gold_docs(nlp, 1)[0])
     assert doc.spans["pii"][0]._.mask is True
     assert component.classifier.model[-1].coef_.shape[1] == 15 + 384
+
+
+def test_shipped_config_pipeline():
+    nlp = spacy_sanitize.load_pipeline("risk_llm_prob")
+    assert nlp.pipe_names[-2:] == ["risk_llm_prob", "masker"]
+    doc = nlp("Vlakhtor Ezzeqi was born in Oslo in 1975 and is Catholic.")
+    assert doc.spans["pii"] and all(0.0 <= s._.risk["llm_prob"] <= 1.0 for s in doc.spans["pii"])
+    assert all(s._.mask == (s._.risk["llm_prob"] >= 0.5) for s in doc.spans["pii"])
+    assert "Vlakhtor" not in doc._.sanitized
+    assert "error" not in doc.spans["pii"][0]._.risk_explain["llm_prob"]
