@@ -11,14 +11,14 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 import srsly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from spacy_sanitize.corpus import tab  # noqa: E402
-from spacy_sanitize.lm import FrequencyScorer, HFMaskedLMScorer, SpanQuery  # noqa: E402
+from spacy_sanitize.corpus import tab
+from spacy_sanitize.lm import FrequencyScorer, HFMaskedLMScorer, SpanQuery
 
 CANDIDATE = re.compile(r"\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)*|\d[\d/.-]*)\b")
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import srsly  # noqa: E402
+import srsly
 
-from spacy_sanitize.lm.frequency import count_words, write_counts  # noqa: E402
+from spacy_sanitize.lm.frequency import count_words, write_counts
 
 
 def main() -> None:

@@ -9,6 +9,8 @@ not drowned by the court texts). Stops after ``--max-minutes`` or ``--max-steps`
 masked-token accuracy and NLL on held-out windows, and saves the model in fp16 (about 45 MB).
 
     python scripts/pretrain_lm.py OUT_DIR IN.jsonl [IN.jsonl ...] --max-minutes 60 --threads 2
+
+``--encoder OUT_DIR`` of an earlier run continues training it (the hour can be split in pieces).
 """
 import argparse
 import json
@@ -53,6 +55,8 @@ def build_model(encoder_dir: str):
 
     tokenizer = AutoTokenizer.from_pretrained(encoder_dir)
     config = BertConfig.from_pretrained(encoder_dir)
+    if "BertForMaskedLM" in (config.architectures or []):  # resume from an earlier run of this script
+        return tokenizer, BertForMaskedLM.from_pretrained(encoder_dir).float(), {"resumed": True, "missing": [], "unexpected": []}
     model = BertForMaskedLM(config)
     encoder = AutoModel.from_pretrained(encoder_dir)
     missing, unexpected = model.bert.load_state_dict(encoder.state_dict(), strict=False)
@@ -123,11 +127,11 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    rng = random.Random(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
     encoder_dir = minilm_path() if args.encoder == "minilm" else args.encoder
     tokenizer, model, load_info = build_model(encoder_dir)
-    bias_tokens = init_bias_with_unigrams(torch, model, tokenizer, args.inputs, args.bias_init_chars) if args.bias_init_chars else 0
+    resumed = load_info.get("resumed", False)
+    bias_tokens = init_bias_with_unigrams(torch, model, tokenizer, args.inputs, args.bias_init_chars) if args.bias_init_chars and not resumed else 0
     streams = [windows(p, tokenizer, args.seq_len, random.Random(args.seed + i)) for i, p in enumerate(args.inputs)]
     # held-out windows: the first ones of each stream, never trained on (the stream moves on)
     held = [mask_batch(torch, [next(streams[b % len(streams)]) for _ in range(args.batch_size)], tokenizer, 0.15, gen) for b in range(args.eval_batches)]

@@ -11,9 +11,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import spacy  # noqa: E402
+import spacy
 
-from spacy_sanitize.corpus import tab  # noqa: E402
+from spacy_sanitize.corpus import tab
 
 
 def main() -> None:

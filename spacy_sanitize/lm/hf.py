@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..registry import misc
-from .base import LMErrors, SpanLogProbs, SpanQuery, logger
+from .base import LMErrors, SpanLogProbs, SpanQuery
 
 WORD = re.compile(r"\w+")
 Row = Tuple[int, int, Tuple[int, ...]]  # window start, window end (token indices), masked token indices

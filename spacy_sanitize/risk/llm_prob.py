@@ -224,18 +224,18 @@ class RiskLLMProb:
         if len(y) == 0:
             raise ValueError(Errors.E432.format(key=self.spans_key))
         self.classifier = select_and_fit(X, y, groups, self.classifier_family, self.cv_folds, self.threshold, self.seed)
-        self.meta = {"scorer": self.scorer.name, "with_text": self.with_text, "features": list(FEATURES), "n_train": int(len(y)), "n_mask": int(y.sum())}
+        self.meta = {"scorer": self.scorer.name, "with_text": self.with_text, "features": list(FEATURES), "n_train": len(y), "n_mask": int(y.sum())}
         return self.classifier
 
     # serialization -------------------------------------------------------------------------
-    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+    def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
         return srsly.msgpack_dumps({"meta": self.meta, "threshold": self.threshold, "classifier": self.classifier.to_dict() if self.classifier else None})
 
-    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = tuple()) -> "RiskLLMProb":
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "RiskLLMProb":
         self._set_state(srsly.msgpack_loads(data))
         return self
 
-    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
         path = ensure_path(path)
         path.mkdir(parents=True, exist_ok=True)
         srsly.write_json(path / "meta.json", dict(self.meta, threshold=self.threshold))
@@ -246,7 +246,7 @@ class RiskLLMProb:
             (path / "model.pkl").write_bytes(data.pop("pickle"))
         srsly.write_json(path / "model.json", data)
 
-    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "RiskLLMProb":
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskLLMProb":
         self._load_model(ensure_path(path))
         return self
 
