@@ -89,6 +89,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threshold", type=float, default=0.5)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--systems", default="logreg,hgb,auto", help="classifier families to cross-validate")
     parser.add_argument("--output", default="benchmarks/results/risk_llm_eval.json")
     args = parser.parse_args()
     scorers = args.scorer or ["frequency"]
@@ -139,7 +140,7 @@ def main() -> None:
             feats[cond] = (docs, scored, X, X_text, numpy.asarray(row_doc_ids(docs, scored)))
         y, _ = labels_and_groups(gold_docs, feats["gold"][1])
         gold_rows = feats["gold"][4]
-        variants = [(name, family, False) for name, family in SYSTEMS.items()]
+        variants = [(name, family, False) for name, family in SYSTEMS.items() if name in args.systems.split(",")]
         if args.with_text and spec == scorers[0]:
             # span classification; one boosted-trees candidate (no nested selection: 399 features are slow)
             variants += [("text_logreg", "logreg", True), ("text_hgb", "hgb_small", True)]
