@@ -6,7 +6,7 @@ A new MLM head (transform + decoder tied to the word embeddings) is put on the e
 all layers are trained with 15% masking (80% [MASK], 10% random, 10% kept), on windows of
 ``--seq-len`` tokens drawn alternately from each input file (so the small biography file is
 not drowned by the court texts). Stops after ``--max-minutes`` or ``--max-steps``, reports
-masked-token accuracy and NLL on held-out windows, and saves the model in fp16 (about 45 MB).
+masked-token accuracy and NLL on held-out windows, and saves the model in fp16 (about 46 MB) or, with ``--int8``, int8 (about 23 MB).
 
     python scripts/pretrain_lm.py OUT_DIR IN.jsonl [IN.jsonl ...] --max-minutes 60 --threads 2
 
@@ -117,7 +117,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bias-init-chars", type=int, default=2_000_000)
-    parser.add_argument("--fp16", action="store_true", default=True)
+    parser.add_argument("--int8", action="store_true", help="save in the int8 format of spacy_sanitize.lm.quantized (~23 MB) instead of fp16 (~46 MB)")
     args = parser.parse_args()
 
     import torch
@@ -165,10 +165,13 @@ def main() -> None:
     after = evaluate(torch, model, held)
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
-    if args.fp16:
-        model = model.half()
-    model.save_pretrained(str(out))
-    tokenizer.save_pretrained(str(out))
+    if args.int8:
+        from spacy_sanitize.lm.quantized import save_int8
+
+        save_int8(model, tokenizer, out)
+    else:
+        model.half().save_pretrained(str(out))
+        tokenizer.save_pretrained(str(out))
     size = sum(f.stat().st_size for f in out.iterdir() if f.is_file())
     report = {
         "steps": step, "train_tokens": tokens, "train_seconds": round(train_s, 1),

@@ -175,3 +175,20 @@ def test_lm_token_weighting(counts_file):
     text = "the court met Zyxwv"
     weights = weighting(text, [(0, 3), (14, 19)])
     assert len(weights) == 2 and weights[1] > weights[0] > 0
+
+
+def test_int8_checkpoint_round_trip(tiny_bert, tmp_path):
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from spacy_sanitize.lm.quantized import INT8_WEIGHTS, save_int8
+
+    model = AutoModelForMaskedLM.from_pretrained(tiny_bert)
+    save_int8(model, AutoTokenizer.from_pretrained(tiny_bert), tmp_path / "q")
+    assert (tmp_path / "q" / INT8_WEIGHTS).exists()
+    qs = [queries_for(TEXTS[0])]
+    full = HFMaskedLMScorer(tiny_bert).score(TEXTS[:1], qs)[0]
+    quant = HFMaskedLMScorer(str(tmp_path / "q")).score(TEXTS[:1], qs)[0]
+    for a, b in zip(full, quant):
+        assert a.logprobs == pytest.approx(b.logprobs, abs=0.05)
+    loaded = HFMaskedLMScorer(str(tmp_path / "q")).model
+    assert loaded.cls.predictions.decoder.weight.data_ptr() == loaded.bert.embeddings.word_embeddings.weight.data_ptr()

@@ -84,8 +84,13 @@ class HFMaskedLMScorer:
 
             if self.num_threads > 0:
                 torch.set_num_threads(self.num_threads)
+            from .quantized import is_int8_dir, load_int8
+
             tokenizer = AutoTokenizer.from_pretrained(self.model_name)
-            model = AutoModelForMaskedLM.from_pretrained(self.model_name)
+            if is_int8_dir(self.model_name):
+                model = load_int8(self.model_name)
+            else:
+                model = AutoModelForMaskedLM.from_pretrained(self.model_name)
         except Exception as err:  # any loading problem: missing files, no internet, bad config
             raise OSError(LMErrors.E400.format(model=self.model_name, err=err)) from err
         if not getattr(tokenizer, "is_fast", False):
