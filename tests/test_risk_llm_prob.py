@@ -192,11 +192,27 @@ def test_with_text_span_classification(counts):
     assert component.classifier.model[-1].coef_.shape[1] == 15 + 384
 
 
-def test_shipped_config_pipeline():
-    nlp = spacy_sanitize.load_pipeline("risk_llm_prob")
+@pytest.mark.parametrize("config", ["risk_llm_prob_frequency", "risk_llm_prob"])
+def test_shipped_config_pipeline(config):
+    if config == "risk_llm_prob":
+        pytest.importorskip("torch")
+    nlp = spacy_sanitize.load_pipeline(config)
     assert nlp.pipe_names[-2:] == ["risk_llm_prob", "masker"]
     doc = nlp("Vlakhtor Ezzeqi was born in Oslo in 1975 and is Catholic.")
     assert doc.spans["pii"] and all(0.0 <= s._.risk["llm_prob"] <= 1.0 for s in doc.spans["pii"])
     assert all(s._.mask == (s._.risk["llm_prob"] >= 0.5) for s in doc.spans["pii"])
     assert "Vlakhtor" not in doc._.sanitized
-    assert "error" not in doc.spans["pii"][0]._.risk_explain["llm_prob"]
+    explain = doc.spans["pii"][0]._.risk_explain["llm_prob"]
+    assert "error" not in explain
+    assert explain["scorer"] == ("hf:spacy_sanitize:minilm-mlm" if config == "risk_llm_prob" else "frequency:0.45/0.45/0.10")
+
+
+def test_no_shipped_classifier_for_other_scorers(counts, tmp_path):
+    from .lm_fixtures import build_tiny_bert
+
+    pytest.importorskip("torch")
+    nlp = spacy.blank("en")
+    make(nlp, counts, scorer={"@misc": "spacy_sanitize.lm.hf.v1", "model": build_tiny_bert(tmp_path / "b")}, model="shipped")
+    doc = nlp.get_pipe("risk_llm_prob")(gold_docs(nlp, 1)[0])
+    assert doc.spans["pii"][0]._.risk["llm_prob"] == 1.0
+    assert doc.spans["pii"][0]._.risk_explain["llm_prob"]["error"].startswith("E435")

@@ -23,6 +23,22 @@ WORD = re.compile(r"\w+")
 Row = Tuple[int, int, Tuple[int, ...]]  # window start, window end (token indices), masked token indices
 
 
+SHIPPED_PREFIX = "spacy_sanitize:"
+SHIPPED_MLM = "spacy_sanitize:minilm-mlm"
+
+
+def resolve_model(model: str) -> str:
+    """``spacy_sanitize:<name>`` is a masked LM shipped in the package's data directory
+    (``spacy_sanitize:minilm-mlm``: the domain MiniLM MLM, int8); anything else is passed
+    to transformers unchanged."""
+    if model.startswith(SHIPPED_PREFIX):
+        import importlib.resources
+
+        name = model[len(SHIPPED_PREFIX) :].replace("-", "_")
+        return str(importlib.resources.files("spacy_sanitize") / "data" / name)
+    return model
+
+
 class DiskCache:
     """model + window content -> log-probs of the masked positions, in one SQLite file."""
 
@@ -86,11 +102,9 @@ class HFMaskedLMScorer:
                 torch.set_num_threads(self.num_threads)
             from .quantized import is_int8_dir, load_int8
 
-            tokenizer = AutoTokenizer.from_pretrained(self.model_name)
-            if is_int8_dir(self.model_name):
-                model = load_int8(self.model_name)
-            else:
-                model = AutoModelForMaskedLM.from_pretrained(self.model_name)
+            path = resolve_model(self.model_name)
+            tokenizer = AutoTokenizer.from_pretrained(path)
+            model = load_int8(path) if is_int8_dir(path) else AutoModelForMaskedLM.from_pretrained(path)
         except Exception as err:  # any loading problem: missing files, no internet, bad config
             raise OSError(LMErrors.E400.format(model=self.model_name, err=err)) from err
         if not getattr(tokenizer, "is_fast", False):
@@ -250,7 +264,7 @@ class HFMaskedLMScorer:
 
 @misc("spacy_sanitize.lm.hf.v1")
 def make_hf_scorer(
-    model: str = "bert-large-cased",
+    model: str = SHIPPED_MLM,
     window: int = 512,
     batch_size: int = 16,
     device: str = "cpu",

@@ -49,11 +49,22 @@ class Errors:
         "with_text={with_text}); retrain it or restore the settings it was trained with."
     )
     E434 = "E434: could not load the risk_llm_prob model from '{path}': {err}."
+    E435 = (
+        "E435: no shipped risk_llm_prob classifier fits the scorer '{scorer}' (shipped: the frequency "
+        "scorer and spacy_sanitize:minilm-mlm); train one with nlp.initialize on gold docs."
+    )
     W430 = "W430: the classifier was trained with scorer '{trained}' but scores come from '{now}'; its probabilities may be off."
 
 
-def shipped_model_path() -> Path:
-    return Path(str(importlib.resources.files("spacy_sanitize") / "data" / "risk_llm_prob"))
+SHIPPED_FOR_SCORER = {"frequency": "frequency", "hf:spacy_sanitize:minilm-mlm": "minilm_mlm"}
+
+
+def shipped_model_path(scorer_name: str) -> Optional[Path]:
+    """The shipped classifier trained on the features of ``scorer_name`` (a classifier only
+    fits the scorer it was trained with): the frequency scorer or the shipped MiniLM MLM."""
+    kind = "frequency" if scorer_name.startswith("frequency") else scorer_name
+    sub = SHIPPED_FOR_SCORER.get(kind)
+    return Path(str(importlib.resources.files("spacy_sanitize") / "data" / "risk_llm_prob" / sub)) if sub else None
 
 
 def span_queries(doc: Doc, spans: Sequence[Span], coref_masking: bool) -> List[SpanQuery]:
@@ -163,7 +174,10 @@ class RiskLLMProb:
         if self.classifier is not None:
             return None
         if self.model_path and self._load_failed is None:
-            path = shipped_model_path() if self.model_path == SHIPPED else Path(self.model_path)
+            path = shipped_model_path(self.scorer.name) if self.model_path == SHIPPED else Path(self.model_path)
+            if path is None:
+                self._load_failed = Errors.E435.format(scorer=self.scorer.name)
+                return self._load_failed
             try:
                 self._load_model(path)
                 return None
@@ -329,7 +343,8 @@ def make_risk_llm_prob(
     text_encoder (str): "minilm" (packaged all-MiniLM-L6-v2) or an encoder name/path.
     coref_masking (bool): hide the other mentions of the span's entity as well.
     model (Optional[str]): classifier directory used when the component was neither initialized
-        nor loaded: "shipped" (trained on the Wikipedia biographies) or a path; None: none.
+        nor loaded: "shipped" (the one trained on the Wikipedia biographies for this scorer:
+        frequency or spacy_sanitize:minilm-mlm) or a path; None: none.
     cv_folds (int): folds of the grouped model selection in ``initialize``.
     seed (int): random seed of the classifiers and folds.
     batch_size (int): docs per scorer call.
