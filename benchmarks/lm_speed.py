@@ -3,7 +3,7 @@ versus a naive loop of one span per forward pass (same windows), on the annotate
 biographies (gold spans) and on long TAB court texts (spans: capitalised words and numbers,
 a stand-in for detected PII), plus the frequency scorer.
 
-    python benchmarks/lm_speed.py --model training/minilm-mlm --output benchmarks/results/lm_speed.json
+    python benchmarks/lm_speed.py --model spacy_sanitize:minilm-mlm --output benchmarks/results/lm_speed.json
 """
 import argparse
 import os
@@ -40,7 +40,7 @@ def run(scorer, texts, queries, naive: bool) -> Dict[str, Any]:
 def main() -> None:
     data = os.environ.get("SPACY_SANITIZE_DATA", str(Path(__file__).resolve().parents[1].parent / "shared/data"))
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--model", default="training/minilm-mlm")
+    parser.add_argument("--model", default="spacy_sanitize:minilm-mlm")
     parser.add_argument("--wiki", default=f"{data}/wiki/wiki_dev.json")
     parser.add_argument("--tab", default=f"{data}/tab/tab_dev_texts.jsonl")
     parser.add_argument("--wiki-spans", type=int, default=200)

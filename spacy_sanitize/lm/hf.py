@@ -253,7 +253,9 @@ class HFMaskedLMScorer:
     def _masked_logits(model: Any, input_ids: Any, attention: Any, where_b: List[int], where_t: List[int]) -> Any:
         """Vocabulary logits at the masked positions only: BERT- and RoBERTa-style heads are
         applied to the gathered hidden states, which saves batch x length x vocab memory."""
-        head = getattr(model, "cls", None) or getattr(model, "lm_head", None)
+        head = getattr(model, "cls", None)
+        if head is None:
+            head = getattr(model, "lm_head", None)
         base = getattr(model, model.base_model_prefix, None)
         if head is not None and base is not None:
             hidden = base(input_ids=input_ids, attention_mask=attention)[0]
