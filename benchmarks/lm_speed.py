@@ -33,8 +33,8 @@ def run(scorer, texts, queries, naive: bool) -> Dict[str, Any]:
     else:
         scorer.score(texts, queries)
     dt = time.time() - t0
-    tokens = getattr(scorer, "stats", {}).get("rows", 0) * getattr(scorer, "window", 0)
-    return {"spans": n_spans, "seconds": round(dt, 2), "spans_per_s": round(n_spans / dt, 1), "window_tokens_per_s": round(tokens / dt, 1) if tokens else None}
+    tokens = getattr(scorer, "stats", {}).get("tokens", 0)
+    return {"spans": n_spans, "seconds": round(dt, 2), "spans_per_s": round(n_spans / dt, 1), "tokens_per_s": round(tokens / dt, 1) if tokens else None}
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ def main(path: str = "benchmarks/results/risk_llm_eval.json") -> None:
     for key in sorted(rows, key=lambda k: (k.split("/")[0] != "gold", k.count("/"), k)):
         parts = key.split("/")
         cond, scorer, system = (parts[0], "-", parts[1]) if len(parts) == 2 else parts
-        print(f"| {cond} | {scorer} | {system} | " + " | ".join(f"{rows[key][c]:.2f}" for c in COLUMNS) + " |")
+        print(f"| {cond} | {scorer} | {system} | " + " | ".join(f"{rows[key][c]:.3f}" for c in COLUMNS) + " |")
 
 
 if __name__ == "__main__":

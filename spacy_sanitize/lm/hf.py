@@ -88,7 +88,7 @@ class HFMaskedLMScorer:
         self._tokenizer: Any = None
         self._model: Any = None
         self._cache: Optional[DiskCache] = None
-        self.stats = {"rows": 0, "forward_passes": 0, "cached_rows": 0}
+        self.stats = {"rows": 0, "forward_passes": 0, "cached_rows": 0, "tokens": 0}
 
     # loading -----------------------------------------------------------------------------------
     def load(self) -> None:
@@ -243,6 +243,7 @@ class HFMaskedLMScorer:
                 picked = logp[torch.arange(len(targets)), torch.tensor(targets, device=logp.device)].tolist()
             self.stats["forward_passes"] += 1
             self.stats["rows"] += len(batch)
+            self.stats["tokens"] += int(attention.sum())
             cursor = 0
             for key, (_, (_, _, masked)) in batch:
                 out[key] = picked[cursor : cursor + len(masked)]
