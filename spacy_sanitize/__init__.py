@@ -15,6 +15,12 @@ from .ner import (  # noqa: E402,F401
     titles as _titles,
 )
 from .pipeline import load_pipeline  # noqa: E402,F401
-from .risk import infer as _risk_infer, seq as _risk_seq, vote as _risk_vote, web as _risk_web  # noqa: E402,F401
+from .risk import (  # noqa: E402,F401
+    infer as _risk_infer,
+    llm_prob as _risk_llm_prob,
+    seq as _risk_seq,
+    vote as _risk_vote,
+    web as _risk_web,
+)
 
 __version__ = "0.1.0"

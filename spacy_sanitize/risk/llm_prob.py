@@ -1,0 +1,353 @@
+"""risk_llm_prob: the re-identification risk of a PII span from its masked-LM log-probs
+(seed 000, "LLM Probabilities" and, with ``with_text``, "Span Classification").
+
+Per span in ``doc.spans[spans_key]``: hide all its (sub)words, score them with a span
+scorer (:mod:`spacy_sanitize.lm`), aggregate the log-probs (min, max, mean, median, sum),
+add the numbers of words and subwords and the PII type (one-hot) and, with ``with_text``,
+a MiniLM vector of the span text; a scikit-learn classifier trained in ``initialize`` on
+the annotators' decisions gives P(mask), written to ``Span._.risk["llm_prob"]`` (the
+component name without ``risk_``).
+Fail closed: a span that cannot be scored (no model, scorer error, unscorable span)
+gets risk 1.0 and the reason in ``Span._.risk_explain["llm_prob"]``.
+"""
+import importlib.resources
+import logging
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy
+import srsly
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+from spacy.util import ensure_path, minibatch
+
+from ..extensions import register_extensions
+from ..lm.base import AGGREGATES, SpanLogProbs, SpanQuery, SpanScorer
+from ..lm.encoder import SpanTextEncoder
+from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY, PII_TYPES
+from .base import other_deciders, risk_key
+from .span_classifier import SpanClassifier, select_and_fit
+
+logger = logging.getLogger("spacy_sanitize.risk.llm_prob")
+logger.addHandler(logging.NullHandler())
+
+NUMERIC = AGGREGATES + ("n_words", "n_subwords")
+FEATURES = NUMERIC + tuple(f"type_{t}" for t in PII_TYPES)
+SHIPPED = "shipped"
+
+
+class Errors:
+    E430 = (
+        "E430: risk_llm_prob has no trained classifier: train it with nlp.initialize(get_examples) "
+        "on gold docs with '{key}' and 'mask' spans, load one with from_disk, or set model = \"shipped\"."
+    )
+    E431 = "E431: the span scorer failed on this document: {err}"
+    E432 = "E432: no training spans: the gold docs have no '{key}' spans (read them with spacy_sanitize.corpus.read_tab)."
+    E433 = (
+        "E433: the classifier cannot use the {got} features this component makes ({err}; "
+        "with_text={with_text}); retrain it or restore the settings it was trained with."
+    )
+    E434 = "E434: could not load the risk_llm_prob model from '{path}': {err}."
+    E435 = (
+        "E435: no shipped risk_llm_prob classifier fits the scorer '{scorer}' (shipped: the frequency "
+        "scorer and spacy_sanitize:minilm-mlm); train one with nlp.initialize on gold docs."
+    )
+    W430 = "W430: the classifier was trained with scorer '{trained}' but scores come from '{now}'; its probabilities may be off."
+
+
+SHIPPED_FOR_SCORER = {"frequency": "frequency", "hf:spacy_sanitize:minilm-mlm": "minilm_mlm"}
+
+
+def shipped_model_path(scorer_name: str) -> Optional[Path]:
+    """The shipped classifier trained on the features of ``scorer_name`` (a classifier only
+    fits the scorer it was trained with): the frequency scorer or the shipped MiniLM MLM."""
+    kind = "frequency" if scorer_name.startswith("frequency") else scorer_name
+    sub = SHIPPED_FOR_SCORER.get(kind)
+    return Path(str(importlib.resources.files("spacy_sanitize") / "data" / "risk_llm_prob" / sub)) if sub else None
+
+
+def span_queries(doc: Doc, spans: Sequence[Span], coref_masking: bool) -> List[SpanQuery]:
+    """One query per span; with ``coref_masking`` the other mentions of its entity are hidden too."""
+    by_entity: Dict[str, List[Tuple[int, int]]] = {}
+    if coref_masking:
+        for s in spans:
+            if s._.entity_id:
+                by_entity.setdefault(s._.entity_id, []).append((s.start_char, s.end_char))
+    queries = []
+    for s in spans:
+        others = tuple(r for r in by_entity.get(s._.entity_id or "", []) if r != (s.start_char, s.end_char))
+        queries.append(SpanQuery(s.start_char, s.end_char, others))
+    return queries
+
+
+def feature_row(result: SpanLogProbs, label: str) -> List[float]:
+    agg = result.aggregates()
+    row = [agg[name] for name in AGGREGATES] + [float(result.n_words), float(result.n_subwords)]
+    return row + [float(label == t) for t in PII_TYPES]
+
+
+class RiskLLMProb:
+    """See the module docstring; the factory arguments are documented in ``make_risk_llm_prob``."""
+
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        scorer: SpanScorer,
+        spans_key: str,
+        classifier: str,
+        threshold: float,
+        set_mask: Optional[bool],
+        with_text: bool,
+        text_encoder: str,
+        coref_masking: bool,
+        model: Optional[str],
+        cv_folds: int,
+        seed: int,
+        batch_size: int,
+    ) -> None:
+        self.nlp = nlp
+        self.name = name
+        self.risk_key = risk_key(name)
+        self.scorer = scorer
+        self.spans_key = spans_key
+        self.classifier_family = classifier
+        self.threshold = float(threshold)
+        self.set_mask = set_mask
+        self.with_text = with_text
+        self.encoder = SpanTextEncoder(text_encoder) if with_text else None
+        self.coref_masking = coref_masking
+        self.model_path = model
+        self.cv_folds = cv_folds
+        self.seed = seed
+        self.batch_size = batch_size
+        self.classifier: Optional[SpanClassifier] = None
+        self.meta: Dict[str, Any] = {}
+        self._load_failed: Optional[str] = None
+
+    # features ------------------------------------------------------------------------------
+    def score_docs(self, docs: Sequence[Doc]) -> List[Union[List[SpanLogProbs], str]]:
+        """Per doc, the scorer's results for its spans, or the error message when the scorer
+        failed on it (a failing batch is retried doc by doc to isolate the culprit)."""
+        spans = [list(doc.spans.get(self.spans_key, [])) for doc in docs]
+        texts = [doc.text for doc in docs]
+        queries = [span_queries(doc, s, self.coref_masking) for doc, s in zip(docs, spans)]
+        try:
+            return list(self.scorer.score(texts, queries))
+        except Exception as err:  # noqa: BLE001 - fail closed on any scorer failure
+            if len(docs) == 1:
+                return [Errors.E431.format(err=err)]
+        out: List[Union[List[SpanLogProbs], str]] = []
+        for doc in docs:
+            out.extend(self.score_docs([doc]))
+        return out
+
+    def features(self, docs: Sequence[Doc], scored: Sequence[Union[List[SpanLogProbs], str]]) -> numpy.ndarray:
+        """The feature matrix of all scorable spans of ``docs`` (in order)."""
+        rows: List[List[float]] = []
+        texts: List[str] = []
+        for doc, results in zip(docs, scored):
+            if isinstance(results, str):
+                continue
+            for span, result in zip(doc.spans.get(self.spans_key, []), results):
+                if result.error is None:
+                    rows.append(feature_row(result, span.label_))
+                    texts.append(span.text)
+        X = numpy.asarray(rows, dtype=float).reshape(len(rows), len(FEATURES))
+        if self.encoder is not None:
+            X = numpy.hstack([X, self.encoder.encode(texts)]) if texts else X
+        return X
+
+    # prediction ----------------------------------------------------------------------------
+    def __call__(self, doc: Doc) -> Doc:
+        for _ in self.pipe([doc]):
+            pass
+        return doc
+
+    def pipe(self, docs: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
+        for batch in minibatch(docs, size=batch_size or self.batch_size):
+            self.set_annotations(batch)
+            yield from batch
+
+    def _ensure_classifier(self) -> Optional[str]:
+        if self.classifier is not None:
+            return None
+        if self.model_path and self._load_failed is None:
+            path = shipped_model_path(self.scorer.name) if self.model_path == SHIPPED else Path(self.model_path)
+            if path is None:
+                self._load_failed = Errors.E435.format(scorer=self.scorer.name)
+                return self._load_failed
+            try:
+                self._load_model(path)
+                return None
+            except (OSError, ValueError, KeyError) as err:
+                self._load_failed = Errors.E434.format(path=path, err=err)
+        return self._load_failed or Errors.E430.format(key=self.spans_key)
+
+    def decides(self) -> bool:
+        """Whether this component sets ``Span._.mask``: ``set_mask``, or when None, when it is
+        the only risk component of the pipeline."""
+        if self.set_mask is not None:
+            return bool(self.set_mask)
+        return not other_deciders(self.nlp, self.name)
+
+    def set_annotations(self, docs: Sequence[Doc]) -> None:
+        decides = self.decides()
+        error = self._ensure_classifier()
+        scored: List[Union[List[SpanLogProbs], str]] = [error] * len(docs) if error else self.score_docs(docs)
+        probs: numpy.ndarray = numpy.zeros(0)
+        if not error:
+            X = self.features(docs, scored)
+            try:
+                probs = self.classifier.predict_proba(X) if len(X) else probs  # type: ignore[union-attr]
+            except ValueError as err:
+                error = Errors.E433.format(err=err, got=X.shape[1], with_text=self.with_text)
+                scored = [error] * len(docs)
+        cursor = 0
+        for doc, results in zip(docs, scored):
+            spans = list(doc.spans.get(self.spans_key, []))
+            if isinstance(results, str):
+                logger.warning("%s (doc %r: %d spans get risk 1.0)", results, doc._.doc_id, len(spans))
+                results = [SpanLogProbs(error=results) for _ in spans]
+            for span, result in zip(spans, results):
+                if result.error is None:
+                    risk = float(probs[cursor])
+                    cursor += 1
+                    explain: Dict[str, Any] = dict(zip(FEATURES[: len(NUMERIC)], feature_row(result, span.label_)))
+                    explain.update(scorer=self.scorer.name, classifier=self.classifier.kind)  # type: ignore[union-attr]
+                else:
+                    risk, explain = 1.0, {"error": result.error}
+                span._.risk[self.risk_key] = risk
+                span._.risk_explain[self.risk_key] = explain
+                if decides:
+                    span._.mask = risk >= self.threshold
+
+    # training ------------------------------------------------------------------------------
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+        """Train the classifier on gold examples: reference docs with ``spans_key`` spans;
+        a span's label is 1 when the same offsets are in the reference's ``mask`` spans."""
+        register_extensions()
+        docs = [eg.reference for eg in get_examples()]
+        self.fit(docs)
+
+    def fit(self, docs: Sequence[Doc]) -> SpanClassifier:
+        scored = self.score_docs(docs)
+        X = self.features(docs, scored)
+        y, groups = labels_and_groups(docs, scored, self.spans_key)
+        if len(y) == 0:
+            raise ValueError(Errors.E432.format(key=self.spans_key))
+        self.classifier = select_and_fit(X, y, groups, self.classifier_family, self.cv_folds, self.threshold, self.seed)
+        self.meta = {"scorer": self.scorer.name, "with_text": self.with_text, "features": list(FEATURES), "n_train": len(y), "n_mask": int(y.sum())}
+        return self.classifier
+
+    # serialization -------------------------------------------------------------------------
+    def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
+        return srsly.msgpack_dumps({"meta": self.meta, "threshold": self.threshold, "classifier": self.classifier.to_dict() if self.classifier else None})
+
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "RiskLLMProb":
+        self._set_state(srsly.msgpack_loads(data))
+        return self
+
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
+        path = ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "meta.json", dict(self.meta, threshold=self.threshold))
+        if self.classifier is None:
+            return
+        data = self.classifier.to_dict()
+        if "pickle" in data:
+            (path / "model.pkl").write_bytes(data.pop("pickle"))
+        srsly.write_json(path / "model.json", data)
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskLLMProb":
+        self._load_model(ensure_path(path))
+        return self
+
+    def _load_model(self, path: Path) -> None:
+        meta = srsly.read_json(path / "meta.json")
+        state: Dict[str, Any] = {"meta": meta, "threshold": meta.get("threshold", self.threshold), "classifier": None}
+        if (path / "model.json").exists():
+            data = srsly.read_json(path / "model.json")
+            if (path / "model.pkl").exists():
+                data["pickle"] = (path / "model.pkl").read_bytes()  # trusted source only
+            state["classifier"] = data
+        self._set_state(state)
+
+    def _set_state(self, state: Dict[str, Any]) -> None:
+        self.meta = dict(state.get("meta") or {})
+        self.meta.pop("threshold", None)
+        self.threshold = float(state.get("threshold", self.threshold))
+        self.classifier = SpanClassifier.from_dict(state["classifier"]) if state.get("classifier") else None
+        trained = self.meta.get("scorer")
+        if self.classifier is not None and trained and trained != self.scorer.name:
+            logger.warning(Errors.W430.format(trained=trained, now=self.scorer.name))
+
+
+def labels_and_groups(docs: Sequence[Doc], scored: Sequence[Any], spans_key: str = DEFAULT_SPANS_KEY, mask_key: str = GOLD_MASK_KEY) -> Tuple[numpy.ndarray, List[str]]:
+    """Gold labels (1 = the annotator masked the span) and document groups of the scorable spans."""
+    y: List[int] = []
+    groups: List[str] = []
+    for i, (doc, results) in enumerate(zip(docs, scored)):
+        if isinstance(results, str):
+            continue
+        masked = {(s.start_char, s.end_char) for s in doc.spans.get(mask_key, [])}
+        for span, result in zip(doc.spans.get(spans_key, []), results):
+            if result.error is None:
+                y.append(int((span.start_char, span.end_char) in masked))
+                groups.append(str(doc._.doc_id or i))
+    return numpy.asarray(y, dtype=int), groups
+
+
+@Language.factory(
+    "risk_llm_prob",
+    default_config={
+        "scorer": {"@misc": "spacy_sanitize.lm.frequency.v1"},
+        "spans_key": DEFAULT_SPANS_KEY,
+        "classifier": "auto",
+        "threshold": 0.5,
+        "set_mask": None,
+        "with_text": False,
+        "text_encoder": "minilm",
+        "coref_masking": False,
+        "model": SHIPPED,
+        "cv_folds": 5,
+        "seed": 0,
+        "batch_size": 32,
+    },
+    requires=["doc.spans"],
+    assigns=["span._.risk", "span._.risk_explain", "span._.mask"],
+)
+def make_risk_llm_prob(
+    nlp: Language,
+    name: str,
+    scorer: SpanScorer,
+    spans_key: str,
+    classifier: str,
+    threshold: float,
+    set_mask: Optional[bool],
+    with_text: bool,
+    text_encoder: str,
+    coref_masking: bool,
+    model: Optional[str],
+    cv_folds: int,
+    seed: int,
+    batch_size: int,
+) -> RiskLLMProb:
+    """scorer (SpanScorer): span log-prob backend (frequency by default; ``spacy_sanitize.lm.hf.v1`` for a masked LM).
+    spans_key (str): the PII span group.
+    classifier (str): "logreg", "hgb", "auto" (model selection by grouped CV) or a candidate name.
+    threshold (float): P(mask) at or above which a span is masked.
+    set_mask (Optional[bool]): write ``Span._.mask``; None: only when no other risk component is in the pipeline.
+    with_text (bool): add a vector of the span text (span classification, seed 000).
+    text_encoder (str): "minilm" (packaged all-MiniLM-L6-v2) or an encoder name/path.
+    coref_masking (bool): hide the other mentions of the span's entity as well.
+    model (Optional[str]): classifier directory used when the component was neither initialized
+        nor loaded: "shipped" (the one trained on the Wikipedia biographies for this scorer:
+        frequency or spacy_sanitize:minilm-mlm) or a path; None: none.
+    cv_folds (int): folds of the grouped model selection in ``initialize``.
+    seed (int): random seed of the classifiers and folds.
+    batch_size (int): docs per scorer call.
+    """
+    register_extensions()
+    return RiskLLMProb(nlp, name, scorer, spans_key, classifier, threshold, set_mask, with_text, text_encoder, coref_masking, model, cv_folds, seed, batch_size)

