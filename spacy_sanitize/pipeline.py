@@ -24,11 +24,24 @@ def shipped_configs() -> List[str]:
     return sorted(p.stem for p in config_path("default").parent.glob("*.cfg"))
 
 
+SHIPPED_PREFIX = "spacy_sanitize:"
+
+
+def shipped_data_path(name: str) -> Path:
+    """Path of an artifact shipped in the package's data folder, e.g. ``pii_ner``."""
+    return Path(str(importlib.resources.files("spacy_sanitize") / "data" / name))
+
+
 def _with_installed_english(config: Config) -> Config:
+    """Resolve ``source`` names: the English model that is installed, and
+    ``spacy_sanitize:NAME`` for pipelines shipped in the package's data folder."""
     installed = english_model_name()
     for component in config.get("components", {}).values():
-        if component.get("source") in ENGLISH_MODELS:
+        source = component.get("source")
+        if source in ENGLISH_MODELS:
             component["source"] = installed
+        elif isinstance(source, str) and source.startswith(SHIPPED_PREFIX):
+            component["source"] = str(shipped_data_path(source[len(SHIPPED_PREFIX) :]))
     return config
 
 

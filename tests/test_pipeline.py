@@ -9,6 +9,7 @@ TEXT = "Maya Kodnani was born in Mumbai on 3 April 1956. Kodnani joined the BJP.
 
 
 def test_default_pipeline_finds_spans_with_right_offsets(default_nlp):
+    assert {"pii_codes", "pii_ent_mapper", "pii_gazetteer", "pii_ner", "pii_coref", "masker"} <= set(default_nlp.pipe_names)
     doc = default_nlp(TEXT)
     found = {(s.text, s.label_) for s in doc.spans["pii"]}
     assert {("Maya Kodnani", "PERSON"), ("Kodnani", "PERSON"), ("Mumbai", "LOC"), ("36110/97", "CODE")} <= found
