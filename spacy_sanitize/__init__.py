@@ -5,9 +5,16 @@ register_extensions()
 
 from . import corpus, evaluation  # noqa: E402,F401
 from .masker import component as _masker  # noqa: E402,F401
-from .ner import codes as _codes, coref as _coref, ent_mapper as _ent_mapper, pii_ner as _pii_ner, script as _script  # noqa: E402,F401
+from .ner import (  # noqa: E402,F401
+    codes as _codes,
+    coref as _coref,
+    ent_mapper as _ent_mapper,
+    pii_ner as _pii_ner,
+    script as _script,
+    titles as _titles,
+)
 from .pipeline import load_pipeline  # noqa: E402,F401
 from .risk import llm_prob as _llm_prob  # noqa: E402,F401
+from .risk import infer as _risk_infer, seq as _risk_seq, vote as _risk_vote, web as _risk_web  # noqa: E402,F401
 
 __version__ = "0.1.0"
-from .risk import seq as _risk_seq  # noqa: E402,F401

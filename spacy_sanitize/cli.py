@@ -201,6 +201,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     evaluate.set_defaults(func=cmd_evaluate)
 
+    from .risk.attack_cli import add_attack_subparser
+
+    add_attack_subparser(sub)
+
     info = sub.add_parser("info", help="list shipped pipelines, registered factories and strategies")
     info.set_defaults(func=cmd_info)
     return parser

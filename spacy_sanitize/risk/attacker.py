@@ -1,0 +1,349 @@
+"""The attacker of ``risk_infer``: a bag-of-n-grams linear classifier that infers one
+sensitive attribute (e.g. the country of a court case) from word presence (seed 001).
+
+Features are binary unigrams and bigrams (``ngram_max``) over the tokens of a spaCy Doc
+(``LOWER``, ``NORM`` or ``LEMMA``; punctuation and whitespace are skipped; digits become
+``0`` so case numbers and dates generalize). A token sequence may contain gaps (``None``):
+n-grams never cross a gap, which is how masked words are removed.
+
+Training uses a scikit-learn pipeline (CountVectorizer + LogisticRegression); what is kept
+is only the linear model (classes, vocabulary, coefficients, intercepts), stored with
+srsly/msgpack: no pickle, so loading a model runs no code.
+
+CLI::
+
+    python -m spacy_sanitize.risk.attacker train data.jsonl out_dir --label-field meta.countries
+    python -m spacy_sanitize.risk.attacker evaluate out_dir test.jsonl --label-field meta.countries
+"""
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import srsly
+from spacy.language import Language
+from spacy.tokens import Doc, Token
+
+from .infer_errors import Errors
+
+TokenSeq = Sequence[Optional[str]]
+ATTRS = ("LOWER", "NORM", "LEMMA")
+FORMAT_VERSION = 1
+_DIGIT = re.compile(r"\d")
+
+
+def token_form(token: Token, attr: str, digits_to_zero: bool = True) -> Optional[str]:
+    """The feature form of a token, or None for tokens that are not features
+    (punctuation, whitespace)."""
+    if token.is_punct or token.is_space or not token.text.strip():
+        return None
+    if attr == "LEMMA":
+        form = (token.lemma_ or token.text).lower()
+    elif attr == "NORM":
+        form = token.norm_
+    else:
+        form = token.lower_
+    return _DIGIT.sub("0", form) if digits_to_zero else form
+
+
+def doc_sequence(doc: Doc, attr: str = "LOWER", digits_to_zero: bool = True) -> List[str]:
+    """The feature forms of a Doc's tokens, punctuation and whitespace left out."""
+    forms = (token_form(t, attr, digits_to_zero) for t in doc)
+    return [f for f in forms if f is not None]
+
+
+def ngram_occurrences(seq: TokenSeq, ngram_max: int) -> Iterator[Tuple[str, int, int]]:
+    """(feature string, start, end) of every n-gram (1 <= n <= ngram_max) of ``seq``
+    that contains no gap."""
+    for start in range(len(seq)):
+        if seq[start] is None:
+            continue
+        for end in range(start + 1, min(len(seq), start + ngram_max) + 1):
+            if seq[end - 1] is None:
+                break
+            yield " ".join(seq[start:end]), start, end  # type: ignore[arg-type]
+
+
+def ngram_set(seq: TokenSeq, ngram_max: int) -> List[str]:
+    return list({gram for gram, _, _ in ngram_occurrences(seq, ngram_max)})
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis."""
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@dataclass
+class LinearAttacker:
+    """A trained linear bag-of-n-grams attacker.
+
+    classes (List[str]): the attribute values.
+    vocab (Dict[str, int]): n-gram -> feature column.
+    coef (np.ndarray): (n_classes, n_features) weights; a binary model is stored as two
+        symmetric rows so that every class has its own contributions.
+    intercept (np.ndarray): (n_classes,) biases.
+    """
+
+    classes: List[str]
+    vocab: Dict[str, int]
+    coef: np.ndarray
+    intercept: np.ndarray
+    attr: str = "LOWER"
+    ngram_max: int = 2
+    digits_to_zero: bool = True
+    meta: Dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.vocab)
+
+    def sequence(self, doc: Doc) -> List[str]:
+        return doc_sequence(doc, self.attr, self.digits_to_zero)
+
+    def feature_ids(self, seq: TokenSeq) -> np.ndarray:
+        ids = {self.vocab[g] for g in ngram_set(seq, self.ngram_max) if g in self.vocab}
+        return np.fromiter(sorted(ids), dtype=np.int64, count=len(ids))
+
+    def decision(self, feature_ids: np.ndarray) -> np.ndarray:
+        return self.intercept + self.coef[:, feature_ids].sum(axis=1)
+
+    def proba_seq(self, seq: TokenSeq) -> np.ndarray:
+        return softmax(self.decision(self.feature_ids(seq)))
+
+    def proba_docs(self, docs: Iterable[Doc]) -> np.ndarray:
+        return np.array([self.proba_seq(self.sequence(doc)) for doc in docs]).reshape(-1, len(self.classes))
+
+    def proba_texts(self, texts: Iterable[str], nlp: Language) -> np.ndarray:
+        """Class probabilities of raw texts, tokenized with ``nlp`` (the whole pipeline
+        when the attacker uses lemmas, else only the tokenizer)."""
+        docs = nlp.pipe(texts) if self.attr == "LEMMA" else (nlp.make_doc(t) for t in texts)
+        return self.proba_docs(docs)
+
+    def top_features(self, label: str, n: int = 20) -> List[Tuple[str, float]]:
+        """The n-grams that most raise the probability of ``label`` against the others."""
+        c = self.classes.index(label)
+        margin = self.coef[c] - np.delete(self.coef, c, axis=0).mean(axis=0) if len(self.classes) > 1 else self.coef[c]
+        words = sorted(self.vocab, key=self.vocab.__getitem__)
+        order = np.argsort(-margin)[:n]
+        return [(words[i], float(margin[i])) for i in order]
+
+    # serialization: plain data, no pickle
+    def to_dict(self) -> Dict[str, Any]:
+        words = sorted(self.vocab, key=self.vocab.__getitem__)
+        return {
+            "format": FORMAT_VERSION,
+            "classes": list(self.classes),
+            "vocab": words,
+            "coef": np.ascontiguousarray(self.coef, dtype=np.float32),
+            "intercept": np.ascontiguousarray(self.intercept, dtype=np.float64),
+            "attr": self.attr,
+            "ngram_max": self.ngram_max,
+            "digits_to_zero": self.digits_to_zero,
+            "meta": self.meta,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "LinearAttacker":
+        if data.get("format") != FORMAT_VERSION:
+            raise ValueError(Errors.E603.format(found=data.get("format"), expected=FORMAT_VERSION))
+        coef = np.asarray(data["coef"], dtype=np.float32)
+        vocab = {w: i for i, w in enumerate(data["vocab"])}
+        if coef.shape != (len(data["classes"]), len(vocab)):
+            raise ValueError(Errors.E604.format(shape=coef.shape, classes=len(data["classes"]), features=len(vocab)))
+        return cls(
+            classes=list(data["classes"]),
+            vocab=vocab,
+            coef=coef,
+            intercept=np.asarray(data["intercept"], dtype=np.float64),
+            attr=data["attr"],
+            ngram_max=int(data["ngram_max"]),
+            digits_to_zero=bool(data["digits_to_zero"]),
+            meta=dict(data.get("meta") or {}),
+        )
+
+    def to_bytes(self) -> bytes:
+        return srsly.msgpack_dumps(self.to_dict())
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "LinearAttacker":
+        return cls.from_dict(srsly.msgpack_loads(data))
+
+    def to_disk(self, path: Union[str, Path]) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "attacker.msgpack").write_bytes(self.to_bytes())
+        srsly.write_json(path / "attacker.json", {"classes": self.classes, "n_features": self.n_features, "attr": self.attr, "ngram_max": self.ngram_max, "meta": self.meta})
+
+    @classmethod
+    def from_disk(cls, path: Union[str, Path]) -> "LinearAttacker":
+        path = Path(path)
+        file = path / "attacker.msgpack" if path.is_dir() else path
+        if not file.exists():
+            raise FileNotFoundError(Errors.E605.format(path=path))
+        return cls.from_bytes(file.read_bytes())
+
+
+def train_attacker(
+    sequences: Sequence[TokenSeq],
+    labels: Sequence[str],
+    *,
+    attr: str = "LOWER",
+    ngram_max: int = 2,
+    min_df: int = 2,
+    max_features: Optional[int] = 100_000,
+    C: float = 1.0,
+    max_iter: int = 2000,
+    digits_to_zero: bool = True,
+) -> LinearAttacker:
+    """Fit the scikit-learn pipeline (binary CountVectorizer over the n-grams of the
+    token sequences, then LogisticRegression) and keep its linear model."""
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import Pipeline
+
+    if attr not in ATTRS:
+        raise ValueError(Errors.E606.format(attr=attr, attrs=", ".join(ATTRS)))
+    labels = [str(label) for label in labels]
+    if len(sequences) != len(labels) or len(set(labels)) < 2:
+        raise ValueError(Errors.E607.format(n=len(sequences), n_labels=len(labels), n_classes=len(set(labels))))
+    min_df = min(min_df, max(1, len(sequences) // 2))
+    pipeline = Pipeline(
+        [
+            ("ngrams", CountVectorizer(analyzer=lambda seq: ngram_set(seq, ngram_max), binary=True, min_df=min_df, max_features=max_features, dtype=np.float32)),
+            ("logreg", LogisticRegression(C=C, max_iter=max_iter)),
+        ]
+    )
+    pipeline.fit(list(sequences), labels)
+    vectorizer, logreg = pipeline.named_steps["ngrams"], pipeline.named_steps["logreg"]
+    coef = np.asarray(logreg.coef_, dtype=np.float32)
+    intercept = np.asarray(logreg.intercept_, dtype=np.float64)
+    if coef.shape[0] == 1:  # binary: two symmetric rows, so softmax gives the same probabilities
+        coef = np.vstack([-coef[0] / 2, coef[0] / 2])
+        intercept = np.array([-intercept[0] / 2, intercept[0] / 2])
+    vocab = {str(word): int(i) for word, i in vectorizer.vocabulary_.items()}
+    counts = {label: labels.count(label) for label in logreg.classes_}
+    return LinearAttacker(
+        classes=[str(c) for c in logreg.classes_],
+        vocab=vocab,
+        coef=coef,
+        intercept=intercept,
+        attr=attr,
+        ngram_max=ngram_max,
+        digits_to_zero=digits_to_zero,
+        meta={"n_train": len(labels), "class_counts": counts, "C": C, "min_df": min_df},
+    )
+
+
+# --- JSONL data -----------------------------------------------------------------------
+
+def get_field(record: Dict[str, Any], dotted: str) -> Any:
+    """``record["meta"]["countries"]`` for ``"meta.countries"``; None when missing.
+    Alternatives separated by ``|`` are tried in order (``meta.countries|label``)."""
+    if "|" in dotted:
+        for alternative in dotted.split("|"):
+            value = get_field(record, alternative)
+            if value not in (None, ""):
+                return value
+        return None
+    value: Any = record
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    if isinstance(value, list):  # a single-valued list counts as its value
+        value = value[0] if len(value) == 1 else None
+    return value
+
+
+def read_labeled(path: Union[str, Path], label_field: str = "label", text_field: str = "text") -> Tuple[List[str], List[str], List[str]]:
+    """(ids, texts, labels) of the JSONL records that have a text and a label."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(Errors.E605.format(path=path))
+    ids, texts, labels = [], [], []
+    for index, record in enumerate(srsly.read_jsonl(path)):
+        text, label = get_field(record, text_field), get_field(record, label_field)
+        if isinstance(text, str) and label not in (None, ""):
+            ids.append(str(record.get("doc_id", record.get("id", index))))
+            texts.append(text)
+            labels.append(str(label))
+    if not texts:
+        raise ValueError(Errors.E608.format(path=path, label_field=label_field, text_field=text_field))
+    return ids, texts, labels
+
+
+def sequences_of(texts: Iterable[str], nlp: Language, attr: str = "LOWER", digits_to_zero: bool = True, batch_size: int = 16) -> List[List[str]]:
+    docs = nlp.pipe(texts, batch_size=batch_size) if attr == "LEMMA" else (nlp.make_doc(t) for t in texts)
+    return [doc_sequence(doc, attr, digits_to_zero) for doc in docs]
+
+
+def accuracy_at_k(proba: np.ndarray, classes: Sequence[str], gold: Sequence[str], k: int = 1) -> float:
+    """Share of documents whose gold label is among the k most probable classes (a gold
+    label the attacker does not know counts as missed)."""
+    if len(gold) == 0:
+        return 0.0
+    top = np.argsort(-proba, axis=1)[:, :k]
+    hits = [label in {classes[i] for i in row} for row, label in zip(top, gold)]
+    return float(np.mean(hits))
+
+
+def _blank(lang: str = "en") -> Language:
+    import spacy
+
+    return spacy.blank(lang)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m spacy_sanitize.risk.attacker", description="Train or evaluate the risk_infer attacker.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    train = sub.add_parser("train", help="train an attacker on JSONL documents with a label")
+    train.add_argument("inputs", nargs="+", type=Path, help="JSONL file(s); the last positional is the output directory")
+    train.add_argument("--label-field", default="label", help="dotted path of the label, e.g. meta.countries; alternatives with |, e.g. 'meta.countries|label'")
+    train.add_argument("--text-field", default="text")
+    train.add_argument("--attr", default="LOWER", choices=ATTRS)
+    train.add_argument("--ngram-max", type=int, default=2)
+    train.add_argument("--min-df", type=int, default=2)
+    train.add_argument("--max-features", type=int, default=100_000)
+    train.add_argument("--C", type=float, default=1.0)
+    train.add_argument("--max-chars", type=int, default=0, help="cut each text to this many characters (0: no cut)")
+    evaluate = sub.add_parser("evaluate", help="accuracy of a trained attacker on JSONL documents")
+    evaluate.add_argument("model", type=Path)
+    evaluate.add_argument("data", type=Path)
+    evaluate.add_argument("--label-field", default="label")
+    evaluate.add_argument("--text-field", default="text")
+    args = parser.parse_args(argv)
+    nlp = _blank()
+    if args.command == "train":
+        if len(args.inputs) < 2:
+            parser.error("give at least one JSONL file and the output directory")
+        *data_paths, output = args.inputs
+        texts: List[str] = []
+        labels: List[str] = []
+        for data_path in data_paths:
+            _, t, lab = read_labeled(data_path, args.label_field, args.text_field)
+            texts += [x[: args.max_chars] if args.max_chars else x for x in t]
+            labels += lab
+        if args.attr == "LEMMA":
+            from ..models import load_english
+
+            nlp = load_english()
+        seqs = sequences_of(texts, nlp, args.attr)
+        attacker = train_attacker(seqs, labels, attr=args.attr, ngram_max=args.ngram_max, min_df=args.min_df, max_features=args.max_features, C=args.C)
+        attacker.to_disk(output)
+        print(json.dumps({"output": str(output), "classes": attacker.classes, "n_features": attacker.n_features, "n_train": len(labels)}))
+    else:
+        attacker = LinearAttacker.from_disk(args.model)
+        _, texts, labels = read_labeled(args.data, args.label_field, args.text_field)
+        proba = attacker.proba_texts(texts, nlp)
+        print(json.dumps({"n": len(labels), "accuracy": accuracy_at_k(proba, attacker.classes, labels, 1), "top3": accuracy_at_k(proba, attacker.classes, labels, 3)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,457 @@
+"""risk_infer: de-identification against an attribute-inference attacker (seed 001).
+
+A linear bag-of-n-grams attacker (``attacker.py``) infers one sensitive attribute, e.g.
+the country a court case comes from. The component reads the text the way the masker
+would output it (spans of ``doc.spans[spans_key]`` whose ``Span._.mask`` is not False are
+replaced by a placeholder), and while the attacker's maximum class probability is at or
+above ``threshold`` it searches for words whose removal brings it below (``infer_search``).
+
+- Removed words become spans in ``doc.spans[spans_key]`` with label ``label`` (a word inside
+  an existing, unmasked PII span masks that span instead, so the span keeps its type),
+  ``Span._.risk["infer"]`` (the component's name without ``risk_``) and, with ``set_mask``, ``Span._.mask = True``.
+- Every PII span that existed before gets ``Span._.risk["infer"]``: how much masking it
+  (with the other mentions of its entity) lowers the attacker's confidence.
+- ``Doc._.risk_infer`` reports the prediction, the confidence before and after, and
+  whether the threshold was reached.
+
+Place it after the components that decide (risk_vote) and before the masker. Without a
+trained attacker it raises E601 instead of passing documents through.
+"""
+import logging
+import time
+from pathlib import Path
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
+
+import numpy as np
+import srsly
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+from spacy.util import ensure_path
+
+from ..extensions import register_extensions
+from ..masker.component import regions_to_mask
+from ..spans import add_pii_spans
+from ..types import PII_TYPES
+from .attacker import (
+    LinearAttacker,
+    read_labeled,
+    sequences_of,
+    softmax,
+    token_form,
+    train_attacker,
+)
+from .base import risk_key
+from .infer_errors import Errors, Warnings
+from .infer_search import SEARCHES, SearchResult, build_problem, run_search
+
+logger = logging.getLogger(__name__)
+logger.addHandler(logging.NullHandler())
+
+View = Tuple[List[Optional[str]], List[bool], List[int]]  # forms, removable, doc token index (-1: placeholder)
+
+
+def register_doc_extension() -> None:
+    if not Doc.has_extension("risk_infer"):
+        Doc.set_extension("risk_infer", default=None)
+
+
+class RiskInfer:
+    """See the module docstring. Settings are the factory's arguments."""
+
+    def __init__(
+        self,
+        nlp: Language,
+        name: str = "risk_infer",
+        *,
+        spans_key: str = "pii",
+        label: str = "MISC",
+        threshold: float = 0.37,
+        search: str = "greedy",
+        greedy_criterion: str = "maxprob",
+        beam_width: int = 5,
+        max_removals: int = 100,
+        exact_max_m: int = 4,
+        exact_budget: int = 200_000,
+        max_rounds: int = 3,
+        placeholder: str = "[{label}]",
+        set_mask: bool = True,
+        score_existing: bool = True,
+        keep_stop_words: bool = True,
+    ) -> None:
+        if search not in SEARCHES:
+            raise ValueError(Errors.E609.format(search=search, searches=", ".join(SEARCHES)))
+        if label not in PII_TYPES:
+            raise ValueError(Errors.E610.format(label=label, labels=", ".join(PII_TYPES)))
+        if not 0 < threshold <= 1:
+            raise ValueError(Errors.E611.format(threshold=threshold))
+        self.nlp = nlp
+        self.name = name
+        self.key = risk_key(name)
+        self.spans_key = spans_key
+        self.label = label
+        self.threshold = float(threshold)
+        self.search = search
+        self.greedy_criterion = greedy_criterion
+        self.beam_width = beam_width
+        self.max_removals = max_removals
+        self.exact_max_m = exact_max_m
+        self.exact_budget = exact_budget
+        self.max_rounds = max_rounds
+        self.placeholder = placeholder
+        self.set_mask = set_mask
+        self.score_existing = score_existing
+        self.keep_stop_words = keep_stop_words
+        self.attacker: Optional[LinearAttacker] = None
+        self._placeholder_forms: Dict[str, List[str]] = {}
+
+    # --- the attacker's view -------------------------------------------------------
+    def _placeholder(self, label: str) -> List[str]:
+        if label not in self._placeholder_forms:
+            text = self.placeholder.format(label=label) if self.placeholder else ""
+            assert self.attacker is not None
+            forms = [token_form(t, self.attacker.attr, self.attacker.digits_to_zero) for t in self.nlp.make_doc(text)] if text else []
+            self._placeholder_forms[label] = [f for f in forms if f is not None]
+        return self._placeholder_forms[label]
+
+    def view(self, doc: Doc, removed_tokens: Set[int] = frozenset(), spans_key: Optional[str] = None) -> View:  # type: ignore[assignment]
+        """The attacker's token sequence of ``doc`` as the masker would output it: masked
+        regions become their placeholder (or a gap), ``removed_tokens`` become gaps."""
+        assert self.attacker is not None
+        region_of = np.full(len(doc.text) + 1, -1, dtype=np.int64)
+        regions = regions_to_mask(doc, spans_key or self.spans_key)
+        for number, region in enumerate(regions):
+            region_of[region.start : region.end] = number
+        forms: List[Optional[str]] = []
+        removable: List[bool] = []
+        index: List[int] = []
+        last_region = -1
+        for token in doc:
+            covered = region_of[token.idx : token.idx + len(token)]
+            region = int(covered.max()) if len(covered) else -1
+            if region >= 0:
+                if region != last_region:
+                    placeholder = self._placeholder(regions[region].label)
+                    forms += placeholder or [None]
+                    removable += [False] * max(1, len(placeholder))
+                    index += [-1] * max(1, len(placeholder))
+                last_region = region
+                continue
+            last_region = -1
+            if token.i in removed_tokens:
+                if not forms or forms[-1] is not None:
+                    forms.append(None)
+                    removable.append(False)
+                    index.append(-1)
+                continue
+            form = token_form(token, self.attacker.attr, self.attacker.digits_to_zero)
+            if form is not None:
+                forms.append(form)
+                removable.append(not (self.keep_stop_words and token.is_stop))
+                index.append(token.i)
+        return forms, removable, index
+
+    def _form(self, token: Any) -> str:
+        assert self.attacker is not None
+        return token_form(token, self.attacker.attr, self.attacker.digits_to_zero) or token.text
+
+    def proba(self, doc: Doc, removed_tokens: Set[int] = frozenset()) -> np.ndarray:  # type: ignore[assignment]
+        assert self.attacker is not None
+        return self.attacker.proba_seq(self.view(doc, removed_tokens)[0])
+
+    # --- processing ----------------------------------------------------------------
+    def _check(self) -> LinearAttacker:
+        if self.attacker is None:
+            raise ValueError(Errors.E601.format(name=self.name))
+        return self.attacker
+
+    def _search_kwargs(self) -> Dict[str, Any]:
+        if self.search == "exact":
+            return {"max_m": self.exact_max_m, "budget": self.exact_budget}
+        if self.search == "beam":
+            return {"beam_width": self.beam_width, "max_removals": self.max_removals}
+        return {"max_removals": self.max_removals, "criterion": self.greedy_criterion}
+
+    def find_removals(self, doc: Doc) -> Tuple[Set[int], List[SearchResult]]:
+        """Token indices to remove, and the searches that chose them (one per round: a
+        round re-checks the text with the chosen words masked)."""
+        attacker = self._check()
+        removed: Set[int] = set()
+        results: List[SearchResult] = []
+        for _ in range(self.max_rounds):
+            forms, removable, index = self.view(doc, removed)
+            if attacker.proba_seq(forms).max() < self.threshold:
+                break
+            result = run_search(build_problem(attacker, forms, removable), self.threshold, self.search, **self._search_kwargs())
+            results.append(result)
+            units = set(result.removed_units)
+            new = {i for f, r, i in zip(forms, removable, index) if r and f in units}
+            if not new:
+                break
+            removed |= new
+        return removed, results
+
+    def __call__(self, doc: Doc) -> Doc:
+        attacker = self._check()
+        started = time.perf_counter()
+        existing = list(doc.spans.get(self.spans_key, []))
+        p_before = self.proba(doc)
+        removed, results = self.find_removals(doc)
+        p_after = self.proba(doc, removed)
+        success = bool(p_after.max() < self.threshold)
+        new_spans = self._write_removals(doc, removed, p_after)
+        if not success:
+            reason = results[-1].reason if results else "nothing_removable"
+            logger.warning(Warnings.W601.format(label=attacker.classes[int(p_after.argmax())], threshold=self.threshold, reached=float(p_after.max()), reason=reason))
+        if self.score_existing:
+            self._score_existing(doc, existing)
+        doc._.risk_infer = {
+            "predicted_before": attacker.classes[int(p_before.argmax())],
+            "p_max_before": float(p_before.max()),
+            "predicted_after": attacker.classes[int(p_after.argmax())],
+            "p_max_after": float(p_after.max()),
+            "threshold": self.threshold,
+            "success": success,
+            "search": self.search,
+            "removed_words": sorted({doc[i].text for i in removed}),
+            "n_removed_tokens": len(removed),
+            "n_new_spans": new_spans,
+            "evaluations": sum(r.evaluations for r in results),
+            "seconds": time.perf_counter() - started,
+        }
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
+        for doc in stream:
+            yield self(doc)
+
+    def _write_removals(self, doc: Doc, removed: Set[int], p_after: np.ndarray) -> int:
+        """Turn the removed tokens into spans; returns how many new spans were added."""
+        if not removed:
+            return 0
+        existing = [s for s in doc.spans.get(self.spans_key, [])]
+        owner: Dict[int, Span] = {}
+        for span in existing:
+            for i in range(span.start, span.end):
+                owner.setdefault(i, span)
+        runs: List[List[int]] = []
+        for i in sorted(removed):
+            if runs and runs[-1][-1] == i - 1 and owner.get(i) is owner.get(i - 1):
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        new: List[Span] = []
+        kept_p: Dict[Tuple[str, ...], float] = {}
+        for run in runs:
+            container = owner.get(run[0])
+            span = container if container is not None else Span(doc, run[0], run[-1] + 1, label=self.label)
+            # leave-one-out by word: put back every removed occurrence of the run's words
+            words = tuple(sorted({self._form(doc[i]) for i in run}))
+            if words not in kept_p:
+                kept_p[words] = float(self.proba(doc, {i for i in removed if self._form(doc[i]) not in words}).max())
+            without = kept_p[words]
+            span._.risk[self.key] = float(np.clip(without - p_after.max(), 0.0, 1.0))
+            span._.risk_explain[self.key] = {"removed_by_search": True, "p_max_if_kept": float(without), "p_max": float(p_after.max()), "search": self.search}
+            if self.set_mask:
+                span._.mask = True
+            if container is None:
+                new.append(span)
+        add_pii_spans(doc, new, key=self.spans_key)
+        return len(new)
+
+    def _score_existing(self, doc: Doc, spans: Sequence[Span]) -> None:
+        """risk["infer"] of each pre-existing span: the drop in the attacker's confidence
+        when its entity (all spans sharing its entity id) is masked."""
+        groups: Dict[str, List[Span]] = {}
+        for span in spans:
+            groups.setdefault(span._.entity_id or f"{span.start_char}:{span.end_char}", []).append(span)
+        p_now = float(self.proba(doc).max())
+        for members in groups.values():
+            saved = [(s, s._.mask) for s in members]
+            masked_now = any(s._.mask is not False for s in members)
+            for s in members:
+                s._.mask = not masked_now
+            p_other = float(self.proba(doc).max())
+            for s, value in saved:
+                s._.mask = value
+            p_unmasked, p_masked = (p_other, p_now) if masked_now else (p_now, p_other)
+            for s in members:
+                s._.risk[self.key] = float(np.clip(p_unmasked - p_masked, 0.0, 1.0))
+                s._.risk_explain[self.key] = {**s._.risk_explain.get(self.key, {}), "p_max_unmasked": p_unmasked, "p_max_masked": p_masked}
+
+    # --- training ------------------------------------------------------------------
+    def initialize(
+        self,
+        get_examples: Optional[Callable[[], Iterable[Example]]] = None,
+        *,
+        nlp: Optional[Language] = None,
+        train_path: Optional[Union[str, Path]] = None,
+        attacker_path: Optional[Union[str, Path]] = None,
+        text_field: str = "text",
+        label_field: str = "label",
+        attr: str = "LOWER",
+        ngram_max: int = 2,
+        min_df: int = 2,
+        max_features: int = 100_000,
+        C: float = 1.0,
+        max_chars: int = 0,
+        threshold_path: Optional[Union[str, Path]] = None,
+    ) -> None:
+        """Load a trained attacker (``attacker_path``), or train one from ``train_path``
+        (JSONL with ``text_field`` and ``label_field``, dotted paths allowed, e.g.
+        ``meta.countries``), or from the examples' reference ``doc.cats`` (the label is the
+        category with the highest value). ``threshold_path``: TAB JSON with documents
+        masked by people; the threshold becomes the attacker's mean maximum probability
+        on them (how seed 001 fitted 0.37)."""
+        tokenizer_nlp = nlp or self.nlp
+        if attacker_path:
+            self.attacker = LinearAttacker.from_disk(ensure_path(attacker_path))
+        else:
+            texts: List[str] = []
+            labels: List[str] = []
+            if train_path:
+                _, texts, labels = read_labeled(ensure_path(train_path), label_field, text_field)
+            elif get_examples is not None:
+                for example in get_examples():
+                    cats = example.reference.cats
+                    if cats:
+                        texts.append(example.reference.text)
+                        labels.append(max(cats, key=cats.__getitem__))
+            if not texts and self.attacker is not None:  # re-initialized without data: keep it
+                return
+            if not texts:
+                raise ValueError(Errors.E602.format(text_field=text_field, label_field=label_field))
+            if max_chars:
+                texts = [t[:max_chars] for t in texts]
+            seqs = sequences_of(texts, tokenizer_nlp, attr)
+            self.attacker = train_attacker(seqs, labels, attr=attr, ngram_max=ngram_max, min_df=min_df, max_features=max_features, C=C)
+        self._placeholder_forms = {}
+        if threshold_path:
+            self.threshold = fit_threshold(self, threshold_path)
+
+    # --- serialization -------------------------------------------------------------
+    def _cfg(self) -> Dict[str, Any]:
+        return {"threshold": self.threshold, "trained": self.attacker is not None}
+
+    def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
+        return srsly.msgpack_dumps({"cfg": self._cfg(), "attacker": self.attacker.to_dict() if self.attacker else None})
+
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "RiskInfer":
+        msg = srsly.msgpack_loads(data)
+        self.threshold = float(msg["cfg"]["threshold"])
+        self.attacker = LinearAttacker.from_dict(msg["attacker"]) if msg.get("attacker") else None
+        self._placeholder_forms = {}
+        return self
+
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
+        path = ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg.json", self._cfg())
+        if self.attacker is not None:
+            self.attacker.to_disk(path / "attacker")
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskInfer":
+        path = ensure_path(path)
+        cfg = srsly.read_json(path / "cfg.json")
+        self.threshold = float(cfg["threshold"])
+        self.attacker = LinearAttacker.from_disk(path / "attacker") if cfg.get("trained") else None
+        self._placeholder_forms = {}
+        return self
+
+
+def fit_threshold(component: RiskInfer, tab_path: Union[str, Path], mask_key: str = "mask") -> float:
+    """Seed 001's threshold: the attacker's mean maximum class probability over texts that
+    people de-identified (TAB gold, the words of ``mask`` spans removed)."""
+    from ..corpus.tab import load_tab, tab_to_docs
+
+    attacker = component._check()
+    saved = component.placeholder
+    component.placeholder, component._placeholder_forms = "", {}
+    try:
+        values = [float(attacker.proba_seq(component.view(doc, spans_key=mask_key)[0]).max()) for doc in tab_to_docs(load_tab(tab_path), component.nlp) if doc._.annotator]
+    finally:
+        component.placeholder, component._placeholder_forms = saved, {}
+    if not values:
+        raise ValueError(Errors.E612.format(path=tab_path))
+    return float(np.mean(values))
+
+
+@Language.factory(
+    "risk_infer",
+    default_config={
+        "spans_key": "pii",
+        "label": "MISC",
+        "threshold": 0.37,
+        "search": "greedy",
+        "greedy_criterion": "maxprob",
+        "beam_width": 5,
+        "max_removals": 100,
+        "exact_max_m": 4,
+        "exact_budget": 200000,
+        "max_rounds": 3,
+        "placeholder": "[{label}]",
+        "set_mask": True,
+        "score_existing": True,
+        "keep_stop_words": True,
+    },
+    requires=["doc.spans"],
+    assigns=["doc.spans", "span._.risk", "span._.mask", "doc._.risk_infer"],
+)
+def make_risk_infer(
+    nlp: Language,
+    name: str,
+    spans_key: str,
+    label: str,
+    threshold: float,
+    search: str,
+    greedy_criterion: str,
+    beam_width: int,
+    max_removals: int,
+    exact_max_m: int,
+    exact_budget: int,
+    max_rounds: int,
+    placeholder: str,
+    set_mask: bool,
+    score_existing: bool,
+    keep_stop_words: bool,
+) -> RiskInfer:
+    """threshold (float): a text is de-identified when the attacker's maximum class
+    probability is below it (seed 001: 0.37). search (str): exact, greedy or beam.
+    placeholder (str): how the masker renders a masked span for the attacker ("" = gap).
+    keep_stop_words (bool): never remove stop words (removing "the" everywhere kills many
+    bigrams at once and lowers the confidence at a large cost in readability)."""
+    register_extensions()
+    register_doc_extension()
+    return RiskInfer(
+        nlp,
+        name,
+        spans_key=spans_key,
+        label=label,
+        threshold=threshold,
+        search=search,
+        greedy_criterion=greedy_criterion,
+        beam_width=beam_width,
+        max_removals=max_removals,
+        exact_max_m=exact_max_m,
+        exact_budget=exact_budget,
+        max_rounds=max_rounds,
+        placeholder=placeholder,
+        set_mask=set_mask,
+        score_existing=score_existing,
+        keep_stop_words=keep_stop_words,
+    )
+
+
+__all__ = ["RiskInfer", "make_risk_infer", "fit_threshold", "softmax"]

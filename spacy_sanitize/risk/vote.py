@@ -1,0 +1,265 @@
+"""risk_vote: combines the risk indicators into the masking decision (seed 000,
+"Combination of Risk Indicators": a span is masked when at least k of the n indicators
+consider it risky).
+
+Each risk component writes ``Span._.risk[<key>]`` (its name without ``risk_``). risk_vote
+turns every score into a vote (score >= the indicator's threshold = MASK), counts them with
+a ``rule`` and writes ``Span._.mask`` plus the breakdown in ``Span._.risk_explain["vote"]``.
+
+Privacy fails closed:
+- an indicator listed in ``indicators`` that wrote nothing for a span votes MASK
+  (``missing="mask"``; ``missing="ignore"`` leaves it out of n instead);
+- an indicator that failed (``risk_explain[key]["fail_closed"]``) votes MASK whatever its score;
+- a span with no indicator at all is masked;
+- labels in ``types_always_mask`` (direct identifier types, default CODE) are always masked;
+- rule ``k`` with fewer than k indicators available needs all of them (k is capped at n).
+
+Place it after every ``risk_*`` component and before ``masker``: it checks the order on the
+first document and raises E703 otherwise. Other risk components leave ``Span._.mask`` alone
+when risk_vote is in the pipeline (see ``base.other_deciders``).
+"""
+
+import logging
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import minibatch
+
+from ..extensions import register_extensions
+from .base import risk_key
+
+logger = logging.getLogger("spacy_sanitize.risk.vote")
+logger.addHandler(logging.NullHandler())
+
+RULES = ("k", "any", "all", "majority", "mean")
+MISSING = ("mask", "ignore")
+
+
+class VoteErrors:
+    E700 = "E700: unknown rule '{rule}' for risk_vote. Use one of: {rules}."
+    E701 = (
+        "E701: unknown missing policy '{missing}' for risk_vote. "
+        "Use 'mask' (fail closed) or 'ignore'."
+    )
+    E702 = "E702: invalid risk_vote setting {name}={value!r}: {problem}."
+    E703 = (
+        "E703: risk_vote ('{name}') runs before the risk component(s) {late}, so their scores "
+        "would be ignored. Add risk_vote after them, e.g. "
+        "nlp.add_pipe('risk_vote', before='masker')."
+    )
+
+
+def _check_range(name: str, value: float) -> None:
+    if not 0.0 <= float(value) <= 1.0:
+        raise ValueError(
+            VoteErrors.E702.format(name=name, value=value, problem="must be in [0, 1]")
+        )
+
+
+class RiskVote:
+    """Writes ``Span._.mask`` for the spans in ``doc.spans[spans_key]`` from their
+    ``Span._.risk`` scores, and the vote breakdown in ``Span._.risk_explain[<own key>]``."""
+
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        spans_key: str,
+        indicators: List[str],
+        thresholds: Dict[str, float],
+        default_threshold: float,
+        rule: str,
+        k: int,
+        mean_threshold: float,
+        missing: str,
+        types_always_mask: List[str],
+    ) -> None:
+        if rule not in RULES:
+            raise ValueError(VoteErrors.E700.format(rule=rule, rules=", ".join(RULES)))
+        if missing not in MISSING:
+            raise ValueError(VoteErrors.E701.format(missing=missing))
+        if int(k) < 1:
+            raise ValueError(VoteErrors.E702.format(name="k", value=k, problem="must be >= 1"))
+        _check_range("default_threshold", default_threshold)
+        _check_range("mean_threshold", mean_threshold)
+        for key, value in thresholds.items():
+            _check_range(f"thresholds.{key}", value)
+        self.nlp = nlp
+        self.name = name
+        self.key = risk_key(name)
+        self.spans_key = spans_key
+        self.indicators = list(indicators)
+        self.thresholds = dict(thresholds)
+        self.default_threshold = float(default_threshold)
+        self.rule = rule
+        self.k = int(k)
+        self.mean_threshold = float(mean_threshold)
+        self.missing = missing
+        self.types_always_mask = set(types_always_mask)
+        self._order_checked = False
+
+    # ---------------------------------------------------------------- decision
+
+    def _check_order(self) -> None:
+        if self._order_checked or self.name not in self.nlp.pipe_names:
+            return
+        names = self.nlp.pipe_names
+        late = [
+            other
+            for other in names[names.index(self.name) + 1 :]
+            if self.nlp.get_pipe_meta(other).factory.startswith("risk_")
+        ]
+        if late:
+            raise ValueError(VoteErrors.E703.format(name=self.name, late=late))
+        self._order_checked = True
+
+    def _keys(self, span: Span) -> List[str]:
+        if self.indicators:
+            return self.indicators
+        return sorted(key for key in span._.risk if key != self.key)
+
+    def votes(self, span: Span) -> Tuple[Dict[str, Dict[str, Any]], List[float]]:
+        """Per-indicator votes ``{key: {"risk", "threshold", "vote", "reason"?}}`` and the
+        scores that count towards the mean (missing/failed indicators count as 1.0)."""
+        risks = span._.risk
+        explains = span._.risk_explain
+        votes: Dict[str, Dict[str, Any]] = {}
+        scores: List[float] = []
+        for key in self._keys(span):
+            threshold = float(self.thresholds.get(key, self.default_threshold))
+            explain = explains.get(key)
+            if key not in risks:
+                if self.missing == "ignore":
+                    continue
+                votes[key] = {
+                    "risk": None,
+                    "threshold": threshold,
+                    "vote": True,
+                    "reason": "missing",
+                }
+                scores.append(1.0)
+            elif isinstance(explain, dict) and explain.get("fail_closed"):
+                votes[key] = {
+                    "risk": float(risks[key]),
+                    "threshold": threshold,
+                    "vote": True,
+                    "reason": "fail_closed",
+                }
+                scores.append(1.0)
+            else:
+                risk = float(risks[key])
+                votes[key] = {"risk": risk, "threshold": threshold, "vote": risk >= threshold}
+                scores.append(risk)
+        return votes, scores
+
+    def decide(self, span: Span) -> Tuple[bool, Dict[str, Any]]:
+        """The decision for one span and its explanation."""
+        votes, scores = self.votes(span)
+        n = len(votes)
+        n_mask = sum(1 for v in votes.values() if v["vote"])
+        explain: Dict[str, Any] = {"rule": self.rule, "n": n, "n_mask": n_mask, "votes": votes}
+        if span.label_ in self.types_always_mask:
+            explain["reason"] = f"label {span.label_} is in types_always_mask"
+            return True, explain
+        if n == 0:
+            explain["reason"] = "no risk indicator for this span: masked (fail closed)"
+            return True, explain
+        if self.rule == "k":
+            needed = min(self.k, n)
+            explain["k"] = needed
+            return n_mask >= needed, explain
+        if self.rule == "any":
+            return n_mask >= 1, explain
+        if self.rule == "all":
+            return n_mask == n, explain
+        if self.rule == "majority":
+            return 2 * n_mask > n, explain
+        mean = sum(scores) / len(scores)
+        explain["mean"] = round(mean, 6)
+        explain["mean_threshold"] = self.mean_threshold
+        return mean >= self.mean_threshold, explain
+
+    def __call__(self, doc: Doc) -> Doc:
+        self._check_order()
+        for span in doc.spans.get(self.spans_key, []):
+            mask, explain = self.decide(span)
+            span._.mask = mask
+            span._.risk_explain[self.key] = explain
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        for docs in minibatch(stream, size=batch_size):
+            for doc in docs:
+                yield self(doc)
+
+
+@Language.factory(
+    "risk_vote",
+    default_config={
+        "spans_key": "pii",
+        "indicators": [],
+        "thresholds": {},
+        "default_threshold": 0.5,
+        "rule": "k",
+        "k": 1,
+        "mean_threshold": 0.5,
+        "missing": "mask",
+        "types_always_mask": ["CODE"],
+    },
+    requires=["doc.spans", "span._.risk"],
+    assigns=["span._.mask", "span._.risk_explain"],
+)
+def make_risk_vote(
+    nlp: Language,
+    name: str,
+    spans_key: str,
+    indicators: List[str],
+    thresholds: Dict[str, float],
+    default_threshold: float,
+    rule: str,
+    k: int,
+    mean_threshold: float,
+    missing: str,
+    types_always_mask: List[str],
+) -> RiskVote:
+    """indicators (List[str]): risk keys to combine (``seq``, ``web``...); empty = every key
+    present on the span. thresholds (Dict[str, float]): per-key vote threshold (risk >=
+    threshold = MASK); others use default_threshold. rule (str): ``k`` (at least k of n),
+    ``any``, ``all``, ``majority`` (more than half) or ``mean`` (mean risk >= mean_threshold).
+    missing (str): ``mask`` (an absent indicator votes MASK) or ``ignore``.
+    types_always_mask (List[str]): PII labels masked whatever the votes."""
+    register_extensions()
+    return RiskVote(
+        nlp,
+        name,
+        spans_key,
+        indicators,
+        thresholds,
+        default_threshold,
+        rule,
+        k,
+        mean_threshold,
+        missing,
+        types_always_mask,
+    )
+
+
+def vote_summary(docs: Iterable[Doc], spans_key: str = "pii", key: str = "vote") -> Dict[str, Any]:
+    """Counts over docs: spans, masked spans, and how often each indicator voted MASK."""
+    spans = masked = 0
+    per_key: Dict[str, List[int]] = {}
+    for doc in docs:
+        for span in doc.spans.get(spans_key, []):
+            spans += 1
+            masked += bool(span._.mask)
+            explain: Optional[Dict[str, Any]] = span._.risk_explain.get(key)
+            for indicator, vote in (explain or {}).get("votes", {}).items():
+                counts = per_key.setdefault(indicator, [0, 0])
+                counts[0] += bool(vote["vote"])
+                counts[1] += 1
+    return {
+        "spans": spans,
+        "masked": masked,
+        "mask_votes": {k: {"mask": v[0], "n": v[1]} for k, v in sorted(per_key.items())},
+    }

@@ -1,0 +1,97 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.tokens import DocBin, Span
+from spacy.training import Example
+
+from spacy_sanitize.ner.silver import build_silver
+
+ROOT = Path(__file__).resolve().parents[1]
+TEXTS = [
+    "Anna Berg was born in Oslo in 1970. Berg works for Statoil.",
+    "Per Olsen moved to Bergen in 2001 and joined Telenor.",
+    "Kari Nilsen lives in Tromsø since 1999.",
+]
+
+
+def _example(nlp, text, ents):
+    reference = nlp.make_doc(text)
+    reference.ents = [reference.char_span(text.index(t), text.index(t) + len(t), label=label) for t, label in ents]
+    return Example(nlp.make_doc(text), reference)
+
+
+def test_pii_ner_learns_writes_spans_and_keeps_ents():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_ner")
+    examples = [
+        _example(nlp, "Anna Berg lives in Oslo .", [("Anna Berg", "PERSON"), ("Oslo", "LOC")]),
+        _example(nlp, "Per Olsen works in Bergen .", [("Per Olsen", "PERSON"), ("Bergen", "LOC")]),
+    ]
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(40):
+        nlp.update(examples, sgd=optimizer)
+    doc = nlp.make_doc("Anna Berg lives in Oslo .")
+    doc.ents = [Span(doc, 4, 5, label="GPE")]
+    doc = nlp.get_pipe("pii_ner")(doc)
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("Anna Berg", "PERSON"), ("Oslo", "LOC")]
+    assert [(e.text, e.label_) for e in doc.ents] == [("Oslo", "GPE")]
+    scores = nlp.evaluate(examples)
+    assert scores["pii_f"] == 1.0
+
+
+def test_pii_ner_round_trip(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_ner")
+    examples = [_example(nlp, "Anna Berg lives in Oslo .", [("Anna Berg", "PERSON"), ("Oslo", "LOC")])]
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(20):
+        nlp.update(examples, sgd=optimizer)
+    nlp.to_disk(tmp_path / "model")
+    loaded = spacy.load(tmp_path / "model")
+    text = "Kari lives in Oslo ."
+    doc_loaded, doc_original = loaded(text), nlp(text)
+    assert [(s.text, s.label_) for s in doc_loaded.spans["pii"]] == [(s.text, s.label_) for s in doc_original.spans["pii"]]
+    # Added next to a generic pipeline with add_pipe(source=...).
+    combined = spacy.blank("en")
+    combined.add_pipe("pii_codes")
+    combined.add_pipe("pii_ner", source=loaded)
+    doc = combined("Anna Berg lives in Oslo . anna@example.org")
+    found = [(s.text, s.label_) for s in doc.spans["pii"]]
+    assert ("Anna Berg", "PERSON") in found
+    tokens = [i for s in doc.spans["pii"] for i in range(s.start, s.end)]
+    assert len(tokens) == len(set(tokens))
+
+
+def test_silver_builder_streams_skips_and_excludes_gold(tmp_path):
+    source = tmp_path / "in.jsonl"
+    lines = [json.dumps({"id": str(i), "text": t}) for i, t in enumerate(TEXTS)]
+    lines += ['{"text": ', json.dumps({"id": "empty", "text": "  "}), json.dumps({"id": "gold", "text": "Gold doc opening words here. More."})]
+    source.write_text("\n".join(lines) + "\n")
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps([{"doc_id": "g", "text": "Gold doc opening words here.", "annotations": {}}]))
+    counts = build_silver([str(source)], tmp_path / "silver", dev_share=0.0, exclude=[str(gold)])
+    assert counts["docs"] == 3 and counts["empty"] == 1 and counts["gold_overlap"] == 1 and counts["bad_json"] == 1
+    nlp = spacy.blank("en")
+    docs = list(DocBin().from_disk(tmp_path / "silver" / "train.spacy").get_docs(nlp.vocab))
+    assert [d.text for d in docs] == TEXTS
+    ents = {(e.text, e.label_) for d in docs for e in d.ents}
+    assert {("Anna Berg", "PERSON"), ("Oslo", "LOC"), ("1970", "DATETIME")} <= ents
+
+
+@pytest.mark.slow
+def test_project_ner_workflow_on_tiny_corpus(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(json.dumps({"text": t}) for t in TEXTS * 10) + "\n")
+    wiki = tmp_path / "wiki.json"
+    wiki.write_text(json.dumps([{"doc_id": "w", "text": TEXTS[0], "annotations": {"a": {"entity_mentions": [
+        {"entity_mention_id": "m", "start_offset": 0, "end_offset": 9, "entity_type": "PERSON", "identifier_type": "DIRECT", "entity_id": "e"}]}}}]))
+    overrides = [f"--vars.silver_inputs={source}", f"--vars.wiki={wiki}", "--vars.silver_limit=30", "--vars.ner_steps=10",
+                 f"--vars.silver_dir={tmp_path}/silver", f"--vars.ner_output={tmp_path}/ner"]
+    for command in ("silver", "train-ner", "evaluate-ner"):
+        result = subprocess.run([sys.executable, "-m", "spacy", "project", "run", command, str(ROOT), *overrides, "--force"], capture_output=True, text=True, cwd=ROOT)
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "ner" / "model-best").exists()
