@@ -15,6 +15,7 @@ from .ner import (  # noqa: E402,F401
 )
 from .pipeline import load_pipeline  # noqa: E402,F401
 from .risk import llm_prob as _llm_prob  # noqa: E402,F401
+from .risk import perturb as _risk_perturb  # noqa: E402,F401
 from .risk import infer as _risk_infer, seq as _risk_seq, vote as _risk_vote, web as _risk_web  # noqa: E402,F401
 
 __version__ = "0.1.0"
