@@ -4,6 +4,7 @@ from .extensions import register_extensions
 register_extensions()
 
 from . import corpus, evaluation  # noqa: E402,F401
+from .gazetteer import component as _gazetteer  # noqa: E402,F401
 from .masker import component as _masker  # noqa: E402,F401
 from .ner import (  # noqa: E402,F401
     codes as _codes,

@@ -1,0 +1,383 @@
+"""pii_gazetteer: DEM and MISC spans from gazetteers of person attributes.
+
+Terms (occupations, positions, nationalities, religions, degrees, ranks, health
+conditions, causes of death, offences, sports, awards...) are matched on the tokens,
+case-insensitively, across diacritics, regular plurals and hyphen/space variants (see
+``normalize``). Among overlapping matches the longest wins; the winners join
+``doc.spans[spans_key]`` by the project's longest-span rule (``add_pii_spans``), so an
+existing longer span is never split. Each span written records its source in
+``Span._.risk_explain`` (``detector`` and ``pii_gazetteer``: term, property, qid, count).
+
+Noise control, per scope (``"all"``, a label, or a Wikidata property id; the most specific
+scope wins, setting by setting):
+
+- ``min_chars``: shortest matched text;
+- ``max_zipf``: terms more frequent than this in general English (``wordfreq`` Zipf
+  scale: 7 = "the", 5 = "head", 4 = "politician") are dropped...
+- ``max_zipf_capitalized``: ...unless the text is capitalized away from a sentence start
+  ("American", "Catholic") and the term is at most this frequent;
+- ``min_count``: fewest humans using the value (Wikidata-built gazetteers);
+- a stop list (shipped, plus ``stop_terms``), an ``allow_list`` of terms never tagged and a
+  ``deny_list`` of terms always tagged, whatever the filters (Presidio's meaning).
+
+The gazetteer loads on first use (or in ``initialize``): ``"default"`` is the gazetteer
+shipped in ``spacy_sanitize/data/gazetteer/``, anything else a JSONL(.gz) file of terms
+or a directory written by ``GazetteerMatcher.to_disk``. ``nlp.to_disk`` saves the
+compiled gazetteer with the pipeline, so ``spacy.load`` needs nothing else.
+"""
+
+import importlib.resources
+import logging
+import threading
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
+
+import srsly
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.util import ensure_path
+
+from ..extensions import register_extensions
+from ..spans import add_pii_spans, check_label, longest_non_overlapping
+from .errors import Errors
+from .matcher import GazetteerMatcher, read_records
+from .normalize import normalize_set, term_key
+
+logger = logging.getLogger(__name__)
+logger.addHandler(logging.NullHandler())
+
+SETTINGS = ("min_chars", "max_zipf", "max_zipf_capitalized", "min_count")
+DEFAULT_FILTERS: Dict[str, Dict[str, float]] = {
+    "all": {"min_chars": 3, "max_zipf": 5.0, "max_zipf_capitalized": 6.0, "min_count": 0},
+}
+SENTENCE_BREAKS = frozenset({".", "!", "?", ":", ";", '"', "“", "”", "(", "-", "–", "—", "•", "*"})
+
+_SHIPPED: Dict[str, GazetteerMatcher] = {}
+_SHIPPED_LOCK = threading.Lock()
+
+
+def data_dir() -> Path:
+    """Where the package's gazetteer data lives."""
+    return Path(str(importlib.resources.files("spacy_sanitize") / "data" / "gazetteer"))
+
+
+def shipped_gazetteer_path() -> Path:
+    return data_dir() / "default.jsonl.gz"
+
+
+def shipped_stop_terms() -> List[str]:
+    path = data_dir() / "stop_terms.txt"
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def load_gazetteer(name: str, progress: bool = False) -> GazetteerMatcher:
+    """A matcher for ``name``: "default", "" (empty), a JSONL(.gz) file or a saved directory.
+    The shipped gazetteer is built once per process."""
+    if name == "":
+        return GazetteerMatcher()
+    if name == "default":
+        with _SHIPPED_LOCK:
+            if "default" not in _SHIPPED:
+                _SHIPPED["default"] = GazetteerMatcher.build(read_records(shipped_gazetteer_path()))
+            return _SHIPPED["default"]
+    path = Path(name)
+    if path.is_dir():
+        return GazetteerMatcher.from_disk(path)
+    if path.is_file():
+        return GazetteerMatcher.build(read_records(path), progress=progress)
+    raise FileNotFoundError(Errors.E200.format(name=name))
+
+
+def _zipf(term: str) -> float:
+    from wordfreq import zipf_frequency
+
+    return float(zipf_frequency(term, "en"))
+
+
+class Gazetteer:
+    """The pii_gazetteer component; see the module docstring."""
+
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        *,
+        gazetteer: str,
+        spans_key: str,
+        labels: Optional[List[str]],
+        filters: Dict[str, Dict[str, float]],
+        use_default_stop_list: bool,
+        stop_terms: List[str],
+        allow_list: List[str],
+        deny_list: Dict[str, str],
+        relabel: List[str],
+        overwrite: bool,
+    ) -> None:
+        self.name = name
+        self.gazetteer = gazetteer
+        self.spans_key = spans_key
+        self.labels = None if labels is None else [check_label(label) for label in labels]
+        for scope, settings in filters.items():
+            for setting in settings:
+                if setting not in SETTINGS:
+                    raise ValueError(
+                        Errors.E204.format(setting=setting, scope=scope, known=", ".join(SETTINGS))
+                    )
+        self.filters = {scope: dict(settings) for scope, settings in filters.items()}
+        self.use_default_stop_list = use_default_stop_list
+        self.stop_terms = list(stop_terms)
+        self.allow_list = list(allow_list)
+        self.deny_list = {term: check_label(label) for term, label in deny_list.items()}
+        self.relabel = [check_label(label) for label in relabel]
+        self.overwrite = overwrite
+        self._matcher: Optional[GazetteerMatcher] = None
+        self._deny_matcher: Optional[GazetteerMatcher] = None
+        self._stop: Optional[frozenset] = None
+        self._allow: frozenset = frozenset()
+        self._deny: frozenset = frozenset()
+        self._zipf_cache: Dict[int, float] = {}
+        self._settings_cache: Dict[Tuple[str, str], Dict[str, float]] = {}
+
+    # ------------------------------------------------------------------ setup
+    @property
+    def matcher(self) -> GazetteerMatcher:
+        if self._matcher is None:
+            self._matcher = load_gazetteer(self.gazetteer)
+        return self._matcher
+
+    def _prepare(self) -> None:
+        if self._stop is None:
+            stop = (shipped_stop_terms() if self.use_default_stop_list else []) + self.stop_terms
+            self._stop = normalize_set(stop)
+            self._allow = normalize_set(self.allow_list)
+            self._deny = normalize_set(self.deny_list)
+            records = [
+                {"term": term, "label": label, "property": "deny_list"}
+                for term, label in self.deny_list.items()
+            ]
+            self._deny_matcher = GazetteerMatcher.build(records)
+            self._settings_cache = {}
+
+    def initialize(
+        self,
+        get_examples: Optional[Callable[[], Iterable[Any]]] = None,
+        *,
+        nlp: Optional[Language] = None,
+        gazetteer: Optional[str] = None,
+    ) -> None:
+        """Load the gazetteer now. gazetteer (Optional[str]): replace the configured one."""
+        if gazetteer is not None:
+            self.gazetteer = gazetteer
+            self._matcher = None
+        self._zipf_cache = {}
+        _ = self.matcher
+        self._prepare()
+
+    def settings(self, label: str, prop: str) -> Dict[str, float]:
+        key = (label, prop)
+        if key not in self._settings_cache:
+            merged = dict(DEFAULT_FILTERS["all"])
+            for scope in ("all", label, prop):
+                merged.update(self.filters.get(scope, {}))
+            self._settings_cache[key] = merged
+        return self._settings_cache[key]
+
+    # ------------------------------------------------------------------ matching
+    def _zipf_of(self, entry: int) -> float:
+        value = self._zipf_cache.get(entry)
+        if value is None:
+            value = self._zipf_cache[entry] = _zipf(self.matcher.term(entry))
+        return value
+
+    def _keep(self, doc: Doc, start: int, end: int, entry: int) -> bool:
+        matcher = self.matcher
+        key = term_key(matcher.term(entry))
+        span_key = term_key(doc[start:end].text)
+        if key in self._allow or span_key in self._allow:
+            return False
+        if key in self._deny or span_key in self._deny:
+            return True
+        if key in self._stop or span_key in self._stop:  # type: ignore[operator]
+            return False
+        settings = self.settings(matcher.label(entry), matcher.property(entry))
+        if doc[end - 1].idx + len(doc[end - 1]) - doc[start].idx < settings["min_chars"]:
+            return False
+        if settings["min_count"] and matcher.count(entry) < settings["min_count"]:
+            return False
+        zipf = self._zipf_of(entry)
+        if zipf <= settings["max_zipf"]:
+            return True
+        return zipf <= settings["max_zipf_capitalized"] and self._capitalized(doc, start)
+
+    @staticmethod
+    def _capitalized(doc: Doc, start: int) -> bool:
+        """The match starts with a capital letter that is not a sentence's."""
+        if not doc[start].text[:1].isupper() or start == 0:
+            return False
+        previous = doc[start - 1]
+        return not (
+            previous.is_space or previous.text in SENTENCE_BREAKS or "\n" in previous.whitespace_
+        )
+
+    def candidates(self, doc: Doc) -> List[Span]:
+        """The gazetteer's spans for ``doc``, after noise control, without overlaps."""
+        return self._match(doc)[0]
+
+    def _match(
+        self, doc: Doc
+    ) -> Tuple[List[Span], Dict[Tuple[int, int, str], Tuple[GazetteerMatcher, int]]]:
+        self._prepare()
+        sources: Dict[Tuple[int, int, str], Tuple[GazetteerMatcher, int]] = {}
+        matcher = self.matcher
+        spans: List[Span] = []
+        for source, found in (
+            (matcher, matcher.find_in_doc(doc)),
+            (self._deny_matcher, self._deny_matcher.find_in_doc(doc)),
+        ):  # type: ignore[union-attr]
+            for start, end, entry in found:
+                label = source.label(entry)
+                if self.labels is not None and label not in self.labels:
+                    continue
+                if source is matcher and not self._keep(doc, start, end, entry):
+                    continue
+                if source is not matcher and term_key(doc[start:end].text) in self._allow:
+                    continue
+                span = Span(doc, start, end, label=label)
+                spans.append(span)
+                sources[(start, end, label)] = (source, entry)
+        return longest_non_overlapping([], spans), sources
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans, sources = self._match(doc)
+        existing = (
+            []
+            if self.overwrite or self.spans_key not in doc.spans
+            else list(doc.spans[self.spans_key])
+        )
+        if self.relabel:
+            ours = {(s.start, s.end): s.label_ for s in spans}
+            relabelled = []
+            for span in existing:
+                label = ours.get((span.start, span.end))
+                if label and span.label_ in self.relabel and label != span.label_:
+                    new = Span(doc, span.start, span.end, label=label)
+                    new._.entity_id = span._.entity_id
+                    relabelled.append(new)
+                else:
+                    relabelled.append(span)
+            existing = relabelled
+        doc.spans[self.spans_key] = existing
+        add_pii_spans(doc, spans, self.spans_key)
+        # On equal spans the existing one wins: only explain the spans that are ours.
+        theirs = {(span.start, span.end, span.label_) for span in existing}
+        for span in doc.spans[self.spans_key]:
+            key = (span.start, span.end, span.label_)
+            source_entry = None if key in theirs else sources.get(key)
+            if source_entry is None:
+                continue
+            source, entry = source_entry
+            record = source.record(entry)
+            explain = span._.risk_explain
+            explain.setdefault("detector", f"{self.name}:{record['property'] or 'term'}")
+            explain[self.name] = {
+                "term": record["term"],
+                "property": record["property"],
+                "qid": record["qid"],
+                "count": record["count"],
+            }
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterable[Doc]:
+        for doc in stream:
+            yield self(doc)
+
+    # ------------------------------------------------------------------ serialization
+    def _cfg(self) -> Dict[str, Any]:
+        return {"gazetteer": self.gazetteer}
+
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
+        path = ensure_path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(path / "cfg", self._cfg())
+        self.matcher.to_disk(path / "matcher")
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "Gazetteer":
+        path = ensure_path(path)
+        if (path / "cfg").exists():
+            self.gazetteer = srsly.read_json(path / "cfg").get("gazetteer", self.gazetteer)
+        self._matcher = GazetteerMatcher.from_disk(path / "matcher")
+        self._zipf_cache = {}
+        return self
+
+    def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
+        return srsly.msgpack_dumps({"cfg": self._cfg(), "matcher": self.matcher.to_bytes()})
+
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "Gazetteer":
+        msg = srsly.msgpack_loads(data)
+        self.gazetteer = msg["cfg"].get("gazetteer", self.gazetteer)
+        self._matcher = GazetteerMatcher.from_bytes(msg["matcher"])
+        self._zipf_cache = {}
+        return self
+
+
+@Language.factory(
+    "pii_gazetteer",
+    default_config={
+        "gazetteer": "default",
+        "spans_key": "pii",
+        "labels": ["DEM", "MISC"],
+        "filters": DEFAULT_FILTERS,
+        "use_default_stop_list": True,
+        "stop_terms": [],
+        "allow_list": [],
+        "deny_list": {},
+        "relabel": [],
+        "overwrite": False,
+    },
+    assigns=["doc.spans"],
+)
+def make_gazetteer(
+    nlp: Language,
+    name: str,
+    gazetteer: str,
+    spans_key: str,
+    labels: Optional[List[str]],
+    filters: Dict[str, Dict[str, float]],
+    use_default_stop_list: bool,
+    stop_terms: List[str],
+    allow_list: List[str],
+    deny_list: Dict[str, str],
+    relabel: List[str],
+    overwrite: bool,
+) -> Gazetteer:
+    """Build the component (cheap: the gazetteer loads on first use).
+
+    gazetteer (str): "default" (shipped), a JSONL(.gz) file of terms, or a saved matcher directory.
+    spans_key (str): the span group to write.
+    labels (Optional[List[str]]): the labels to emit; None for all in the gazetteer.
+    filters (Dict[str, Dict[str, float]]): noise-control settings per scope ("all", label, property id).
+    use_default_stop_list (bool): use the shipped stop list of generic words.
+    stop_terms (List[str]): more terms never tagged by the noise filters.
+    allow_list (List[str]): terms never tagged.
+    deny_list (Dict[str, str]): terms always tagged, with their label.
+    relabel (List[str]): labels of existing spans the gazetteer may relabel when it matches exactly their tokens.
+    overwrite (bool): replace the span group instead of merging into it.
+    """
+    register_extensions()
+    return Gazetteer(
+        nlp,
+        name,
+        gazetteer=gazetteer,
+        spans_key=spans_key,
+        labels=labels,
+        filters=filters,
+        use_default_stop_list=use_default_stop_list,
+        stop_terms=stop_terms,
+        allow_list=allow_list,
+        deny_list=deny_list,
+        relabel=relabel,
+        overwrite=overwrite,
+    )
