@@ -1,6 +1,8 @@
 """risk_perturb on a tiny random-weight BERT (no downloads)."""
+
 import logging
 import math
+from pathlib import Path
 
 import pytest
 import spacy
@@ -30,8 +32,20 @@ TEXTS = [
 ]
 # (start word, end word, label, entity id) per doc
 SPANS = [
-    [(0, 2, "PERSON", "e1"), (5, 6, "LOC", "e2"), (7, 8, "DATETIME", "e3"), (9, 10, "PERSON", "e1"), (15, 16, "LOC", "e4")],
-    [(0, 2, "PERSON", "m1"), (8, 9, "LOC", "m2"), (10, 11, "PERSON", "m1"), (12, 13, "PERSON", "m3"), (14, 16, "DATETIME", "m4")],
+    [
+        (0, 2, "PERSON", "e1"),
+        (5, 6, "LOC", "e2"),
+        (7, 8, "DATETIME", "e3"),
+        (9, 10, "PERSON", "e1"),
+        (15, 16, "LOC", "e4"),
+    ],
+    [
+        (0, 2, "PERSON", "m1"),
+        (8, 9, "LOC", "m2"),
+        (10, 11, "PERSON", "m1"),
+        (12, 13, "PERSON", "m3"),
+        (14, 16, "DATETIME", "m4"),
+    ],
 ]
 
 
@@ -41,7 +55,13 @@ def tiny_bert(tmp_path_factory):
 
 
 def scorer_cfg(model, batch_size=4):
-    return {"@misc": "spacy_sanitize.lm.hf.v1", "model": model, "window": 128, "batch_size": batch_size, "num_threads": 1}
+    return {
+        "@misc": "spacy_sanitize.lm.hf.v1",
+        "model": model,
+        "window": 128,
+        "batch_size": batch_size,
+        "num_threads": 1,
+    }
 
 
 def make_docs(nlp):
@@ -116,7 +136,9 @@ def test_batched_influences_equal_direct_computation(tiny_bert):
             assert info.base[t] == pytest.approx(base, abs=1e-4)
             for entity in {s._.entity_id for s in spans} - {own}:
                 hidden = coref + mentions_of(doc, entity)
-                value = direct_logprob(tiny_bert, doc.text, (target.start_char, target.end_char), hidden)
+                value = direct_logprob(
+                    tiny_bert, doc.text, (target.start_char, target.end_char), hidden
+                )
                 assert info.perturbed[(t, "id:" + entity)] == pytest.approx(value, abs=1e-4)
                 assert info.delta(t, "id:" + entity) == pytest.approx(base - value, abs=2e-4)
                 checked += 1
@@ -124,7 +146,9 @@ def test_batched_influences_equal_direct_computation(tiny_bert):
     # the component writes the largest delta over the other entities' targets
     comp.set_annotations(docs, infos)
     span = docs[0].spans["pii"][1]  # paris
-    expected = max(infos[0].delta(t, "id:e2") for t in infos[0].targets if infos[0].entity_of[t] != "id:e2")
+    expected = max(
+        infos[0].delta(t, "id:e2") for t in infos[0].targets if infos[0].entity_of[t] != "id:e2"
+    )
     assert span._.risk_explain["perturb"]["influence"] == pytest.approx(expected)
     assert span._.risk["perturb"] == pytest.approx(squash(expected, comp.threshold, comp.scale))
 
@@ -146,8 +170,15 @@ def test_coreferent_mentions_are_masked_together(tiny_bert):
     # the perturbation of e1 hides both mentions: differs from hiding "john smith" only
     info = comp.influences([doc])[0]
     both = info.perturbed[(1, "id:e1")]
-    only_first = direct_logprob(tiny_bert, doc.text, (spans[1].start_char, spans[1].end_char), [john])
-    assert both == pytest.approx(direct_logprob(tiny_bert, doc.text, (spans[1].start_char, spans[1].end_char), [john, smith]), abs=1e-4)
+    only_first = direct_logprob(
+        tiny_bert, doc.text, (spans[1].start_char, spans[1].end_char), [john]
+    )
+    assert both == pytest.approx(
+        direct_logprob(
+            tiny_bert, doc.text, (spans[1].start_char, spans[1].end_char), [john, smith]
+        ),
+        abs=1e-4,
+    )
     assert abs(both - only_first) > 1e-6
     # without coreference masking every span is its own entity
     assert len(set(entity_keys(spans, coref_masking=False))) == len(spans)
@@ -167,7 +198,9 @@ def test_person_targets_and_mask_decision(tiny_bert):
         if span._.entity_id == "e1":
             assert risk == 1.0 and span._.risk_explain["perturb"]["target"] == "person"
         else:
-            assert span._.mask == (span._.risk_explain["perturb"]["influence"] >= 0.0) == (risk >= 0.5)
+            assert (
+                span._.mask == (span._.risk_explain["perturb"]["influence"] >= 0.0) == (risk >= 0.5)
+            )
 
 
 def test_fail_closed_when_the_model_is_missing(tmp_path, caplog):
@@ -199,7 +232,11 @@ def test_fail_closed_without_other_entities(tiny_bert, caplog):
 def test_set_mask_only_when_sole_risk_component(tiny_bert):
     nlp = spacy.blank("en")
     nlp.add_pipe("risk_perturb", config={"scorer": scorer_cfg(tiny_bert)})
-    nlp.add_pipe("risk_perturb", name="risk_perturb2", config={"scorer": scorer_cfg(tiny_bert), "targets": "person"})
+    nlp.add_pipe(
+        "risk_perturb",
+        name="risk_perturb2",
+        config={"scorer": scorer_cfg(tiny_bert), "targets": "person"},
+    )
     doc = make_docs(nlp)[1]
     for _, proc in nlp.pipeline:
         proc(doc)
@@ -223,7 +260,9 @@ def test_serialization_round_trip(tiny_bert, tmp_path):
     doc_a, doc_b = make_docs(nlp)[0], make_docs(loaded)[0]
     comp(doc_a)
     comp2(doc_b)
-    assert [s._.risk["perturb"] for s in doc_a.spans["pii"]] == pytest.approx([s._.risk["perturb"] for s in doc_b.spans["pii"]])
+    assert [s._.risk["perturb"] for s in doc_a.spans["pii"]] == pytest.approx(
+        [s._.risk["perturb"] for s in doc_b.spans["pii"]]
+    )
 
 
 def test_squash_is_monotone_and_centred():
@@ -249,7 +288,9 @@ def test_fit_threshold_separates_masked_spans():
         assert 1.0 < t <= 4.0
         scores = tab_scores([gold], predictions_at(table, t), tokens=tokens)
         assert scores.precision == 1.0 and scores.recall == 1.0
-        assert max(p["objective"] for p in curve) == pytest.approx(3.0 if objective == "paper" else 1.0)
+        assert max(p["objective"] for p in curve) == pytest.approx(
+            3.0 if objective == "paper" else 1.0
+        )
     # spans without a measurable influence are always masked (fail closed)
     assert predictions_at({"d": [(0, 5, None)]}, 100.0) == {"d": [[0, 5]]}
 
@@ -262,4 +303,27 @@ def test_unmeasurable_document_in_a_batch(tiny_bert):
     alone = compute_influences(docs, comp.scorer)
     infos = compute_influences(docs + [lone], comp.scorer)
     assert infos[2].influence("span:0")[0] is None and infos[2].targets == [0]
-    assert infos[0].base == pytest.approx(alone[0].base) and infos[1].perturbed == pytest.approx(alone[1].perturbed)
+    assert infos[0].base == pytest.approx(alone[0].base) and infos[1].perturbed == pytest.approx(
+        alone[1].perturbed
+    )
+
+
+def test_shipped_config_runs_offline():
+    from spacy_sanitize.lm.hf import resolve_model
+    from spacy_sanitize.pipeline import load_pipeline
+
+    if not (Path(resolve_model("spacy_sanitize:minilm-mlm")) / "config.json").exists():
+        pytest.skip("the shipped domain MLM (spacy_sanitize/data/minilm_mlm) is not built")
+    nlp = load_pipeline("risk_perturb")
+    comp = nlp.get_pipe("risk_perturb")
+    assert comp.scorer.model_name == "spacy_sanitize:minilm-mlm" and comp.decides()
+    doc = nlp(
+        "Maria Olsen is a Norwegian politician born in Bergen in 1961. Olsen studied law at the University of Oslo."
+    )
+    spans = list(doc.spans["pii"])
+    assert len(spans) >= 3
+    for span in spans:
+        assert 0.0 <= span._.risk["perturb"] <= 1.0
+        assert span._.mask == (span._.risk["perturb"] >= 0.5)
+    replaced = {(r[0], r[1]) for r in doc._.replacements}
+    assert replaced == {(s.start_char, s.end_char) for s in spans if s._.mask}

@@ -29,12 +29,16 @@ Fail closed: when the scorer fails, or a span's influence cannot be measured (no
 entity to predict, no scorable target), the span gets risk 1.0, the reason goes into
 ``Span._.risk_explain[<name>]["error"]`` and a warning is logged.
 """
+
+from __future__ import annotations
+
 import logging
 import math
 from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Optional
 
 import srsly
 from spacy.language import Language
@@ -53,7 +57,7 @@ logger.addHandler(logging.NullHandler())
 TARGET_MODES = ("all", "person")
 AGGREGATES = ("sum", "mean")
 OBJECTIVES = ("paper", "f1")
-CharRange = Tuple[int, int]
+CharRange = tuple[int, int]
 PERSON_NOTE = "the person the text is about: the perturbation target, always masked"
 
 
@@ -93,31 +97,33 @@ class DocInfluence:
         itself: always masked, not measured).
     """
 
-    entity_of: List[str]
-    targets: List[int]
-    person: Optional[str] = None
-    base: Dict[int, float] = field(default_factory=dict)
-    perturbed: Dict[Tuple[int, str], float] = field(default_factory=dict)
-    errors: Dict[int, str] = field(default_factory=dict)
+    entity_of: list[str]
+    targets: list[int]
+    person: str | None = None
+    base: dict[int, float] = field(default_factory=dict)
+    perturbed: dict[tuple[int, str], float] = field(default_factory=dict)
+    errors: dict[int, str] = field(default_factory=dict)
 
     def delta(self, target: int, entity: str) -> float:
         """lp(target) - lp(target | entity hidden), in nats."""
         return self.base[target] - self.perturbed[(target, entity)]
 
-    def influence(self, entity: str) -> Tuple[Optional[float], List[Tuple[int, float]]]:
+    def influence(self, entity: str) -> tuple[float | None, list[tuple[int, float]]]:
         """The influence of ``entity`` (None when no target could measure it) and the
         (target index, delta) pairs, largest delta first."""
         moved = [
             (t, self.delta(t, entity))
             for t in self.targets
-            if t not in self.errors and self.entity_of[t] != entity and (t, entity) in self.perturbed
+            if t not in self.errors
+            and self.entity_of[t] != entity
+            and (t, entity) in self.perturbed
         ]
         moved.sort(key=lambda item: -item[1])
         return (moved[0][1] if moved else None), moved
 
-    def span_influences(self) -> List[Optional[float]]:
+    def span_influences(self) -> list[float | None]:
         """The influence of each span (that of its entity)."""
-        cache: Dict[str, Optional[float]] = {}
+        cache: dict[str, float | None] = {}
         out = []
         for entity in self.entity_of:
             if entity not in cache:
@@ -126,7 +132,7 @@ class DocInfluence:
         return out
 
 
-def entity_keys(spans: Sequence[Span], coref_masking: bool) -> List[str]:
+def entity_keys(spans: Sequence[Span], coref_masking: bool) -> list[str]:
     """One entity key per span: its ``entity_id`` (with ``coref_masking``), else its own."""
     return [
         f"id:{s._.entity_id}" if coref_masking and s._.entity_id else f"span:{i}"
@@ -134,7 +140,7 @@ def entity_keys(spans: Sequence[Span], coref_masking: bool) -> List[str]:
     ]
 
 
-def person_entity(spans: Sequence[Span], keys: Sequence[str]) -> Optional[str]:
+def person_entity(spans: Sequence[Span], keys: Sequence[str]) -> str | None:
     """The entity the text is about: the PERSON entity with the most mentions (first
     mentioned on ties); None when there is no PERSON span."""
     counts = Counter(k for s, k in zip(spans, keys) if s.label_ == "PERSON")
@@ -146,7 +152,9 @@ def person_entity(spans: Sequence[Span], keys: Sequence[str]) -> Optional[str]:
     return max(counts, key=lambda k: (counts[k], -first[k]))
 
 
-def select_targets(spans: Sequence[Span], keys: Sequence[str], mode: str, max_target_entities: int) -> List[int]:
+def select_targets(
+    spans: Sequence[Span], keys: Sequence[str], mode: str, max_target_entities: int
+) -> list[int]:
     """Indices of the target spans: all spans, or the mentions of the person entity
     (``mode="person"``; all spans when there is no PERSON span); with
     ``max_target_entities`` > 0 only the mentions of that many entities (most mentioned first)."""
@@ -165,17 +173,17 @@ def select_targets(spans: Sequence[Span], keys: Sequence[str], mode: str, max_ta
 
 def plan_queries(
     spans: Sequence[Span], keys: Sequence[str], targets: Sequence[int]
-) -> Tuple[List[SpanQuery], List[Tuple[int, Optional[str]]]]:
+) -> tuple[list[SpanQuery], list[tuple[int, str | None]]]:
     """All perturbed variants of a document: per target, one query with nothing perturbed
     and one per other entity with all that entity's mentions hidden. The other mentions of
     the target's own entity are hidden in every variant. Returns the queries and, per query,
     (target index, perturbed entity or None)."""
-    mentions: Dict[str, List[CharRange]] = {}
+    mentions: dict[str, list[CharRange]] = {}
     for s, k in zip(spans, keys):
         mentions.setdefault(k, []).append((s.start_char, s.end_char))
     entities = list(mentions)
-    queries: List[SpanQuery] = []
-    index: List[Tuple[int, Optional[str]]] = []
+    queries: list[SpanQuery] = []
+    index: list[tuple[int, str | None]] = []
     for t in targets:
         span, own = spans[t], keys[t]
         coref = tuple(r for r in mentions[own] if r != (span.start_char, span.end_char))
@@ -183,7 +191,9 @@ def plan_queries(
         index.append((t, None))
         for entity in entities:
             if entity != own:
-                queries.append(SpanQuery(span.start_char, span.end_char, coref + tuple(mentions[entity])))
+                queries.append(
+                    SpanQuery(span.start_char, span.end_char, coref + tuple(mentions[entity]))
+                )
                 index.append((t, entity))
     return queries, index
 
@@ -201,14 +211,14 @@ def compute_influences(
     targets: str = "all",
     target_aggregate: str = "sum",
     max_target_entities: int = 0,
-) -> List[Union[DocInfluence, str]]:
+) -> list[DocInfluence | str]:
     """Per doc, its :class:`DocInfluence`, or the error message when the scorer failed on it.
     One scorer call serves all perturbed variants of all documents (a failing call is
     retried doc by doc to isolate the culprit)."""
-    infos: List[DocInfluence] = []
-    texts: List[str] = []
-    queries: List[List[SpanQuery]] = []
-    indexes: List[List[Tuple[int, Optional[str]]]] = []
+    infos: list[DocInfluence] = []
+    texts: list[str] = []
+    queries: list[list[SpanQuery]] = []
+    indexes: list[list[tuple[int, str | None]]] = []
     for doc in docs:
         spans = list(doc.spans.get(spans_key, []))
         keys = entity_keys(spans, coref_masking)
@@ -224,9 +234,19 @@ def compute_influences(
     except Exception as err:  # noqa: BLE001 - fail closed on any scorer failure
         if len(docs) == 1:
             return [Errors.E450.format(err=err)]
-        out: List[Union[DocInfluence, str]] = []
+        out: list[DocInfluence | str] = []
         for doc in docs:
-            out.extend(compute_influences([doc], scorer, spans_key, coref_masking, targets, target_aggregate, max_target_entities))
+            out.extend(
+                compute_influences(
+                    [doc],
+                    scorer,
+                    spans_key,
+                    coref_masking,
+                    targets,
+                    target_aggregate,
+                    max_target_entities,
+                )
+            )
         return out
     for info, results, index in zip(infos, scored, indexes):
         for (t, entity), result in zip(index, results):
@@ -259,7 +279,7 @@ class RiskPerturb:
         spans_key: str,
         threshold: float,
         scale: float,
-        set_mask: Optional[bool],
+        set_mask: bool | None,
         coref_masking: bool,
         targets: str,
         target_aggregate: str,
@@ -268,9 +288,15 @@ class RiskPerturb:
         top_k: int,
         batch_size: int,
     ) -> None:
-        for what, value, options in (("targets", targets, TARGET_MODES), ("target_aggregate", target_aggregate, AGGREGATES), ("objective", objective, OBJECTIVES)):
+        for what, value, options in (
+            ("targets", targets, TARGET_MODES),
+            ("target_aggregate", target_aggregate, AGGREGATES),
+            ("objective", objective, OBJECTIVES),
+        ):
             if value not in options:
-                raise ValueError(Errors.E452.format(what=what, value=value, options=", ".join(options)))
+                raise ValueError(
+                    Errors.E452.format(what=what, value=value, options=", ".join(options))
+                )
         if scale <= 0:
             raise ValueError(Errors.E454.format(scale=scale))
         self.nlp = nlp
@@ -288,12 +314,20 @@ class RiskPerturb:
         self.objective = objective
         self.top_k = int(top_k)
         self.batch_size = int(batch_size)
-        self.meta: Dict[str, Any] = {}
+        self.meta: dict[str, Any] = {}
         if str(getattr(scorer, "name", "")).startswith("frequency"):
             logger.warning(Errors.W450.format(scorer=scorer.name))
 
-    def influences(self, docs: Sequence[Doc]) -> List[Union[DocInfluence, str]]:
-        return compute_influences(docs, self.scorer, self.spans_key, self.coref_masking, self.targets, self.target_aggregate, self.max_target_entities)
+    def influences(self, docs: Sequence[Doc]) -> list[DocInfluence | str]:
+        return compute_influences(
+            docs,
+            self.scorer,
+            self.spans_key,
+            self.coref_masking,
+            self.targets,
+            self.target_aggregate,
+            self.max_target_entities,
+        )
 
     def decides(self) -> bool:
         """Whether this component sets ``Span._.mask``: ``set_mask``, or when None, when it is
@@ -307,12 +341,12 @@ class RiskPerturb:
             pass
         return doc
 
-    def pipe(self, docs: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
+    def pipe(self, docs: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
         for batch in minibatch(docs, size=batch_size or self.batch_size):
             self.set_annotations(batch, self.influences(batch))
             yield from batch
 
-    def set_annotations(self, docs: Sequence[Doc], infos: Sequence[Union[DocInfluence, str]]) -> None:
+    def set_annotations(self, docs: Sequence[Doc], infos: Sequence[DocInfluence | str]) -> None:
         decides = self.decides()
         for doc, info in zip(docs, infos):
             spans = list(doc.spans.get(self.spans_key, []))
@@ -327,12 +361,17 @@ class RiskPerturb:
                 members = [spans[i] for i, k in enumerate(info.entity_of) if k == entity]
                 if entity == info.person:
                     for span in members:
-                        self._write(span, 1.0, {"target": "person", "note": PERSON_NOTE, "scorer": self.scorer.name}, decides)
+                        self._write(
+                            span,
+                            1.0,
+                            {"target": "person", "note": PERSON_NOTE, "scorer": self.scorer.name},
+                            decides,
+                        )
                     continue
                 if value is None:
                     failed += len(members)
                     reasons = sorted({info.errors[t] for t in info.targets if t in info.errors})
-                    explain: Dict[str, Any] = {"error": Errors.E451, "scorer": self.scorer.name}
+                    explain: dict[str, Any] = {"error": Errors.E451, "scorer": self.scorer.name}
                     if reasons:
                         explain["target_errors"] = reasons[:3]
                     for span in members:
@@ -359,21 +398,30 @@ class RiskPerturb:
                 for span in members:
                     self._write(span, risk, explain, decides, value >= self.threshold)
             if failed:
-                logger.warning("%s (doc %r: %d spans get risk 1.0)", Errors.E451, doc._.doc_id, failed)
+                logger.warning(
+                    "%s (doc %r: %d spans get risk 1.0)", Errors.E451, doc._.doc_id, failed
+                )
 
-    def _write(self, span: Span, risk: float, explain: Dict[str, Any], decides: bool, mask: bool = True) -> None:
+    def _write(
+        self, span: Span, risk: float, explain: dict[str, Any], decides: bool, mask: bool = True
+    ) -> None:
         span._.risk[self.risk_key] = risk
         span._.risk_explain[self.risk_key] = dict(explain)
         if decides:
             span._.mask = bool(mask)
 
     # fitting -----------------------------------------------------------------------------------
-    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+    def initialize(
+        self, get_examples: Callable[[], Iterable[Example]], *, nlp: Language | None = None
+    ) -> None:
         """Fit ``threshold`` on gold examples (reference docs with ``spans_key`` spans and
         ``mask`` decisions) with ``objective``; without mask decisions the threshold is kept."""
         register_extensions()
         docs = [eg.reference for eg in get_examples()]
-        if any(doc.spans.get(GOLD_MASK_KEY) is not None and len(doc.spans.get(self.spans_key, [])) for doc in docs):
+        if any(
+            doc.spans.get(GOLD_MASK_KEY) is not None and len(doc.spans.get(self.spans_key, []))
+            for doc in docs
+        ):
             self.fit(docs)
 
     def fit(self, docs: Sequence[Doc]) -> float:
@@ -383,24 +431,32 @@ class RiskPerturb:
         gold = docs_to_tab(docs, self.spans_key, GOLD_MASK_KEY)
         if not any(m for g in gold for ms in g.annotations.values() for m in ms):
             raise ValueError(Errors.E453.format(key=self.spans_key))
-        by_id: Dict[str, Tuple[Doc, Union[DocInfluence, str]]] = {}
+        by_id: dict[str, tuple[Doc, DocInfluence | str]] = {}
         unique = {}
         for i, doc in enumerate(docs):
             unique.setdefault(doc._.doc_id or str(i), doc)
         infos = self.influences(list(unique.values()))
         for (doc_id, doc), info in zip(unique.items(), infos):
             by_id[doc_id] = (doc, info)
-        scored = {doc_id: span_table(doc, info, self.spans_key) for doc_id, (doc, info) in by_id.items()}
+        scored = {
+            doc_id: span_table(doc, info, self.spans_key) for doc_id, (doc, info) in by_id.items()
+        }
         best, curve = fit_threshold(gold, scored, self.objective)
         self.threshold = best
-        self.meta = {"scorer": self.scorer.name, "objective": self.objective, "n_docs": len(by_id), "fitted_threshold": best, "curve_points": len(curve)}
+        self.meta = {
+            "scorer": self.scorer.name,
+            "objective": self.objective,
+            "n_docs": len(by_id),
+            "fitted_threshold": best,
+            "curve_points": len(curve),
+        }
         return best
 
     # serialization -----------------------------------------------------------------------------
-    def _state(self) -> Dict[str, Any]:
+    def _state(self) -> dict[str, Any]:
         return {"threshold": self.threshold, "scale": self.scale, "meta": self.meta}
 
-    def _set_state(self, state: Dict[str, Any]) -> None:
+    def _set_state(self, state: dict[str, Any]) -> None:
         self.threshold = float(state.get("threshold", self.threshold))
         self.scale = float(state.get("scale", self.scale))
         self.meta = dict(state.get("meta") or {})
@@ -408,16 +464,16 @@ class RiskPerturb:
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
         return srsly.msgpack_dumps(self._state())
 
-    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "RiskPerturb":
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> RiskPerturb:
         self._set_state(srsly.msgpack_loads(data))
         return self
 
-    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
+    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
         path = ensure_path(path)
         path.mkdir(parents=True, exist_ok=True)
         srsly.write_json(path / "perturb.json", self._state())
 
-    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskPerturb":
+    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> RiskPerturb:
         self._set_state(srsly.read_json(ensure_path(path) / "perturb.json"))
         return self
 
@@ -425,27 +481,34 @@ class RiskPerturb:
 # --------------------------------------------------------------------------------------------
 # threshold fitting (also used by benchmarks/perturb_eval.py)
 # --------------------------------------------------------------------------------------------
-SpanTable = List[Tuple[int, int, Optional[float]]]
+SpanTable = list[tuple[int, int, Optional[float]]]
 
 
-def span_table(doc: Doc, info: Union[DocInfluence, str], spans_key: str = DEFAULT_SPANS_KEY) -> SpanTable:
+def span_table(doc: Doc, info: DocInfluence | str, spans_key: str = DEFAULT_SPANS_KEY) -> SpanTable:
     """(start, end, influence) per span; influence None when it could not be measured."""
     spans = list(doc.spans.get(spans_key, []))
-    values: Sequence[Optional[float]] = [None] * len(spans) if isinstance(info, str) else info.span_influences()
+    values: Sequence[float | None] = (
+        [None] * len(spans) if isinstance(info, str) else info.span_influences()
+    )
     return [(s.start_char, s.end_char, v) for s, v in zip(spans, values)]
 
 
-def predictions_at(table: Dict[str, SpanTable], threshold: float) -> Dict[str, List[List[int]]]:
+def predictions_at(table: dict[str, SpanTable], threshold: float) -> dict[str, list[list[int]]]:
     """The spans masked at ``threshold``: influence >= threshold, or not measurable (fail closed)."""
-    return {doc_id: [[s, e] for s, e, v in rows if v is None or v >= threshold] for doc_id, rows in table.items()}
+    return {
+        doc_id: [[s, e] for s, e, v in rows if v is None or v >= threshold]
+        for doc_id, rows in table.items()
+    }
 
 
-def candidate_thresholds(table: Dict[str, SpanTable], n: int = 80) -> List[float]:
+def candidate_thresholds(table: dict[str, SpanTable], n: int = 80) -> list[float]:
     """Thresholds between the observed influences (quantiles), plus one below all of them
     (mask everything) and one above (mask only what cannot be measured)."""
     import numpy
 
-    values = numpy.asarray(sorted(v for rows in table.values() for _, _, v in rows if v is not None))
+    values = numpy.asarray(
+        sorted(v for rows in table.values() for _, _, v in rows if v is not None)
+    )
     if not len(values):
         return [0.0]
     qs = numpy.unique(numpy.quantile(values, numpy.linspace(0, 1, n + 1)))
@@ -462,11 +525,11 @@ def objective_value(scores: Any, objective: str) -> float:
 
 def fit_threshold(
     gold: Sequence[Any],
-    table: Dict[str, SpanTable],
+    table: dict[str, SpanTable],
     objective: str = "paper",
     tokens: Any = None,
     n_candidates: int = 80,
-) -> Tuple[float, List[Dict[str, float]]]:
+) -> tuple[float, list[dict[str, float]]]:
     """The threshold maximizing ``objective`` of the TAB scores on ``gold`` (TabDocuments);
     ties go to the lowest threshold (more masking). Returns it and the whole curve."""
     from ..evaluation import tab_scores
@@ -477,7 +540,17 @@ def fit_threshold(
     for t in candidate_thresholds(table, n_candidates):
         scores = tab_scores(gold, predictions_at(table, t), tokens=tokens)
         value = objective_value(scores, objective)
-        curve.append({"threshold": t, "objective": value, "P": scores.precision, "R_all": scores.recall, "F1": scores.f1, "R_direct": scores.direct_recall, "R_quasi": scores.quasi_recall})
+        curve.append(
+            {
+                "threshold": t,
+                "objective": value,
+                "P": scores.precision,
+                "R_all": scores.recall,
+                "F1": scores.f1,
+                "R_direct": scores.direct_recall,
+                "R_quasi": scores.quasi_recall,
+            }
+        )
         if value > best_value + 1e-12:
             best, best_value = t, value
     return float(best if best is not None else 0.0), curve
@@ -509,7 +582,7 @@ def make_risk_perturb(
     spans_key: str,
     threshold: float,
     scale: float,
-    set_mask: Optional[bool],
+    set_mask: bool | None,
     coref_masking: bool,
     targets: str,
     target_aggregate: str,
@@ -537,4 +610,19 @@ def make_risk_perturb(
     batch_size (int): docs per scorer call.
     """
     register_extensions()
-    return RiskPerturb(nlp, name, scorer, spans_key, threshold, scale, set_mask, coref_masking, targets, target_aggregate, max_target_entities, objective, top_k, batch_size)
+    return RiskPerturb(
+        nlp,
+        name,
+        scorer,
+        spans_key,
+        threshold,
+        scale,
+        set_mask,
+        coref_masking,
+        targets,
+        target_aggregate,
+        max_target_entities,
+        objective,
+        top_k,
+        batch_size,
+    )
