@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import spacy
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 import spacy_sanitize  # noqa: F401 - registers the factories
 from spacy_sanitize.corpus.tab import Mention, TabDocument
@@ -327,3 +327,19 @@ def test_shipped_config_runs_offline():
         assert span._.mask == (span._.risk["perturb"] >= 0.5)
     replaced = {(r[0], r[1]) for r in doc._.replacements}
     assert replaced == {(s.start_char, s.end_char) for s in spans if s._.mask}
+
+
+def test_initialize_fits_the_threshold_on_gold_docs(tiny_bert):
+    from spacy.training import Example
+
+    nlp, comp = make_nlp(tiny_bert, threshold=99.0)
+    docs = make_docs(nlp)
+    for doc in docs:
+        first = doc.spans["pii"][0]
+        doc.spans["mask"] = [Span(doc, first.start, first.end, label="DIRECT")]
+    examples = [Example(nlp.make_doc(d.text), d) for d in docs]
+    nlp.initialize(lambda: examples)
+    assert comp.threshold != 99.0
+    assert comp.meta["n_docs"] == 2 and comp.meta["fitted_threshold"] == comp.threshold
+    values = [v for d in docs for v in comp.influences([d])[0].span_influences() if v is not None]
+    assert min(values) - 1.0 <= comp.threshold <= max(values) + 1.0
