@@ -18,6 +18,7 @@ from .pipeline import load_pipeline  # noqa: E402,F401
 from .risk import (  # noqa: E402,F401
     infer as _risk_infer,
     llm_prob as _risk_llm_prob,
+    perturb as _risk_perturb,
     seq as _risk_seq,
     vote as _risk_vote,
     web as _risk_web,
