@@ -125,7 +125,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                 [span.start_char + o, span.end_char + o, span.label_] for doc, o in zip(docs, offsets) for span in doc.spans.get("pii", [])
             ]
     tokens = Tokens()
-    result: Dict[str, Any] = {"masking": tab_scores(gold, predictions, tokens=tokens).as_dict()}
+    result: Dict[str, Any] = {"masking": tab_scores(gold, predictions, tokens=tokens, token_weighting=token_weighting(args.weighting)).as_dict()}
+    result["masking"]["weighting"] = args.weighting
     if detections:
         result["detection"] = detection_scores(gold, detections, tokens=tokens).as_dict()
     print(format_table(result))
@@ -133,6 +134,24 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         srsly.write_json(args.output, result)
     return 0
+
+
+def token_weighting(name: str) -> Any:
+    """The token weighting of P_w: ``uniform``, ``frequency`` (information content from word
+    frequencies, no torch), ``mlm`` (the shipped domain masked LM) or a masked-LM name/path."""
+    from .evaluation import uniform_weighting
+
+    if name == "uniform":
+        return uniform_weighting
+    from .lm.weighting import lm_token_weighting
+
+    if name == "frequency":
+        from .lm.frequency import make_frequency_scorer
+
+        return lm_token_weighting(make_frequency_scorer())
+    from .lm.hf import SHIPPED_MLM, make_hf_scorer
+
+    return lm_token_weighting(make_hf_scorer(model=SHIPPED_MLM if name == "mlm" else name))
 
 
 def format_table(result: Dict[str, Any]) -> str:
@@ -198,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("-p", "--pipeline", default="default", help="pipeline to run (default: default)")
     evaluate.add_argument("-o", "--output", help="write the scores as JSON here")
     evaluate.add_argument("--lenient", action="store_true", help="skip malformed gold mentions with a warning")
+    evaluate.add_argument("--weighting", default="uniform", help="token weights of P_w: uniform (default), frequency, mlm (shipped masked LM, needs torch) or a masked-LM name/path")
     evaluate.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     evaluate.set_defaults(func=cmd_evaluate)
 

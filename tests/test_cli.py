@@ -104,3 +104,18 @@ def test_help_for_every_command(command, capsys):
     with pytest.raises(SystemExit) as info:
         main([*command, "--help"])
     assert info.value.code == 0 and "usage:" in capsys.readouterr().out
+
+
+def test_evaluate_with_frequency_weighting(tmp_path):
+    text = "Anna Berg met Jonas in Oslo."
+    gold = [{"doc_id": "d1", "text": text, "annotations": {"A": {"entity_mentions": [
+        {"entity_mention_id": "m1", "start_offset": 0, "end_offset": 9, "entity_type": "PERSON", "identifier_type": "DIRECT", "entity_id": "e1"},
+    ]}}}]
+    (tmp_path / "gold.json").write_text(json.dumps(gold))
+    (tmp_path / "pred.json").write_text(json.dumps({"d1": [[0, 13]]}))
+    out = tmp_path / "scores.json"
+    args = ["evaluate", str(tmp_path / "gold.json"), "--predictions", str(tmp_path / "pred.json"), "-o", str(out)]
+    assert main([*args, "--weighting", "frequency"]) == 0
+    scores = json.loads(out.read_text())["masking"]
+    # "met" is a frequent word: it weighs less than the names, so P_w > P = 2/3.
+    assert scores["P"] == pytest.approx(2 / 3) and scores["P_w"] > scores["P"] and scores["weighting"] == "frequency"
