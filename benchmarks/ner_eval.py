@@ -48,15 +48,21 @@ def main() -> None:
     default = load_pipeline("default")
     rules = [n for n in default.pipe_names if n.startswith("pii_") and n not in ("pii_ent_mapper",)]
     variants = [
-        ("generic NER mapping", default, rules + ["masker"]),
-        ("mapping + rules + gazetteer", default, ["pii_coref", "masker"]),
-        ("default detector (with coreference propagation)", default, ["masker"]),
+        ("generic NER mapping", default, [r for r in rules] + ["masker"]),
+        ("mapping + rules + gazetteer", default, ["pii_ner", "pii_coref", "masker"]),
+        ("default detector without pii_ner (with coreference propagation)", default, ["pii_ner", "masker"]),
+        ("default detector (shipped pii_ner)", default, ["masker"]),
     ]
     for path in args.model:
         trained = spacy.load(path)
         variants.append((f"pii_ner {Path(path).parent.name}", trained, []))
+        # The default detector already holds the shipped pii_ner: compare with this model instead.
         combined = load_pipeline("default")
-        combined.add_pipe("pii_ner", source=trained, before="pii_coref")
+        if "pii_ner" in combined.pipe_names:
+            combined.remove_pipe("pii_ner")
+        # A transformer pipeline's pii_ner listens to its transformer: bring both along.
+        for name in trained.pipe_names:
+            combined.add_pipe(name, name=f"trained_{name}" if name == "pii_ner" else name, source=trained, before="pii_coref")
         variants.append((f"default detector + pii_ner {Path(path).parent.name}", combined, ["masker"]))
     results = []
     for name, nlp, disable in variants:
