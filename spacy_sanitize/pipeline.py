@@ -2,7 +2,7 @@
 and sanitizing texts of any length with them."""
 import importlib.resources
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import spacy
 from spacy.language import Language
@@ -45,14 +45,15 @@ def _with_installed_english(config: Config) -> Config:
     return config
 
 
-def load_config_pipeline(path: Union[str, Path], overrides: Dict[str, Any] = {}) -> Language:
+def load_config_pipeline(path: Union[str, Path], overrides: Optional[Dict[str, Any]] = None) -> Language:
+    overrides = overrides or {}
     config = _with_installed_english(Config().from_disk(path, overrides=overrides))
     nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
     nlp.max_length = max(nlp.max_length, DEFAULT_CHUNK_CHARS * 2)
     return nlp
 
 
-def load_pipeline(name: Union[str, Path] = "default", overrides: Dict[str, Any] = {}) -> Language:
+def load_pipeline(name: Union[str, Path] = "default", overrides: Optional[Dict[str, Any]] = None) -> Language:
     """``name``: a shipped config name (``default``...), a ``.cfg`` file, a pipeline
     directory, or an installed pipeline package."""
     try:
@@ -61,7 +62,7 @@ def load_pipeline(name: Union[str, Path] = "default", overrides: Dict[str, Any] 
         path = Path(name)
         if path.suffix == ".cfg" and path.exists():
             return load_config_pipeline(path, overrides)
-        return spacy.load(name, config=overrides)
+        return spacy.load(name, config=overrides or {})
     except OSError as err:
         raise OSError(Errors.E005.format(name=name, err=err)) from None
 

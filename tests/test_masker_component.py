@@ -36,7 +36,7 @@ def test_rows_layout_and_unchanged_outside():
     doc = m(doc_with(nlp, text, [(0, 9, "PERSON", "e1"), (19, 23, "LOC", "e2")]))
     assert doc._.sanitized == "[PERSON] lives in [LOC]."
     assert doc._.replacements == [[0, 9, "PERSON", "e1", "[PERSON]", 0, 8], [19, 23, "LOC", "e2", "[LOC]", 18, 23]]
-    for start, end, _, _, repl, out_start, out_end in doc._.replacements:
+    for _start, _end, _, _, repl, out_start, out_end in doc._.replacements:
         assert doc._.sanitized[out_start:out_end] == repl
 
 

@@ -61,7 +61,7 @@ def test_sanitize_properties(doc, index, overlap):
     rows = out._.replacements
     # rows are sorted, disjoint, and rebuild the sanitized text from the original
     pieces, cursor = [], 0
-    for start, end, label, eid, repl, out_start, out_end in rows:
+    for start, end, _label, eid, repl, out_start, out_end in rows:
         assert cursor <= start < end
         pieces.append(text[cursor:start])
         assert out_start == sum(len(p) for p in pieces)
@@ -69,12 +69,12 @@ def test_sanitize_properties(doc, index, overlap):
         cursor = end
     pieces.append(text[cursor:])
     assert "".join(pieces) == out._.sanitized  # outside text unchanged, byte for byte
-    for start, end, label, eid, repl, out_start, out_end in rows:
+    for start, end, _label, eid, repl, out_start, out_end in rows:
         assert out._.sanitized[out_start:out_end] == repl
     covered = {i for row in rows for i in range(row[0], row[1])}
     assert masked <= covered  # no masked character survives
     seen = {}
-    for start, end, label, eid, repl, *_ in rows:
+    for start, end, _label, eid, repl, *_ in rows:
         key = (eid, text[start:end])
         assert seen.setdefault(key, repl) == repl  # consistent per entity and mention
     assert restore(out._.sanitized, build_mapping(out)) == text
@@ -85,7 +85,7 @@ def test_sanitize_properties(doc, index, overlap):
 def test_numbered_same_entity_same_number(doc):
     out = get_masker(3, "union")(doc)
     by_entity = {}
-    for start, end, label, eid, repl, *_ in out._.replacements:
+    for _start, _end, label, eid, repl, *_ in out._.replacements:
         assert by_entity.setdefault((label, eid), repl) == repl
 
 

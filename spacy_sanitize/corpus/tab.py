@@ -102,7 +102,7 @@ def parse_tab(data: Any, source: str = "<data>", lenient: bool = False) -> List[
         meta = {k: v for k, v in raw_doc.items() if k not in ("text", "annotations", "doc_id")}
         documents.append(TabDocument(doc_id, text, annotations, meta))
     if skipped:
-        warnings.warn(Warnings.W001.format(n=len(skipped), path=source, first=skipped[0]))
+        warnings.warn(Warnings.W001.format(n=len(skipped), path=source, first=skipped[0]), stacklevel=2)
     return documents
 
 

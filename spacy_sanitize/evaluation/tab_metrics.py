@@ -143,7 +143,7 @@ def tab_scores(
         mask = _char_mask(len(document.text), predictions.get(document.doc_id, []))
         masked_units = [m.span() for s, e in _runs(mask) for m in WORD.finditer(document.text, s, e)]
         weights = token_weighting(document.text, masked_units) if masked_units else []
-        for annotator, mentions in document.annotations.items():
+        for _annotator, mentions in document.annotations.items():
             to_mask = [m for m in mentions if m.needs_masking]
             gold_mask = _char_mask(len(document.text), ((m.start, m.end) for m in to_mask))
             for (s, e), weight in zip(masked_units, weights):

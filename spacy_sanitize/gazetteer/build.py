@@ -126,7 +126,7 @@ def iter_dump(
     except (OSError, EOFError, UnicodeDecodeError) as err:
         raise ValueError(Errors.E205.format(path=path, err=err)) from None
     if bad:
-        warnings.warn(Warnings.W200.format(errors=bad, path=path, line=first_bad))
+        warnings.warn(Warnings.W200.format(errors=bad, path=path, line=first_bad), stacklevel=2)
 
 
 def _snak_values(statement: Mapping[str, Any]) -> Iterator[Tuple[str, str]]:

@@ -387,7 +387,7 @@ class GazetteerMatcher:
                 raise ValueError("the automaton does not match the key table")
             self.automaton = automaton
         except (ValueError, TypeError, EOFError, pickle.UnpicklingError) as err:
-            warnings.warn(Warnings.W201.format(path=source, err=err))
+            warnings.warn(Warnings.W201.format(path=source, err=err), stacklevel=2)
             coded = (
                 self.keys_blob.tobytes().decode("utf8").split("\n") if len(self.keys_blob) else []
             )

@@ -14,7 +14,7 @@ import argparse
 import random
 import sys
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, Iterator, Optional, Sequence, Set, Tuple
 
 from spacy.tokens import DocBin
 from tqdm import tqdm
