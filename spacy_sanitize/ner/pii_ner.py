@@ -19,6 +19,7 @@ from thinc.api import Model
 
 from ..extensions import register_extensions
 from ..spans import add_pii_spans
+from .ent_mapper import is_list_number
 
 
 def score_pii_spans(examples: Iterable[Example], spans_key: str = "pii", **kwargs: Any) -> Dict[str, Any]:
@@ -56,7 +57,11 @@ class PIIEntityRecognizer(EntityRecognizer):
         super().set_annotations(docs, states_or_beams)
         saved = self._saved_ents if len(self._saved_ents) == len(docs) else [()] * len(docs)
         for doc, ents in zip(docs, saved):
-            spans = [Span(doc, ent.start, ent.end, label=ent.label_) for ent in doc.ents]
+            spans = [
+                Span(doc, ent.start, ent.end, label=ent.label_)
+                for ent in doc.ents
+                if not is_list_number(doc, ent.start, ent.end)
+            ]
             for span in spans:
                 span._.risk_explain["detector"] = self.name
             doc.set_ents(list(ents), default="missing")
