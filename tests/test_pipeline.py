@@ -87,3 +87,18 @@ def test_factories_found_through_entry_points():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "Mail [CODE] now."
+
+
+@pytest.mark.parametrize("name", ["risk_seq", "risk_llm_prob", "risk_llm_prob_frequency", "risk_perturb", "vote"])
+def test_shipped_configs_share_the_default_detector(name):
+    from thinc.api import Config
+
+    from spacy_sanitize.pipeline import config_path
+
+    base = Config().from_disk(config_path("default"), interpolate=False)
+    config = Config().from_disk(config_path(name), interpolate=False)
+    detector = [n for n in base["nlp"]["pipeline"] if n != "masker"]
+    assert config["nlp"]["pipeline"][: len(detector)] == detector
+    assert config["nlp"]["pipeline"][-1] == "masker"
+    for component in detector:
+        assert config["components"][component] == base["components"][component], component
