@@ -11,6 +11,7 @@ without the original config:
   installed small English pipeline, fine-tuned) with a softmax tagger head. No torch, fast
   on CPU; convolutions see any document length.
 """
+from abc import ABC, abstractmethod
 import importlib.util
 import logging
 from pathlib import Path
@@ -77,7 +78,7 @@ def _char_to_token(doc: Doc) -> np.ndarray:
     return index
 
 
-class SeqTagger:
+class SeqTagger(ABC):
     """Common interface: ``initialize(docs)``, ``update(docs, labels) -> loss``,
     ``predict(docs) -> per-token MASK probabilities``, ``to_disk``/``from_disk``."""
 
@@ -91,20 +92,25 @@ class SeqTagger:
     def config(self) -> Dict[str, Any]:
         return {"@misc": self.registry_name, **self.settings}
 
+    @abstractmethod
     def initialize(self, docs: List[Doc]) -> None:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def update(self, docs: List[Doc], labels: List[np.ndarray], drop: float = 0.1) -> float:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def predict(self, docs: List[Doc]) -> List[np.ndarray]:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def to_disk(self, path: Path) -> None:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def from_disk(self, path: Path) -> "SeqTagger":
-        raise NotImplementedError
+        ...
 
 
 def save_tagger(tagger: SeqTagger, path: Union[str, Path]) -> None:

@@ -12,6 +12,7 @@ to ``max_results``. Only the standard library is used; system proxies are ignore
 loopback endpoint is really reached on loopback. Errors raise ``WebBackendError``.
 """
 
+from abc import ABC, abstractmethod
 import hashlib
 import ipaddress
 import json
@@ -125,7 +126,7 @@ class _Retryable(Exception):
     pass
 
 
-class HttpJsonBackend:
+class HttpJsonBackend(ABC):
     """Shared HTTP machinery; subclasses say how to build page URLs and read a response."""
 
     name = "http_json"
@@ -173,11 +174,13 @@ class HttpJsonBackend:
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
     # subclass hooks ---------------------------------------------------------
+    @abstractmethod
     def page_url(self, query: str, page: int) -> str:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def parse(self, data: Any) -> SearchResult:
-        raise NotImplementedError
+        ...
 
     def cache_id(self) -> str:
         return f"{self.name}|{self.endpoint}|{self.max_results}"

@@ -7,6 +7,7 @@ caches the result per (entity, mention text), so the same mention of an entity a
 gets the same replacement.
 """
 import hashlib
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
 
@@ -62,7 +63,7 @@ def doc_key_for(text: str, doc_id: Optional[str]) -> str:
     return doc_id or hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class Strategy:
+class Strategy(ABC):
     """Base class: subclasses set ``name`` and implement ``replace``."""
 
     name = "strategy"
@@ -72,8 +73,9 @@ class Strategy:
     def begin_doc(self, state: DocState) -> None:
         """Called once before the regions of a document are replaced."""
 
+    @abstractmethod
     def replace(self, mention: Mention, state: DocState) -> str:
-        raise NotImplementedError
+        ...
 
     def policy(self, label: str) -> Policy:
         return Policy("marker", note="placeholder outside the vocabulary")
