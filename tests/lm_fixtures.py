@@ -32,3 +32,30 @@ def build_tiny_bert(path: Path, seed: int = 0, max_positions: int = 128) -> str:
     model.save_pretrained(str(path))
     tokenizer.save_pretrained(str(path))
     return str(path)
+
+
+def direct_logprobs(model_dir, text, span, also=()):
+    """The reference computation: the whole text in one sequence, the span's subwords
+    (and those of ``also``) replaced by [MASK], log-softmax at the span's positions."""
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForMaskedLM.from_pretrained(model_dir).eval()
+    enc = tok(text, return_offsets_mapping=True)
+    ids = list(enc["input_ids"])
+    offsets = enc["offset_mapping"]
+
+    def pos(s, e):
+        return [i for i, (a, b) in enumerate(offsets) if b > a and a < e and b > s]
+
+    own = pos(*span)
+    masked = set(own)
+    for r in also:
+        masked.update(pos(*r))
+    originals = list(ids)
+    for i in masked:
+        ids[i] = tok.mask_token_id
+    with torch.no_grad():
+        logp = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0], -1)
+    return [float(logp[i, originals[i]]) for i in own]

@@ -5,7 +5,7 @@ import pytest
 from spacy_sanitize.lm import FrequencyScorer, HFMaskedLMScorer, SpanQuery, lm_token_weighting
 from spacy_sanitize.lm.frequency import count_words, write_counts
 
-from .lm_fixtures import build_tiny_bert
+from .lm_fixtures import build_tiny_bert, direct_logprobs
 
 torch = pytest.importorskip("torch")
 
@@ -19,32 +19,6 @@ TEXTS = [
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
     return build_tiny_bert(tmp_path_factory.mktemp("tiny_bert"))
-
-
-def direct_logprobs(model_dir, text, span, also=()):
-    """The reference computation: the whole text in one sequence, the span's subwords
-    (and those of ``also``) replaced by [MASK], log-softmax at the span's positions."""
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(model_dir)
-    model = AutoModelForMaskedLM.from_pretrained(model_dir).eval()
-    enc = tok(text, return_offsets_mapping=True)
-    ids = list(enc["input_ids"])
-    offsets = enc["offset_mapping"]
-
-    def pos(s, e):
-        return [i for i, (a, b) in enumerate(offsets) if b > a and a < e and b > s]
-
-    own = pos(*span)
-    masked = set(own)
-    for r in also:
-        masked.update(pos(*r))
-    originals = list(ids)
-    for i in masked:
-        ids[i] = tok.mask_token_id
-    with torch.no_grad():
-        logp = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0], -1)
-    return [float(logp[i, originals[i]]) for i in own]
 
 
 def queries_for(text):

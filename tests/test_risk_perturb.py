@@ -21,7 +21,7 @@ from spacy_sanitize.risk.perturb import (
     squash,
 )
 
-from .lm_fixtures import build_tiny_bert
+from .lm_fixtures import build_tiny_bert, direct_logprobs
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -89,28 +89,7 @@ def make_nlp(model, **config):
 
 def direct_logprob(model_dir, text, target, hidden):
     """Unbatched reference: one forward pass for one variant, no padding, no scorer code."""
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(model_dir)
-    model = AutoModelForMaskedLM.from_pretrained(model_dir).eval()
-    enc = tok(text, return_offsets_mapping=True)
-    ids = list(enc["input_ids"])
-    offsets = enc["offset_mapping"]
-
-    def positions(start, end):
-        return [i for i, (s, e) in enumerate(offsets) if e > s and s < end and e > start]
-
-    own = positions(*target)
-    masked = set(own)
-    for r in hidden:
-        masked.update(positions(*r))
-    inp = list(ids)
-    for m in masked:
-        inp[m] = tok.mask_token_id
-    with torch.no_grad():
-        logits = model(input_ids=torch.tensor([inp])).logits[0]
-    logp = torch.log_softmax(logits, dim=-1)
-    return float(sum(logp[i, ids[i]] for i in own))
+    return float(sum(direct_logprobs(model_dir, text, target, hidden)))
 
 
 def mentions_of(doc, entity):

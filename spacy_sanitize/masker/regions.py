@@ -17,14 +17,11 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
 
-from ..types import PII_TYPES
+from ..types import PERSON_TITLES, PII_TYPES
 from .errors import Errors
 from .strategies.dates import MONTHS, WEEKDAYS
 
 OVERLAP_POLICIES = ("union", "separate")
-PERSON_TITLES = frozenset(
-    ["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "sir", "dame", "lady", "lord", "judge", "justice", "president", "king", "queen", "prince", "princess", "emperor", "empress", "saint", "st", "rev", "father", "sister", "brother", "captain", "general", "colonel", "major", "lieutenant", "senator", "governor", "mayor", "chief", "bishop", "pope", "sheikh", "count", "duke", "baron", "jr", "sr"]
-)
 COMMON_WORDS: FrozenSet[str] = frozenset(STOP_WORDS) | {m.lower() for m in MONTHS + WEEKDAYS} | PERSON_TITLES
 _POSSESSIVE = re.compile(r"['’]s?$")
 

@@ -19,9 +19,9 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
+from ..types import PERSON_TITLES
 from ..spans import add_pii_spans
 
-TITLES = frozenset("mr mrs ms miss dr prof sir lady lord judge president st".split())
 
 
 def normalize(text: str) -> str:
@@ -32,7 +32,7 @@ def normalize(text: str) -> str:
 
 
 def _name_parts(text: str) -> List[str]:
-    return [w for w in normalize(text).split() if w not in TITLES and len(w) > 1]
+    return [w for w in normalize(text).split() if w not in PERSON_TITLES and len(w) > 1]
 
 
 class Coref:
@@ -86,7 +86,7 @@ class Coref:
                 pieces += [
                     doc[t.i : t.i + 1]
                     for t in span
-                    if len(t.text) >= self.min_part_length and t.is_title and not t.is_stop and t.lower_ not in TITLES
+                    if len(t.text) >= self.min_part_length and t.is_title and not t.is_stop and t.lower_ not in PERSON_TITLES
                 ]
             for piece in pieces:
                 if piece.text not in targets:

@@ -1,4 +1,6 @@
 """Small pieces shared by the risk components."""
+from typing import Any, Dict
+
 from spacy.language import Language
 
 
@@ -16,3 +18,12 @@ def other_deciders(nlp: Language, name: str) -> list:
         for other in nlp.pipe_names
         if other != name and nlp.get_pipe_meta(other).factory.startswith("risk_")
     ]
+
+
+FAIL_CLOSED_RISK = 1.0
+
+
+def failure(error: str, **details: Any) -> Dict[str, Any]:
+    """The ``Span._.risk_explain`` entry of a span an indicator could not score. Such a span
+    gets risk ``FAIL_CLOSED_RISK`` (mask), and ``risk_vote`` counts it as a MASK vote."""
+    return {**details, "error": error, "fail_closed": True}

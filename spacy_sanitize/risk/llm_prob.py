@@ -26,7 +26,7 @@ from ..extensions import register_extensions
 from ..lm.base import AGGREGATES, SpanLogProbs, SpanQuery, SpanScorer
 from ..lm.encoder import SpanTextEncoder
 from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY, PII_TYPES
-from .base import other_deciders, risk_key
+from .base import FAIL_CLOSED_RISK, failure, other_deciders, risk_key
 from .span_classifier import SpanClassifier, select_and_fit
 
 logger = logging.getLogger("spacy_sanitize.risk.llm_prob")
@@ -217,7 +217,7 @@ class RiskLLMProb:
                     explain: Dict[str, Any] = dict(zip(FEATURES[: len(NUMERIC)], feature_row(result, span.label_)))
                     explain.update(scorer=self.scorer.name, classifier=self.classifier.kind)  # type: ignore[union-attr]
                 else:
-                    risk, explain = 1.0, {"error": result.error}
+                    risk, explain = FAIL_CLOSED_RISK, failure(result.error)
                 span._.risk[self.risk_key] = risk
                 span._.risk_explain[self.risk_key] = explain
                 if decides:

@@ -49,7 +49,7 @@ from spacy.util import ensure_path, minibatch
 from ..extensions import register_extensions
 from ..lm.base import SpanLogProbs, SpanQuery, SpanScorer
 from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY
-from .base import other_deciders, risk_key
+from .base import FAIL_CLOSED_RISK, failure, other_deciders, risk_key
 
 logger = logging.getLogger("spacy_sanitize.risk.perturb")
 logger.addHandler(logging.NullHandler())
@@ -353,7 +353,7 @@ class RiskPerturb:
             if isinstance(info, str):
                 logger.warning("%s (doc %r: %d spans get risk 1.0)", info, doc._.doc_id, len(spans))
                 for span in spans:
-                    self._write(span, 1.0, {"error": info, "scorer": self.scorer.name}, decides)
+                    self._write(span, FAIL_CLOSED_RISK, failure(info, scorer=self.scorer.name), decides)
                 continue
             failed = 0
             for entity in dict.fromkeys(info.entity_of):
@@ -371,11 +371,11 @@ class RiskPerturb:
                 if value is None:
                     failed += len(members)
                     reasons = sorted({info.errors[t] for t in info.targets if t in info.errors})
-                    explain: dict[str, Any] = {"error": Errors.E451, "scorer": self.scorer.name}
+                    explain: dict[str, Any] = failure(Errors.E451, scorer=self.scorer.name)
                     if reasons:
                         explain["target_errors"] = reasons[:3]
                     for span in members:
-                        self._write(span, 1.0, explain, decides)
+                        self._write(span, FAIL_CLOSED_RISK, explain, decides)
                     continue
                 explain = {
                     "influence": value,

@@ -24,7 +24,7 @@ from spacy.util import minibatch
 from ..evaluation.scorer import score_tab
 from ..extensions import register_extensions
 from .seq_models import SeqErrors, SeqTagger, load_tagger, logger, save_tagger, token_labels
-from .base import other_deciders, risk_key
+from .base import FAIL_CLOSED_RISK, failure, other_deciders, risk_key
 
 AGGREGATIONS: Dict[str, Callable[[np.ndarray], float]] = {
     "max": lambda p: float(p.max()),
@@ -123,7 +123,7 @@ class RiskSeq(Pipe):
                 )
             for span in spans:
                 if isinstance(probs, str):
-                    risk, explain = 1.0, {"error": probs, "fail_closed": True}
+                    risk, explain = FAIL_CLOSED_RISK, failure(probs)
                 else:
                     token_probs = probs[span.start : span.end]
                     risk = aggregate(token_probs) if len(token_probs) else 1.0

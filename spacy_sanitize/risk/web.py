@@ -35,7 +35,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import minibatch, registry
 
 from ..extensions import register_extensions
-from .base import other_deciders, risk_key
+from .base import FAIL_CLOSED_RISK, failure, other_deciders, risk_key
 from .web_backends import SearchResult, WebBackend, WebBackendError, WebErrors, host_is_local
 
 logger = logging.getLogger("spacy_sanitize.risk.web")
@@ -249,7 +249,7 @@ class RiskWeb:
     ) -> Tuple[float, Dict[str, Any]]:
         explain: Dict[str, Any] = {"query": query, "method": self.method}
         if isinstance(result, str):
-            return 1.0, {**explain, "error": result, "fail_closed": True}
+            return FAIL_CLOSED_RISK, failure(result, **explain)
         explain["hits"] = result.hits
         explain["n_urls"] = len(result.urls)
         risks: List[float] = []
@@ -275,7 +275,7 @@ class RiskWeb:
                 explain["hit_window"] = [self.min_hits, self.max_hits]
                 risks.append(1.0 if in_window else 0.0)
         if errors:
-            return 1.0, {**explain, "error": "; ".join(errors), "fail_closed": True}
+            return FAIL_CLOSED_RISK, failure("; ".join(errors), **explain)
         return max(risks), explain
 
     def set_annotations(
