@@ -29,7 +29,7 @@ from spacy_sanitize.lm.frequency import WORD
 from spacy_sanitize.risk.llm_prob import labels_and_groups
 from spacy_sanitize.risk.span_classifier import group_folds, select_and_fit
 
-SYSTEMS = {"logreg": "logreg", "hgb": "hgb", "auto": "auto"}
+SYSTEMS = {"logreg": "logreg", "hgb": "hgb", "ensemble": "ensemble", "auto": "auto"}
 
 
 def scorer_config(spec: str, threads: int) -> Dict[str, Any]:
@@ -89,7 +89,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threshold", type=float, default=0.5)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--systems", default="logreg,hgb,auto", help="classifier families to cross-validate")
+    parser.add_argument("--systems", default="logreg,hgb,ensemble,auto", help="classifier families to cross-validate")
     parser.add_argument("--output", default="benchmarks/results/risk_llm_eval.json")
     args = parser.parse_args()
     scorers = args.scorer or ["frequency"]

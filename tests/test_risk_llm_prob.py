@@ -69,11 +69,11 @@ def test_model_selection_by_grouped_cv(counts):
     component = make(nlp, counts, classifier="auto", cv_folds=2)
     component.fit(gold_docs(nlp, 6))
     cv = component.classifier.cv
-    assert cv["folds"] == 2 and set(cv["scores"]) == {"logreg_c0.1", "logreg_c1", "logreg_c10", "hgb_small", "hgb_deep"}
+    assert cv["folds"] == 2 and set(cv["scores"]) == {"logreg_c0.1", "logreg_c1", "logreg_c10", "hgb_small", "hgb_deep", "vote_lr_hgb", "vote_lr_hgb_deep"}
     assert cv["scores"][cv["selected"]]["F1"] == max(s["F1"] for s in cv["scores"].values())
 
 
-@pytest.mark.parametrize("family", ["logreg_c1", "hgb_small"])
+@pytest.mark.parametrize("family", ["logreg_c1", "hgb_small", "vote_lr_hgb"])
 def test_serialization_round_trip(counts, tmp_path, family):
     nlp = spacy.blank("en")
     component = make(nlp, counts, classifier=family, threshold=0.4)
@@ -83,7 +83,7 @@ def test_serialization_round_trip(counts, tmp_path, family):
     before = [[s._.risk["llm_prob"] for s in d.spans["pii"]] for d in component.pipe(docs)]
     component.to_disk(tmp_path / "m")
     assert (tmp_path / "m" / "model.json").exists()
-    assert (tmp_path / "m" / "model.pkl").exists() == (family == "hgb_small")
+    assert (tmp_path / "m" / "model.pkl").exists() == (family != "logreg_c1")
     for loaded in (
         make(spacy.blank("en"), counts).from_disk(tmp_path / "m"),
         make(spacy.blank("en"), counts).from_bytes(component.to_bytes()),
@@ -92,6 +92,7 @@ def test_serialization_round_trip(counts, tmp_path, family):
         after = [[s._.risk["llm_prob"] for s in d.spans["pii"]] for d in loaded.pipe(gold_docs(nlp, 6))]
         assert numpy.allclose(before, after)
         assert loaded.threshold == 0.4
+        assert loaded.classifier.kind == component.classifier.kind
     # a whole pipeline through spaCy's own serialization
     nlp.to_disk(tmp_path / "nlp")
     reloaded = spacy.load(tmp_path / "nlp")
@@ -216,3 +217,19 @@ def test_no_shipped_classifier_for_other_scorers(counts, tmp_path):
     doc = nlp.get_pipe("risk_llm_prob")(gold_docs(nlp, 1)[0])
     assert doc.spans["pii"][0]._.risk["llm_prob"] == 1.0
     assert doc.spans["pii"][0]._.risk_explain["llm_prob"]["error"].startswith("E435")
+
+
+def test_vote_is_the_mean_of_its_members(counts):
+    from spacy_sanitize.risk.span_classifier import SpanClassifier
+
+    nlp = spacy.blank("en")
+    component = make(nlp, counts, classifier="vote_lr_hgb")
+    component.fit(gold_docs(nlp))
+    vote = component.classifier
+    assert vote.kind == "vote" and [m.params["name"] for m in vote.model] == ["logreg_c1", "hgb_small"]
+    X = numpy.random.RandomState(0).normal(size=(7, vote.model[0].model[-1].coef_.shape[1]))
+    members = [m.predict_proba(X) for m in vote.model]
+    assert not numpy.allclose(members[0], members[1])
+    assert numpy.allclose(vote.predict_proba(X), (members[0] + members[1]) / 2)
+    again = SpanClassifier.from_dict(vote.to_dict())
+    assert numpy.allclose(again.predict_proba(X), vote.predict_proba(X))

@@ -336,7 +336,7 @@ def make_risk_llm_prob(
 ) -> RiskLLMProb:
     """scorer (SpanScorer): span log-prob backend (frequency by default; ``spacy_sanitize.lm.hf.v1`` for a masked LM).
     spans_key (str): the PII span group.
-    classifier (str): "logreg", "hgb", "auto" (model selection by grouped CV) or a candidate name.
+    classifier (str): "logreg", "hgb", "ensemble" (soft voting of both), "auto" (model selection by grouped CV over all) or a candidate name.
     threshold (float): P(mask) at or above which a span is masked.
     set_mask (Optional[bool]): write ``Span._.mask``; None: only when no other risk component is in the pipeline.
     with_text (bool): add a vector of the span text (span classification, seed 000).

@@ -1,5 +1,6 @@
-"""scikit-learn span classifiers for risk_llm_prob: logistic regression and gradient-boosted
-trees, a small model selection by grouped cross-validation, and safe serialization.
+"""scikit-learn span classifiers for risk_llm_prob: logistic regression, gradient-boosted
+trees and soft-voting ensembles of both (the paper's AutoML ensemble, in small), a model
+selection by grouped cross-validation, and safe serialization.
 
 Logistic regression is stored as plain numbers (scaler mean/scale, coefficients, intercept)
 in JSON. Boosted trees are stored with pickle: **only load a risk_llm_prob model from a
@@ -17,9 +18,16 @@ CANDIDATES: Dict[str, Dict[str, Any]] = {
     "logreg_c10": {"kind": "logreg", "C": 10.0},
     "hgb_small": {"kind": "hgb", "max_iter": 100, "learning_rate": 0.1, "max_leaf_nodes": 15, "min_samples_leaf": 20},
     "hgb_deep": {"kind": "hgb", "max_iter": 200, "learning_rate": 0.05, "max_depth": 4, "l2_regularization": 1.0},
+    # soft voting: the mean of the members' probabilities (a linear and a non-linear boundary)
+    "vote_lr_hgb": {"kind": "vote", "members": ["logreg_c1", "hgb_small"]},
+    "vote_lr_hgb_deep": {"kind": "vote", "members": ["logreg_c0.1", "logreg_c1", "hgb_small", "hgb_deep"]},
 }
-FAMILIES = {"logreg": ["logreg_c0.1", "logreg_c1", "logreg_c10"], "hgb": ["hgb_small", "hgb_deep"]}
-FAMILIES["auto"] = FAMILIES["logreg"] + FAMILIES["hgb"]
+FAMILIES = {
+    "logreg": ["logreg_c0.1", "logreg_c1", "logreg_c10"],
+    "hgb": ["hgb_small", "hgb_deep"],
+    "ensemble": ["vote_lr_hgb", "vote_lr_hgb_deep"],
+}
+FAMILIES["auto"] = FAMILIES["logreg"] + FAMILIES["hgb"] + FAMILIES["ensemble"]
 
 
 @dataclass
@@ -36,6 +44,11 @@ class SpanClassifier:
 
     def fit(self, X: numpy.ndarray, y: numpy.ndarray, seed: int = 0) -> "SpanClassifier":
         params = {k: v for k, v in self.params.items() if k not in ("kind", "name")}
+        if len(set(numpy.asarray(y).tolist())) < 2:
+            raise ValueError("E421: the training spans all have the same label (all masked or none); add examples of both.")
+        if self.kind == "vote":
+            self.model = [SpanClassifier(dict(CANDIDATES[m], name=m)).fit(X, y, seed) for m in params["members"]]
+            return self
         if self.kind == "logreg":
             from sklearn.linear_model import LogisticRegression
             from sklearn.pipeline import make_pipeline
@@ -47,15 +60,15 @@ class SpanClassifier:
 
             self.model = HistGradientBoostingClassifier(random_state=seed, **params)
         else:
-            raise ValueError(f"E420: unknown classifier kind '{self.kind}'; use logreg or hgb.")
-        if len(set(numpy.asarray(y).tolist())) < 2:
-            raise ValueError("E421: the training spans all have the same label (all masked or none); add examples of both.")
+            raise ValueError(f"E420: unknown classifier kind '{self.kind}'; use logreg, hgb or vote.")
         self.model.fit(X, y)
         return self
 
     def predict_proba(self, X: numpy.ndarray) -> numpy.ndarray:
         if len(X) == 0:
             return numpy.zeros(0)
+        if self.kind == "vote":
+            return numpy.mean([member.predict_proba(X) for member in self.model], axis=0)
         classes = list(self._classes())
         return self.model.predict_proba(X)[:, classes.index(1)]
 
@@ -65,7 +78,13 @@ class SpanClassifier:
     # serialization -----------------------------------------------------------------------------
     def to_dict(self) -> Dict[str, Any]:
         data: Dict[str, Any] = {"params": self.params, "cv": self.cv}
-        if self.kind == "logreg":
+        if self.kind == "vote":
+            # one top-level "pickle" (the trees' pickles, None for JSON members), like hgb
+            members = [member.to_dict() for member in self.model]
+            data["members"] = [{k: v for k, v in m.items() if k != "pickle"} for m in members]
+            if any("pickle" in m for m in members):
+                data["pickle"] = pickle.dumps([m.get("pickle") for m in members])
+        elif self.kind == "logreg":
             scaler, lr = self.model[0], self.model[-1]
             data["weights"] = {
                 "mean": scaler.mean_.tolist(),
@@ -81,7 +100,13 @@ class SpanClassifier:
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "SpanClassifier":
         self = cls(dict(data["params"]), cv=dict(data.get("cv", {})))
-        if self.kind == "logreg":
+        if self.kind == "vote":
+            pickles = pickle.loads(data["pickle"]) if "pickle" in data else [None] * len(data["members"])  # trusted source only
+            self.model = [
+                cls.from_dict(dict(member, pickle=blob) if blob is not None else member)
+                for member, blob in zip(data["members"], pickles)
+            ]
+        elif self.kind == "logreg":
             from sklearn.linear_model import LogisticRegression
             from sklearn.pipeline import make_pipeline
             from sklearn.preprocessing import StandardScaler
