@@ -13,13 +13,10 @@ over documents. A second table compares model families with fixed settings (logi
 regression vs. gradient boosting).
 """
 import argparse
-import itertools
 import os
-import random
 import time
-from collections import defaultdict
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence
 
 import numpy
 import srsly
@@ -28,47 +25,13 @@ from spacy.tokens import Doc
 from spacy_sanitize import load_pipeline
 from spacy_sanitize.corpus import load_tab, tab_to_docs
 from spacy_sanitize.evaluation import Tokens, detection_scores
-from spacy_sanitize.evaluation.tab_metrics import _token_labels
-from spacy_sanitize.ner.relabel import PIIRelabel, doc_features, gold_span_labels, relabel_decisions
+from spacy_sanitize.ner.relabel import PIIRelabel, gold_span_labels
+from spacy_sanitize.ner.relabel_cv import GRID, choose_params, detect, doc_counts, features_of, fit, folds, micro_f1, relabelled, type_f1, unchanged
 
 DEFAULT_WIKI = Path(os.environ.get("SPACY_SANITIZE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "wiki" / "wiki_dev.json"
 TYPES = ["PERSON", "ORG", "LOC", "DATETIME", "CODE", "QUANTITY", "DEM", "MISC"]
-GRID = {"C": [0.3, 1.0, 3.0], "none_class": [False, True], "min_prob": [0.0, 0.5, 0.7], "entity_vote": [False, True]}
+# Fixed settings for the comparison of model families.
 DEFAULTS = {"C": 1.0, "none_class": False, "min_prob": 0.5, "entity_vote": True}
-
-
-def detect(nlp, texts: Sequence[str]) -> List[Doc]:
-    """The default detector's docs (without pii_relabel and the masker)."""
-    disable = [n for n in ("pii_relabel", "masker") if n in nlp.pipe_names]
-    with nlp.select_pipes(disable=disable):
-        return list(nlp.pipe(texts))
-
-
-def folds(n: int, k: int, seed: int) -> List[List[int]]:
-    order = list(range(n))
-    random.Random(seed).shuffle(order)
-    return [sorted(order[i::k]) for i in range(k)]
-
-
-FEATURES: Dict[int, List[Dict[str, float]]] = {}
-
-
-def features_of(doc: Doc) -> List[Dict[str, float]]:
-    """Feature dicts of a detected doc, computed once."""
-    if id(doc) not in FEATURES:
-        FEATURES[id(doc)] = doc_features(doc)
-    return FEATURES[id(doc)]
-
-
-def fit(params: Dict[str, Any], predicted: Sequence[Doc], references: Sequence[Doc], family: str = "lr"):
-    component = PIIRelabel("pii_relabel", "pii", None, params["min_prob"], params["entity_vote"], params["C"], params["none_class"], 2)
-    features = [features_of(doc) for doc in predicted]
-    if family == "lr":
-        component.fit(predicted, references, features)
-        return component
-    rows, y = component.training_rows(predicted, references, features)
-    component.model = fit_boosting(rows, y)
-    return component
 
 
 class BoostingModel:
@@ -77,77 +40,31 @@ class BoostingModel:
     def __init__(self, vectorizer, clf) -> None:
         self.vectorizer, self.clf = vectorizer, clf
         self.labels = [str(c) for c in clf.classes_]
+        self.meta: Dict[str, Any] = {}
 
     def predict_log_proba(self, rows):
         X = self.vectorizer.transform(rows).toarray()
         return numpy.log(numpy.clip(self.clf.predict_proba(X), 1e-9, 1.0))
 
 
-def fit_boosting(rows, y) -> BoostingModel:
+def fit_boosting(params: Dict[str, Any], predicted: Sequence[Doc], references: Sequence[Doc]) -> PIIRelabel:
     from collections import Counter
 
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.feature_extraction import DictVectorizer
+    from threadpoolctl import threadpool_limits
 
+    component = PIIRelabel("pii_relabel", "pii", None, params["min_prob"], params["entity_vote"], params["C"], params["none_class"], 2)
+    rows, y = component.training_rows(predicted, references, [features_of(doc) for doc in predicted])
     counts = Counter(name for row in rows for name in row)
     kept = [{k: v for k, v in row.items() if counts[k] >= 3} for row in rows]
     vectorizer = DictVectorizer()
     X = vectorizer.fit_transform(kept).toarray()
-    from threadpoolctl import threadpool_limits
-
     clf = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.1, max_leaf_nodes=15, random_state=0)
     with threadpool_limits(1):
         clf.fit(X, y)
-    return BoostingModel(vectorizer, clf)
-
-
-def relabelled(component: PIIRelabel, docs: Sequence[Doc]) -> List[List[list]]:
-    out = []
-    for doc in docs:
-        decisions = relabel_decisions(component.model, doc, "pii", component.min_prob, component.entity_vote, rows=features_of(doc))
-        out.append([[s.start_char, s.end_char, d[0]] for s, d in zip(doc.spans.get("pii", []), decisions)])
-    return out
-
-
-def unchanged(docs: Sequence[Doc]) -> List[List[list]]:
-    return [[[s.start_char, s.end_char, s.label_] for s in doc.spans.get("pii", [])] for doc in docs]
-
-
-def doc_counts(document, predictions, tokens: Tokens) -> Dict[str, List[int]]:
-    """Per-label [tp, pred, gold] token counts of one document (as detection_scores counts);
-    key "_unlabelled" holds the unlabelled counts."""
-    info = tokens(document.text)
-    pred_labels = _token_labels(info, predictions)
-    counts: Dict[str, List[int]] = defaultdict(lambda: [0, 0, 0])
-    for mentions in document.annotations.values():
-        gold_labels = _token_labels(info, [(m.start, m.end, m.entity_type) for m in mentions])
-        for p, g in zip(pred_labels, gold_labels):
-            if p:
-                counts[p][1] += 1
-                counts["_unlabelled"][1] += 1
-            if g:
-                counts[g][2] += 1
-                counts["_unlabelled"][2] += 1
-            if p and g:
-                counts["_unlabelled"][0] += 1
-                counts[p][0] += p == g
-    return dict(counts)
-
-
-def micro_f1(per_doc: Sequence[Dict[str, List[int]]]) -> float:
-    tp = pred = gold = 0
-    for counts in per_doc:
-        for label, (a, b, c) in counts.items():
-            if label != "_unlabelled":
-                tp, pred, gold = tp + a, pred + b, gold + c
-    return 2 * tp / (pred + gold) if pred + gold else 0.0
-
-
-def type_f1(per_doc: Sequence[Dict[str, List[int]]], label: str) -> float:
-    tp = sum(c.get(label, [0, 0, 0])[0] for c in per_doc)
-    pred = sum(c.get(label, [0, 0, 0])[1] for c in per_doc)
-    gold = sum(c.get(label, [0, 0, 0])[2] for c in per_doc)
-    return 2 * tp / (pred + gold) if pred + gold else 0.0
+    component.model = BoostingModel(vectorizer, clf)  # type: ignore[assignment]
+    return component
 
 
 def bootstrap(before: Sequence[Dict], after: Sequence[Dict], n: int = 1000, seed: int = 0) -> Dict[str, Any]:
@@ -161,22 +78,6 @@ def bootstrap(before: Sequence[Dict], after: Sequence[Dict], n: int = 1000, seed
     lo, hi = numpy.percentile(diffs, [2.5, 97.5])
     alo, ahi = numpy.percentile(afters, [2.5, 97.5])
     return {"delta_micro_F1_95ci": [round(float(lo), 4), round(float(hi), 4)], "after_micro_F1_95ci": [round(float(alo), 4), round(float(ahi), 4)], "p_delta_le_0": float(numpy.mean(numpy.asarray(diffs) <= 0)), "n": n}
-
-
-def choose_params(predicted: Sequence[Doc], references: Sequence[Doc], gold, tokens: Tokens, seed: int) -> Tuple[Dict[str, Any], float]:
-    """Grid search by inner 4-fold CV (by document) on the training documents only."""
-    inner = folds(len(predicted), 4, seed + 1)
-    scores: Dict[Tuple, List[Dict]] = defaultdict(list)
-    for held in inner:
-        train = [i for i in range(len(predicted)) if i not in held]
-        for C, none_class in itertools.product(GRID["C"], GRID["none_class"]):
-            base = fit({"C": C, "none_class": none_class, "min_prob": 0.0, "entity_vote": False}, [predicted[i] for i in train], [references[i] for i in train])
-            for min_prob, vote in itertools.product(GRID["min_prob"], GRID["entity_vote"]):
-                base.min_prob, base.entity_vote = min_prob, vote
-                preds = relabelled(base, [predicted[i] for i in held])
-                scores[(C, none_class, min_prob, vote)].extend(doc_counts(gold[i], p, tokens) for i, p in zip(held, preds))
-    best = max(scores, key=lambda key: (round(micro_f1(scores[key]), 6), -abs(numpy.log(key[0]))))
-    return dict(zip(("C", "none_class", "min_prob", "entity_vote"), best)), micro_f1(scores[best])
 
 
 def main() -> None:
@@ -205,7 +106,7 @@ def main() -> None:
     for k, held in enumerate(outer):
         train = [i for i in range(len(predicted)) if i not in held]
         tr_pred, tr_ref = [predicted[i] for i in train], [references[i] for i in train]
-        params, inner_f1 = choose_params(tr_pred, tr_ref, [gold[i] for i in train], tokens, args.seed + k)
+        params, inner_f1 = choose_params(tr_pred, tr_ref, [gold[i] for i in train], tokens, args.seed + k + 1)
         component = fit(params, tr_pred, tr_ref)
         preds = relabelled(component, [predicted[i] for i in held])
         for i, p in zip(held, preds):
@@ -216,7 +117,7 @@ def main() -> None:
         fold_rows.append({"fold": k, "params": params, "inner_cv_micro_F1": round(inner_f1, 4), "before_micro_F1": b["micro_labelled"]["F1"], "after_micro_F1": a["micro_labelled"]["F1"], "after_unlabelled_F1": a["micro_unlabelled"]["F1"], "before_unlabelled_F1": b["micro_unlabelled"]["F1"]})
         print(fold_rows[-1], f"({time.perf_counter() - start:.0f}s)")
         for family in ("lr",) if args.no_boosting else ("lr", "boosting"):
-            model = fit(DEFAULTS, tr_pred, tr_ref, family)
+            model = (fit if family == "lr" else fit_boosting)(DEFAULTS, tr_pred, tr_ref)
             for i, p in zip(held, relabelled(model, [predicted[i] for i in held])):
                 family_preds[family][i] = p
 

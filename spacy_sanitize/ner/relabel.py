@@ -348,12 +348,14 @@ def relabel_decisions(
     min_prob: float = 0.5,
     entity_vote: bool = True,
     rows: Optional[Sequence[Dict[str, float]]] = None,
-) -> List[Tuple[str, float, Dict[str, float]]]:
-    """For each span of ``doc.spans[spans_key]``: (label to give, its probability, the
-    probabilities of all PII types). A span keeps its label unless another type has a
+    keep_labels: Sequence[str] = (),
+) -> List[Tuple[str, Optional[float], Dict[str, float]]]:
+    """For each span of ``doc.spans[spans_key]``: (label to give, its probability (None for a
+    type the model was not trained on), the probabilities of all PII types). A span keeps its label unless another type has a
     probability of at least ``min_prob``. With ``entity_vote`` spans sharing a
     ``Span._.entity_id`` and label pool their log-probabilities (one type per entity).
-    ``rows``: the spans' feature dicts when already computed."""
+    ``rows``: the spans' feature dicts when already computed. Spans labelled one of
+    ``keep_labels``, or with a type the model was not trained on, keep their label."""
     spans = list(doc.spans.get(spans_key, []))
     if not spans:
         return []
@@ -377,10 +379,12 @@ def relabel_decisions(
     out = []
     for span, p in zip(spans, probs):
         best = int(p.argmax())
-        label, prob = labels[best], float(p[best])
-        if label != span.label_ and prob < min_prob:
+        label, prob = labels[best], float(p[best])  # type: Tuple[str, Optional[float]]
+        # A type the model never saw in training (CODE on the biographies) it cannot judge.
+        unknown = span.label_ not in labels
+        if label != span.label_ and (prob < min_prob or span.label_ in keep_labels or unknown):
             label = span.label_
-            prob = float(p[labels.index(label)]) if label in labels else 0.0
+            prob = float(p[labels.index(label)]) if label in labels else None
         out.append((label, prob, {lab: round(float(v), 4) for lab, v in zip(labels, p)}))
     return out
 
@@ -398,21 +402,66 @@ def resolve_model_path(model: str) -> Path:
 class PIIRelabel:
     """Re-predicts the type of the spans in ``doc.spans[spans_key]`` (boundaries kept)."""
 
-    def __init__(self, name: str, spans_key: str, model: Optional[str], min_prob: float, entity_vote: bool, C: float, none_class: bool, min_count: int) -> None:
+    def __init__(
+        self,
+        name: str,
+        spans_key: str,
+        model: Optional[str],
+        min_prob: Optional[float],
+        entity_vote: Optional[bool],
+        C: float,
+        none_class: bool,
+        min_count: int,
+        keep_labels: Optional[List[str]] = None,
+    ) -> None:
         self.name = name
         self.spans_key = spans_key
         self.model_name = model
-        self.min_prob = float(min_prob)
-        self.entity_vote = entity_vote
+        self._min_prob = min_prob
+        self._entity_vote = entity_vote
         self.C = C
         self.none_class = none_class
         self.min_count = min_count
+        self._keep_labels = keep_labels
         self.model: Optional[LabelModel] = LabelModel.from_disk(resolve_model_path(model)) if model else None
+
+    @property
+    def min_prob(self) -> float:
+        """The configured ``min_prob``, else the one chosen by CV when the model was trained."""
+        if self._min_prob is not None:
+            return float(self._min_prob)
+        return float((self.model.meta if self.model else {}).get("min_prob", 0.5))
+
+    @min_prob.setter
+    def min_prob(self, value: Optional[float]) -> None:
+        self._min_prob = value
+
+    @property
+    def entity_vote(self) -> bool:
+        """The configured ``entity_vote``, else the one chosen by CV when the model was trained."""
+        if self._entity_vote is not None:
+            return bool(self._entity_vote)
+        return bool((self.model.meta if self.model else {}).get("entity_vote", True))
+
+    @entity_vote.setter
+    def entity_vote(self, value: Optional[bool]) -> None:
+        self._entity_vote = value
+
+    @property
+    def keep_labels(self) -> List[str]:
+        """The configured ``keep_labels``, else the ones chosen by CV when the model was trained."""
+        if self._keep_labels is not None:
+            return list(self._keep_labels)
+        return list((self.model.meta if self.model else {}).get("keep_labels", []))
+
+    @keep_labels.setter
+    def keep_labels(self, value: Optional[List[str]]) -> None:
+        self._keep_labels = value
 
     def __call__(self, doc: Doc) -> Doc:
         if self.model is None:
             raise ValueError(Errors.E300)
-        decisions = relabel_decisions(self.model, doc, self.spans_key, self.min_prob, self.entity_vote)
+        decisions = relabel_decisions(self.model, doc, self.spans_key, self.min_prob, self.entity_vote, keep_labels=self.keep_labels)
         spans = list(doc.spans.get(self.spans_key, []))
         new_spans = []
         for span, (label, prob, _) in zip(spans, decisions):
@@ -421,7 +470,7 @@ class PIIRelabel:
                 new = Span(doc, span.start, span.end, label=label)
                 new._.entity_id = span._.entity_id
                 span = new
-            span._.risk_explain[self.name] = {"old": old, "new": label, "p": round(prob, 4)}
+            span._.risk_explain[self.name] = {"old": old, "new": label, "p": None if prob is None else round(prob, 4)}
             new_spans.append(span)
         if spans:
             doc.spans[self.spans_key] = new_spans
@@ -453,7 +502,7 @@ class PIIRelabel:
         if not rows:
             raise ValueError(Errors.E303.format(key=self.spans_key))
         self.model = fit_label_model(rows, y, C=self.C, min_count=self.min_count)
-        self.model.meta.update(min_prob=self.min_prob, entity_vote=self.entity_vote, none_class=self.none_class, n_docs=len(predicted))
+        self.model.meta.update(min_prob=self.min_prob, entity_vote=self.entity_vote, keep_labels=self.keep_labels, none_class=self.none_class, n_docs=len(predicted))
         return self.model
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
@@ -485,11 +534,12 @@ class PIIRelabel:
     default_config={
         "spans_key": DEFAULT_SPANS_KEY,
         "model": None,
-        "min_prob": 0.5,
-        "entity_vote": True,
+        "min_prob": None,
+        "entity_vote": None,
         "C": 1.0,
         "none_class": False,
         "min_count": 2,
+        "keep_labels": None,
     },
     requires=["doc.spans"],
     assigns=["doc.spans"],
@@ -499,19 +549,24 @@ def make_pii_relabel(
     name: str,
     spans_key: str,
     model: Optional[str],
-    min_prob: float,
-    entity_vote: bool,
+    min_prob: Optional[float],
+    entity_vote: Optional[bool],
     C: float,
     none_class: bool,
     min_count: int,
+    keep_labels: Optional[List[str]],
 ) -> PIIRelabel:
     """spans_key (str): span group whose labels are re-predicted.
     model (Optional[str]): "spacy_sanitize:pii_relabel" (shipped), a model directory, or None
         (train with nlp.initialize). A missing or corrupt model raises E301 here.
-    min_prob (float): change a label only when the new type has at least this probability.
-    entity_vote (bool): mentions of one entity (same entity_id and label) get one type.
+    min_prob (Optional[float]): change a label only when the new type has at least this
+        probability; None: the value chosen by cross-validation when the model was trained.
+    entity_vote (Optional[bool]): mentions of one entity (same entity_id and label) get one
+        type; None: the value chosen when the model was trained.
     C (float): inverse L2 regularization of the logistic regression (training).
     none_class (bool): train detected spans that overlap no gold mention as a class of their own.
-    min_count (int): drop features seen in fewer training spans (training)."""
+    min_count (int): drop features seen in fewer training spans (training).
+    keep_labels (Optional[List[str]]): spans with these labels are never relabelled; None:
+        the ones chosen when the model was trained."""
     register_extensions()
-    return PIIRelabel(name, spans_key, model, min_prob, entity_vote, C, none_class, min_count)
+    return PIIRelabel(name, spans_key, model, min_prob, entity_vote, C, none_class, min_count, keep_labels)
