@@ -149,22 +149,22 @@ def test_default_pipeline_relabels_after_coreference(default_nlp):
 
 
 def test_relabelling_improves_labelled_f1_on_held_out_documents(wiki_path, default_nlp):
+    """5-fold CV by document with fixed settings: every document is relabelled by a model
+    trained on the other documents only."""
     from spacy_sanitize.corpus import load_tab, tab_to_docs
     from spacy_sanitize.evaluation import Tokens, detection_scores
-    from spacy_sanitize.ner.relabel_cv import detect, fit, relabelled, unchanged
+    from spacy_sanitize.ner.relabel_cv import detect, fit, folds, relabelled, unchanged
 
     gold = load_tab(wiki_path)
     references = list(tab_to_docs(gold, default_nlp))
     predicted = detect(default_nlp, [d.text for d in gold])
-    train, test = list(range(50)), list(range(50, len(gold)))
-    component = fit({"C": 1.0, "none_class": False, "min_prob": 0.5, "entity_vote": True}, [predicted[i] for i in train], [references[i] for i in train])
+    after_preds = {}
+    for held in folds(len(gold), 5, seed=0):
+        train = [i for i in range(len(gold)) if i not in held]
+        component = fit({"C": 1.0, "none_class": False, "min_prob": 0.5, "entity_vote": True}, [predicted[i] for i in train], [references[i] for i in train])
+        after_preds.update({gold[i].doc_id: p for i, p in zip(held, relabelled(component, [predicted[i] for i in held]))})
     tokens = Tokens()
-    held_gold = [gold[i] for i in test]
-
-    def micro(preds):
-        return detection_scores(held_gold, {d.doc_id: p for d, p in zip(held_gold, preds)}, tokens=tokens)
-
-    before = micro(unchanged([predicted[i] for i in test]))
-    after = micro(relabelled(component, [predicted[i] for i in test]))
+    before = detection_scores(gold, {d.doc_id: p for d, p in zip(gold, unchanged(predicted))}, tokens=tokens)
+    after = detection_scores(gold, after_preds, tokens=tokens)
     assert after.micro_unlabelled == before.micro_unlabelled
-    assert after.micro_labelled["F1"] > before.micro_labelled["F1"] + 0.01
+    assert after.micro_labelled["F1"] > before.micro_labelled["F1"] + 0.005
