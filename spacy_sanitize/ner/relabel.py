@@ -379,7 +379,8 @@ def relabel_decisions(
     out = []
     for span, p in zip(spans, probs):
         best = int(p.argmax())
-        label, prob = labels[best], float(p[best])  # type: Tuple[str, Optional[float]]
+        label = labels[best]
+        prob: Optional[float] = float(p[best])
         # A type the model never saw in training (CODE on the biographies) it cannot judge.
         unknown = span.label_ not in labels
         if label != span.label_ and (prob < min_prob or span.label_ in keep_labels or unknown):
