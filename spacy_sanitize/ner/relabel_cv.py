@@ -1,0 +1,116 @@
+"""Cross-validation helpers for pii_relabel: run the detector over gold texts, fold by
+document, count token-level labelled hits (as ``evaluation.detection_scores``) and choose the
+hyper-parameters by grouped CV. Used by ``benchmarks/relabel_eval.py`` (nested CV) and
+``scripts/train_relabel.py`` (the shipped model)."""
+import itertools
+import math
+import random
+from collections import defaultdict
+from typing import Any, Dict, List, Sequence, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..corpus.tab import TabDocument
+from ..evaluation.tab_metrics import Tokens, _token_labels
+from .relabel import PIIRelabel, doc_features, relabel_decisions
+
+GRID: Dict[str, List[Any]] = {"C": [0.3, 1.0, 3.0], "none_class": [False, True], "min_prob": [0.0, 0.5, 0.7], "entity_vote": [True]}
+# entity_vote is fixed (not searched): mentions of one entity must get one type, or the
+# masker would write "[PERSON]" for one mention and "[ORG]" for another of the same entity.
+PARAM_NAMES = ("C", "none_class", "min_prob", "entity_vote")
+_FEATURES: Dict[int, List[Dict[str, float]]] = {}
+
+
+def detect(nlp: Language, texts: Sequence[str]) -> List[Doc]:
+    """The detector's docs: ``nlp`` without pii_relabel and the masker."""
+    disable = [n for n in nlp.pipe_names if n == "masker" or nlp.get_pipe_meta(n).factory == "pii_relabel"]
+    with nlp.select_pipes(disable=disable):
+        return list(nlp.pipe(texts))
+
+
+def folds(n: int, k: int, seed: int) -> List[List[int]]:
+    """``k`` folds of document indices (shuffled with ``seed``)."""
+    order = list(range(n))
+    random.Random(seed).shuffle(order)
+    return [sorted(order[i::k]) for i in range(k)]
+
+
+def features_of(doc: Doc) -> List[Dict[str, float]]:
+    """Feature dicts of a detected doc, computed once per doc object."""
+    if id(doc) not in _FEATURES:
+        _FEATURES[id(doc)] = doc_features(doc)
+    return _FEATURES[id(doc)]
+
+
+def fit(params: Dict[str, Any], predicted: Sequence[Doc], references: Sequence[Doc]) -> PIIRelabel:
+    component = PIIRelabel("pii_relabel", "pii", None, params["min_prob"], params["entity_vote"], params["C"], params["none_class"], 2, params.get("keep_labels"))
+    component.fit(predicted, references, [features_of(doc) for doc in predicted])
+    return component
+
+
+def relabelled(component: PIIRelabel, docs: Sequence[Doc]) -> List[List[list]]:
+    """[start, end, label] triples of the docs' spans after relabelling."""
+    out = []
+    for doc in docs:
+        decisions = relabel_decisions(component.model, doc, "pii", component.min_prob, component.entity_vote, rows=features_of(doc), keep_labels=component.keep_labels)  # type: ignore[arg-type]
+        out.append([[s.start_char, s.end_char, d[0]] for s, d in zip(doc.spans.get("pii", []), decisions)])
+    return out
+
+
+def unchanged(docs: Sequence[Doc]) -> List[List[list]]:
+    return [[[s.start_char, s.end_char, s.label_] for s in doc.spans.get("pii", [])] for doc in docs]
+
+
+def doc_counts(document: TabDocument, predictions: Sequence[Sequence], tokens: Tokens) -> Dict[str, List[int]]:
+    """Per-label [tp, pred, gold] token counts of one document, counted as
+    ``detection_scores`` counts them; key "_unlabelled" holds the unlabelled counts."""
+    info = tokens(document.text)
+    pred_labels = _token_labels(info, predictions)
+    counts: Dict[str, List[int]] = defaultdict(lambda: [0, 0, 0])
+    for mentions in document.annotations.values():
+        gold_labels = _token_labels(info, [(m.start, m.end, m.entity_type) for m in mentions])
+        for p, g in zip(pred_labels, gold_labels):
+            if p:
+                counts[p][1] += 1
+                counts["_unlabelled"][1] += 1
+            if g:
+                counts[g][2] += 1
+                counts["_unlabelled"][2] += 1
+            if p and g:
+                counts["_unlabelled"][0] += 1
+                counts[p][0] += p == g
+    return dict(counts)
+
+
+def micro_f1(per_doc: Sequence[Dict[str, List[int]]]) -> float:
+    """Labelled micro F1 of summed per-document counts."""
+    tp = pred = gold = 0
+    for counts in per_doc:
+        for label, (a, b, c) in counts.items():
+            if label != "_unlabelled":
+                tp, pred, gold = tp + a, pred + b, gold + c
+    return 2 * tp / (pred + gold) if pred + gold else 0.0
+
+
+def type_f1(per_doc: Sequence[Dict[str, List[int]]], label: str) -> float:
+    tp, pred, gold = (sum(c.get(label, [0, 0, 0])[i] for c in per_doc) for i in range(3))
+    return 2 * tp / (pred + gold) if pred + gold else 0.0
+
+
+def choose_params(
+    predicted: Sequence[Doc], references: Sequence[Doc], gold: Sequence[TabDocument], tokens: Tokens, seed: int, k: int = 4
+) -> Tuple[Dict[str, Any], float]:
+    """Grid search over ``GRID`` by ``k``-fold CV by document; returns the parameters with the
+    best pooled labelled micro F1 on the held-out documents, and that F1 (ties: C nearest 1 on a log scale)."""
+    scores: Dict[Tuple, List[Dict]] = defaultdict(list)
+    for held in folds(len(predicted), k, seed):
+        train = [i for i in range(len(predicted)) if i not in held]
+        for C, none_class in itertools.product(GRID["C"], GRID["none_class"]):
+            base = fit({"C": C, "none_class": none_class, "min_prob": 0.0, "entity_vote": False}, [predicted[i] for i in train], [references[i] for i in train])
+            for min_prob, vote in itertools.product(GRID["min_prob"], GRID["entity_vote"]):
+                base.min_prob, base.entity_vote = min_prob, vote
+                preds = relabelled(base, [predicted[i] for i in held])
+                scores[(C, none_class, min_prob, vote)].extend(doc_counts(gold[i], p, tokens) for i, p in zip(held, preds))
+    best = max(scores, key=lambda key: (round(micro_f1(scores[key]), 6), -abs(math.log(key[0]))))
+    return dict(zip(PARAM_NAMES, best)), micro_f1(scores[best])
