@@ -46,6 +46,7 @@ from typing import (
 
 import numpy as np
 import srsly
+from spacy.attrs import ORTH
 
 from ..types import PII_TYPES
 from .errors import Errors, Warnings
@@ -66,6 +67,8 @@ MISS = np.iinfo(np.int32).min  # not in a hash table
 _MULTI_BASE = -3  # token classes <= -3: multi-word tokens, index -3 - class
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _ORTH_CACHE_MAX = 2_000_000
+_BOUNDARY = np.zeros(1, dtype=np.uint64)
+_MASK64 = (1 << 64) - 1
 
 
 class MatchArrays(NamedTuple):
@@ -95,8 +98,9 @@ class HashTable:
     """uint64 key (never 0) -> int32 value, open addressing with linear probing, in numpy:
     lookups and insertions are vectorized over arrays of keys."""
 
-    def __init__(self, bits: int = 4) -> None:
+    def __init__(self, bits: int = 4, load: float = 0.5) -> None:
         self.bits = bits
+        self.load = load  # the largest share of occupied slots before the table grows
         self.keys = np.zeros(1 << bits, dtype=np.uint64)
         self.values = np.full(1 << bits, MISS, dtype=np.int32)
         self.count = 0
@@ -115,7 +119,7 @@ class HashTable:
 
     @classmethod
     def build(cls, keys: np.ndarray, values: np.ndarray, load: float = 0.4) -> "HashTable":
-        table = cls(cls.bits_for(len(keys), load))
+        table = cls(cls.bits_for(len(keys), load), load=max(load, 0.5))
         table.insert(keys, values)
         return table
 
@@ -148,10 +152,10 @@ class HashTable:
         """Add keys that are not in the table yet (distinct, non-zero)."""
         if not len(keys):
             return
-        if (self.count + len(keys)) > 0.5 * len(self.keys):
+        if (self.count + len(keys)) > self.load * len(self.keys):
             old = np.flatnonzero(self.keys)
             old_keys, old_values = self.keys[old], self.values[old]
-            self.bits = self.bits_for(self.count + len(keys))
+            self.bits = self.bits_for(self.count + len(keys), self.load / 2)
             self.keys = np.zeros(1 << self.bits, dtype=np.uint64)
             self.values = np.full(1 << self.bits, MISS, dtype=np.int32)
             self.count = 0
@@ -172,7 +176,7 @@ class HashTable:
         self.count = int(np.count_nonzero(self.keys))
 
     def clear(self) -> None:
-        self.__init__()  # type: ignore[misc]
+        self.__init__(load=self.load)  # type: ignore[misc]
 
 
 def _pack_strings(strings: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
@@ -229,6 +233,10 @@ def build_trie(
 class GazetteerMatcher:
     """Term -> label lookup over Docs or texts. Build with ``GazetteerMatcher.build``."""
 
+    # ``find_in_doc`` matches Docs up to this length in plain Python (faster than numpy's
+    # per-call overhead on short inputs).
+    python_max_tokens = 200
+
     ARRAYS = (
         "key_offsets",
         "key_word_ids",
@@ -264,8 +272,9 @@ class GazetteerMatcher:
         self._n_words = 0
         self._word_index: Optional[Dict[str, int]] = None
         # Token classes of orth hashes seen so far, and the word ids of multi-word tokens.
-        self._orth_classes = HashTable()
+        self._orth_classes = HashTable(load=0.25)
         self._multi: List[Tuple[int, ...]] = []
+        self._py_classes: Dict[int, int] = {}
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -431,17 +440,18 @@ class GazetteerMatcher:
         self._multi.append(tuple(ids))
         return _MULTI_BASE - (len(self._multi) - 1)
 
-    def _classes(self, orths: np.ndarray, vocabs: Sequence[Any]) -> np.ndarray:
-        """Token classes of orth hashes (0 = Doc boundary), computing unseen ones."""
+    def _classes(self, orths: np.ndarray, docs: Sequence[Any]) -> np.ndarray:
+        """Token classes of orth hashes (0 = Doc boundary), computing unseen ones (whose
+        strings are in the ``docs``' vocabs)."""
         cache = self._orth_classes
         classes = cache.get(orths)
         classes[orths == 0] = BARRIER
         missing = np.flatnonzero(classes == MISS)
         if len(missing):
             if cache.count > _ORTH_CACHE_MAX:
-                cache.clear()
-                self._multi = []
-                return self._classes(orths, vocabs)
+                self._reset_caches()
+                return self._classes(orths, docs)
+            vocabs = list({id(doc.vocab): doc.vocab for doc in docs}.values())
             new, inverse = np.unique(orths[missing], return_inverse=True)
             values = np.fromiter(
                 (self.token_class(_orth_text(int(orth), vocabs)) for orth in new.tolist()),
@@ -503,25 +513,33 @@ class GazetteerMatcher:
     def match_docs(self, docs: Sequence[Any]) -> MatchArrays:
         """Every gazetteer match in a batch of spaCy Docs, as numpy arrays (see
         ``MatchArrays``): one vectorized pass over the whole batch."""
-        docs = list(docs)
-        if not docs or not self.n_keys:
+        if not len(docs) or not self.n_keys:
             return _empty_matches()
-        lengths = np.fromiter((len(doc) for doc in docs), dtype=np.int64, count=len(docs))
-        # Each Doc's tokens, then a 0 (Doc boundary: a barrier).
+        # Each Doc's orth hashes, then a 0 (Doc boundary: a barrier).
+        parts: List[np.ndarray] = []
+        for doc in docs:
+            parts.append(doc.to_array(ORTH))
+            parts.append(_BOUNDARY)
+        lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
         doc_starts = np.zeros(len(docs) + 1, dtype=np.int64)
-        np.cumsum(lengths + 1, out=doc_starts[1:])
-        orths = np.zeros(int(doc_starts[-1]), dtype=np.uint64)
-        for doc, begin, n in zip(docs, doc_starts.tolist(), lengths.tolist()):
-            if n:
-                orths[begin : begin + n] = doc.to_array("ORTH")
-        vocabs = list({id(doc.vocab): doc.vocab for doc in docs}.values())
-        classes = self._classes(orths, vocabs)
+        np.cumsum(lengths.reshape(-1, 2).sum(axis=1), out=doc_starts[1:])
+        orths = np.concatenate(parts)
+        classes = self._classes(orths, docs)
         word_ids, token, first, last = self._word_stream(classes)
         start, end, key = self._match_words(word_ids, first, last)
         if not len(key):
             return _empty_matches()
         start_token = token[start]
         end_token = token[end] + 1
+        if len(docs) == 1:
+            doc_index = np.zeros(len(key), dtype=np.int64)
+            order = np.lexsort((start_token, end_token))
+            return MatchArrays(
+                doc_index,
+                start_token[order],
+                end_token[order],
+                self.key_entry[key[order]].astype(np.int64),
+            )
         doc_index = np.searchsorted(doc_starts, start_token, side="right") - 1
         offset = doc_starts[doc_index]
         order = np.lexsort((start_token, end_token, doc_index))
@@ -564,9 +582,100 @@ class GazetteerMatcher:
         last[: n - 1] = token[1:] != token[:-1]
         return word_ids, token, first, last
 
+    def _match_words_py(
+        self,
+        word_ids: Sequence[int],
+        first: Optional[Sequence[bool]] = None,
+        last: Optional[Sequence[bool]] = None,
+    ) -> List[Tuple[int, int, int]]:
+        """``_match_words`` in plain Python, for short inputs where numpy's per-call cost
+        dominates: the same trie and hash table, probed one key at a time."""
+        root_child = self.root_child.item
+        node_key = self.node_key.item
+        table_keys = self.table.keys.item
+        table_values = self.table.values.item
+        mask = len(self.table.keys) - 1
+        shift = 64 - self.table.bits
+        stride = self._n_words + 1
+        golden = int(_GOLDEN)
+        found: List[Tuple[int, int, int]] = []
+        for begin, word in enumerate(word_ids):
+            if word < 0 or (first is not None and not first[begin]):
+                continue
+            node = root_child(word)
+            position = begin
+            while node >= 0:
+                key = node_key(node)
+                if key >= 0 and (last is None or last[position]):
+                    found.append((begin, position, key))
+                position += 1
+                word = word_ids[position]
+                if word < 0:
+                    break
+                query = node * stride + word + 1
+                slot = ((query * golden) & _MASK64) >> shift
+                while True:
+                    stored = table_keys(slot)
+                    if stored == query:
+                        node = table_values(slot)
+                        break
+                    if stored == 0:
+                        node = -1
+                        break
+                    slot = (slot + 1) & mask
+        return found
+
+    def _find_in_doc_py(self, doc: Any) -> List[Match]:
+        """``find_in_doc`` without numpy calls per step (short Docs)."""
+        cache = self._py_classes
+        classes = [cache.get(orth) for orth in doc.to_array(ORTH).tolist()]
+        if None in classes:
+            if len(cache) > _ORTH_CACHE_MAX:
+                self._reset_caches()
+                return self._find_in_doc_py(doc)
+            strings = doc.vocab.strings
+            for i, orth in enumerate(doc.to_array(ORTH).tolist()):
+                if classes[i] is None:
+                    classes[i] = cache[orth] = self.token_class(strings[orth])
+        word_ids: List[int] = []
+        token: List[int] = []
+        first: Optional[List[bool]] = None
+        last: Optional[List[bool]] = None
+        if min(classes, default=0) >= TRANSPARENT:  # type: ignore[type-var]
+            for i, value in enumerate(classes):
+                if value != TRANSPARENT:
+                    word_ids.append(value)  # type: ignore[arg-type]
+                    token.append(i)
+        else:
+            first, last = [], []
+            for i, value in enumerate(classes):
+                if value == TRANSPARENT:
+                    continue
+                words = (value,) if value > _MULTI_BASE else self._multi[_MULTI_BASE - value]  # type: ignore[operator]
+                word_ids.extend(words)  # type: ignore[arg-type]
+                token.extend([i] * len(words))
+                first.extend([True] + [False] * (len(words) - 1))
+                last.extend([False] * (len(words) - 1) + [True])
+            first.append(True)
+            last.append(True)
+        word_ids.append(BARRIER)
+        found = self._match_words_py(word_ids, first, last)
+        key_entry = self.key_entry.item
+        matches = [(token[b], token[e] + 1, key_entry(k)) for b, e, k in found]
+        matches.sort(key=lambda m: (m[1], m[0]))
+        return matches
+
+    def _reset_caches(self) -> None:
+        self._orth_classes.clear()
+        self._py_classes = {}
+        self._multi = []
+
     def find_in_docs(self, docs: Sequence[Any]) -> List[List[Match]]:
-        """Matches per Doc of a batch: lists of (start token, end token, entry)."""
+        """Matches per Doc of a batch: lists of (start token, end token, entry), each sorted
+        by end then start token."""
         docs = list(docs)
+        if len(docs) == 1 and len(docs[0]) <= self.python_max_tokens:
+            return [self.find_in_doc(docs[0])]
         found: List[List[Match]] = [[] for _ in docs]
         arrays = self.match_docs(docs)
         if len(arrays):
@@ -577,8 +686,15 @@ class GazetteerMatcher:
         return found
 
     def find_in_doc(self, doc: Any) -> List[Match]:
-        """Matches over a spaCy Doc's tokens: (start token, end token, entry)."""
-        return self.find_in_docs([doc])[0]
+        """Matches over a spaCy Doc's tokens: (start token, end token, entry), sorted by end
+        then start token. Short Docs are matched in plain Python, longer ones with numpy;
+        for many Docs, ``find_in_docs``/``match_docs``/``pipe`` are much faster."""
+        if not self.n_keys:
+            return []
+        if len(doc) <= self.python_max_tokens:
+            return self._find_in_doc_py(doc)
+        arrays = self.match_docs([doc])
+        return list(zip(arrays.start.tolist(), arrays.end.tolist(), arrays.entry.tolist()))
 
     def pipe(self, docs: Iterable[Any], batch_size: int = 256) -> Iterator[Tuple[Any, List[Match]]]:
         """(doc, matches) for a stream of Docs, matched by batches of ``batch_size``."""
