@@ -275,6 +275,7 @@ class GazetteerMatcher:
         self._orth_classes = HashTable(load=0.25)
         self._multi: List[Tuple[int, ...]] = []
         self._py_classes: Dict[int, int] = {}
+        self._root_lookup: Optional[np.ndarray] = None
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -472,13 +473,14 @@ class GazetteerMatcher:
         """Every key occurrence in a stream of word ids (BARRIER for barriers; the stream
         must end with one): (first position, last position, key), positions in the stream.
         ``first``/``last`` (bool per position) restrict where matches may start and end."""
-        known = word_ids >= 0
+        # The root's child of every word; BARRIER indexes the -1 appended to root_child.
+        if self._root_lookup is None or len(self._root_lookup) != len(self.root_child) + 1:
+            self._root_lookup = np.append(self.root_child, np.int32(-1))
+        node = self._root_lookup[word_ids]
         if first is not None:
-            known &= first
-        position = np.flatnonzero(known)
-        node = self.root_child[word_ids[position]]
-        keep = np.flatnonzero(node >= 0)
-        position, node = position[keep], node[keep].astype(np.int64)
+            node[~first] = -1
+        position = np.flatnonzero(node >= 0)
+        node = node[position].astype(np.int64)
         start = position
         found_start: List[np.ndarray] = []
         found_end: List[np.ndarray] = []
@@ -529,26 +531,17 @@ class GazetteerMatcher:
         start, end, key = self._match_words(word_ids, first, last)
         if not len(key):
             return _empty_matches()
+        # Sorted by end token, then start token (global positions: Docs in order).
         start_token = token[start]
         end_token = token[end] + 1
+        order = np.argsort((end_token << 32) | (end_token - start_token) ^ 0xFFFFFFFF)
+        start_token, end_token = start_token[order], end_token[order]
+        entry = self.key_entry[key[order]].astype(np.int64)
         if len(docs) == 1:
-            doc_index = np.zeros(len(key), dtype=np.int64)
-            order = np.lexsort((start_token, end_token))
-            return MatchArrays(
-                doc_index,
-                start_token[order],
-                end_token[order],
-                self.key_entry[key[order]].astype(np.int64),
-            )
+            return MatchArrays(np.zeros(len(key), dtype=np.int64), start_token, end_token, entry)
         doc_index = np.searchsorted(doc_starts, start_token, side="right") - 1
         offset = doc_starts[doc_index]
-        order = np.lexsort((start_token, end_token, doc_index))
-        return MatchArrays(
-            doc_index[order],
-            (start_token - offset)[order],
-            (end_token - offset)[order],
-            self.key_entry[key[order]].astype(np.int64),
-        )
+        return MatchArrays(doc_index, start_token - offset, end_token - offset, entry)
 
     def _word_stream(
         self, classes: np.ndarray
