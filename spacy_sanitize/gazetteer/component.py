@@ -140,6 +140,7 @@ class Gazetteer:
         self._deny: frozenset = frozenset()
         self._zipf_cache: Dict[int, float] = {}
         self._term_keys: Dict[int, str] = {}
+        self._text_keys: Dict[str, str] = {}
         self._settings_cache: Dict[Tuple[str, str], Dict[str, float]] = {}
 
     # ------------------------------------------------------------------ setup
@@ -199,7 +200,13 @@ class Gazetteer:
         key = self._term_keys.get(entry)
         if key is None:
             key = self._term_keys[entry] = term_key(matcher.term(entry))
-        span_key = term_key(doc[start:end].text)
+        span = doc[start:end]
+        text = span.text
+        span_key = self._text_keys.get(text)
+        if span_key is None:
+            if len(self._text_keys) > 100_000:
+                self._text_keys = {}
+            span_key = self._text_keys[text] = term_key(text)
         if key in self._allow or span_key in self._allow:
             return False
         if key in self._deny or span_key in self._deny:
@@ -207,7 +214,7 @@ class Gazetteer:
         if key in self._stop or span_key in self._stop:  # type: ignore[operator]
             return False
         settings = self.settings(matcher.label(entry), matcher.property(entry))
-        if doc[end - 1].idx + len(doc[end - 1]) - doc[start].idx < settings["min_chars"]:
+        if span.end_char - span.start_char < settings["min_chars"]:
             return False
         if settings["min_count"] and matcher.count(entry) < settings["min_count"]:
             return False
