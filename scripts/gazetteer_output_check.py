@@ -71,10 +71,21 @@ def dump(output: Path, n_unlabeled: int) -> None:
         warnings.simplefilter("ignore")
         nlp = load_pipeline("default")
     wiki = all_texts[:70]
-    result["pipeline"] = [
-        sorted([s.start, s.end, s.label_, s._.entity_id or ""] for s in doc.spans["pii"])
-        for doc in nlp.pipe(wiki)
-    ]
+
+    def rows(doc: Any) -> List[Any]:
+        return sorted(
+            [
+                s.start,
+                s.end,
+                s.label_,
+                s._.entity_id or "",
+                json.dumps(s._.risk_explain, sort_keys=True, default=str),
+            ]
+            for s in doc.spans["pii"]
+        )
+
+    result["pipeline"] = [rows(doc) for doc in nlp.pipe(wiki)]
+    result["pipeline_per_doc"] = [rows(nlp(text)) for text in wiki]
     output.write_text(json.dumps(result))
     print(f"{output}: {len(all_texts)} texts", {k: sum(map(len, v)) for k, v in result.items()})
 
