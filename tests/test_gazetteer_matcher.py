@@ -234,3 +234,29 @@ def test_component_pipe_equals_per_doc_calls(tmp_path):
 
     assert [spans(d) for d in piped] == [spans(d) for d in one_by_one]
     assert sum(len(d.spans["pii"]) for d in piped) > 30
+
+
+def test_threads_and_cache_resets_keep_results(matcher, monkeypatch):
+    import threading
+
+    from spacy_sanitize.gazetteer import matcher as matcher_module
+
+    docs = random_docs(60, seed=5)
+    expected = matcher.find_in_docs(docs)
+    fresh = GazetteerMatcher.from_bytes(matcher.to_bytes())
+    monkeypatch.setattr(matcher_module, "_ORTH_CACHE_MAX", 5)  # a reset at almost every call
+    results: List[bool] = []
+
+    def work(seed: int) -> None:
+        rng = random.Random(seed)
+        for _ in range(20):
+            i = rng.randrange(len(docs) - 5)
+            ok = fresh.find_in_docs(docs[i : i + 5]) == expected[i : i + 5]
+            results.append(ok and fresh.find_in_doc(docs[i]) == expected[i])
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 80 and all(results)

@@ -27,6 +27,7 @@ one ``.npz``, and a million terms load in a fraction of a second.
 import gzip
 import io
 import json
+import threading
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -235,7 +236,7 @@ class GazetteerMatcher:
 
     # ``find_in_doc`` matches Docs up to this length in plain Python (faster than numpy's
     # per-call overhead on short inputs).
-    python_max_tokens = 200
+    python_max_tokens = 250
 
     ARRAYS = (
         "key_offsets",
@@ -274,8 +275,11 @@ class GazetteerMatcher:
         # Token classes of orth hashes seen so far, and the word ids of multi-word tokens.
         self._orth_classes = HashTable(load=0.25)
         self._multi: List[Tuple[int, ...]] = []
-        self._py_classes: Dict[int, int] = {}
+        # The plain-Python path's cache (orth -> class) with the multi-word table it indexes.
+        self._py_state: Tuple[Dict[int, int], List[Tuple[int, ...]]] = ({}, self._multi)
         self._root_lookup: Optional[np.ndarray] = None
+        # The caches above grow while matching: one thread at a time fills them.
+        self._cache_lock = threading.RLock()
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -441,27 +445,30 @@ class GazetteerMatcher:
         self._multi.append(tuple(ids))
         return _MULTI_BASE - (len(self._multi) - 1)
 
-    def _classes(self, orths: np.ndarray, docs: Sequence[Any]) -> np.ndarray:
+    def _classes(
+        self, orths: np.ndarray, docs: Sequence[Any]
+    ) -> Tuple[np.ndarray, List[Tuple[int, ...]]]:
         """Token classes of orth hashes (0 = Doc boundary), computing unseen ones (whose
-        strings are in the ``docs``' vocabs)."""
-        cache = self._orth_classes
-        classes = cache.get(orths)
-        classes[orths == 0] = BARRIER
-        missing = np.flatnonzero(classes == MISS)
-        if len(missing):
-            if cache.count > _ORTH_CACHE_MAX:
-                self._reset_caches()
-                return self._classes(orths, docs)
-            vocabs = list({id(doc.vocab): doc.vocab for doc in docs}.values())
-            new, inverse = np.unique(orths[missing], return_inverse=True)
-            values = np.fromiter(
-                (self.token_class(_orth_text(int(orth), vocabs)) for orth in new.tolist()),
-                dtype=np.int32,
-                count=len(new),
-            )
-            cache.insert(new, values)
-            classes[missing] = values[inverse]
-        return classes
+        strings are in the ``docs``' vocabs), and the multi-word table they index."""
+        with self._cache_lock:
+            cache = self._orth_classes
+            classes = cache.get(orths)
+            classes[orths == 0] = BARRIER
+            missing = np.flatnonzero(classes == MISS)
+            if len(missing):
+                if cache.count > _ORTH_CACHE_MAX:
+                    self._reset_caches()
+                    return self._classes(orths, docs)
+                vocabs = list({id(doc.vocab): doc.vocab for doc in docs}.values())
+                new, inverse = np.unique(orths[missing], return_inverse=True)
+                values = np.fromiter(
+                    (self.token_class(_orth_text(int(orth), vocabs)) for orth in new.tolist()),
+                    dtype=np.int32,
+                    count=len(new),
+                )
+                cache.insert(new, values)
+                classes[missing] = values[inverse]
+            return classes, self._multi
 
     # ------------------------------------------------------------------ matching
     def _match_words(
@@ -526,8 +533,8 @@ class GazetteerMatcher:
         doc_starts = np.zeros(len(docs) + 1, dtype=np.int64)
         np.cumsum(lengths.reshape(-1, 2).sum(axis=1), out=doc_starts[1:])
         orths = np.concatenate(parts)
-        classes = self._classes(orths, docs)
-        word_ids, token, first, last = self._word_stream(classes)
+        classes, multi = self._classes(orths, docs)
+        word_ids, token, first, last = self._word_stream(classes, multi)
         start, end, key = self._match_words(word_ids, first, last)
         if not len(key):
             return _empty_matches()
@@ -544,7 +551,7 @@ class GazetteerMatcher:
         return MatchArrays(doc_index, start_token - offset, end_token - offset, entry)
 
     def _word_stream(
-        self, classes: np.ndarray
+        self, classes: np.ndarray, multi: Sequence[Tuple[int, ...]]
     ) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray], Optional[np.ndarray]]:
         """Token classes -> (word ids ending with a barrier, token of each word, first-word
         and last-word flags; None when every token has at most one word)."""
@@ -554,10 +561,9 @@ class GazetteerMatcher:
             word_ids[:-1] = classes[token]
             word_ids[-1] = BARRIER
             return word_ids, token, None, None
-        multi = classes <= _MULTI_BASE
         counts = np.where(classes == TRANSPARENT, 0, 1)
-        multi_at = np.flatnonzero(multi)
-        sequences = [self._multi[_MULTI_BASE - c] for c in classes[multi_at].tolist()]
+        multi_at = np.flatnonzero(classes <= _MULTI_BASE)
+        sequences = [multi[_MULTI_BASE - c] for c in classes[multi_at].tolist()]
         counts[multi_at] = [len(s) for s in sequences]
         token = np.repeat(np.arange(len(classes)), counts)
         word_ids = np.empty(len(token) + 1, dtype=np.int32)
@@ -620,31 +626,35 @@ class GazetteerMatcher:
 
     def _find_in_doc_py(self, doc: Any) -> List[Match]:
         """``find_in_doc`` without numpy calls per step (short Docs)."""
-        cache = self._py_classes
+        cache, multi = self._py_state  # one snapshot: a reset replaces both together
         classes = [cache.get(orth) for orth in doc.to_array(ORTH).tolist()]
         if None in classes:
-            if len(cache) > _ORTH_CACHE_MAX:
-                self._reset_caches()
-                return self._find_in_doc_py(doc)
-            strings = doc.vocab.strings
-            for i, orth in enumerate(doc.to_array(ORTH).tolist()):
-                if classes[i] is None:
-                    classes[i] = cache[orth] = self.token_class(strings[orth])
+            with self._cache_lock:
+                if cache is not self._py_state[0] or len(cache) > _ORTH_CACHE_MAX:
+                    if len(cache) > _ORTH_CACHE_MAX:
+                        self._reset_caches()
+                    return self._find_in_doc_py(doc)
+                strings = doc.vocab.strings
+                for i, orth in enumerate(doc.to_array(ORTH).tolist()):
+                    if classes[i] is None:
+                        classes[i] = cache[orth] = self.token_class(strings[orth])
         word_ids: List[int] = []
         token: List[int] = []
         first: Optional[List[bool]] = None
         last: Optional[List[bool]] = None
         if min(classes, default=0) >= TRANSPARENT:  # type: ignore[type-var]
-            for i, value in enumerate(classes):
-                if value != TRANSPARENT:
-                    word_ids.append(value)  # type: ignore[arg-type]
-                    token.append(i)
+            if TRANSPARENT in classes:
+                token = [i for i, value in enumerate(classes) if value != TRANSPARENT]
+                word_ids = [value for value in classes if value != TRANSPARENT]  # type: ignore[misc]
+            else:
+                token = list(range(len(classes)))
+                word_ids = classes  # type: ignore[assignment]
         else:
             first, last = [], []
             for i, value in enumerate(classes):
                 if value == TRANSPARENT:
                     continue
-                words = (value,) if value > _MULTI_BASE else self._multi[_MULTI_BASE - value]  # type: ignore[operator]
+                words = (value,) if value > _MULTI_BASE else multi[_MULTI_BASE - value]  # type: ignore[operator]
                 word_ids.extend(words)  # type: ignore[arg-type]
                 token.extend([i] * len(words))
                 first.extend([True] + [False] * (len(words) - 1))
@@ -659,9 +669,10 @@ class GazetteerMatcher:
         return matches
 
     def _reset_caches(self) -> None:
-        self._orth_classes.clear()
-        self._py_classes = {}
-        self._multi = []
+        with self._cache_lock:
+            self._orth_classes.clear()
+            self._multi = []
+            self._py_state = ({}, self._multi)
 
     def find_in_docs(self, docs: Sequence[Any]) -> List[List[Match]]:
         """Matches per Doc of a batch: lists of (start token, end token, entry), each sorted
