@@ -278,6 +278,7 @@ class GazetteerMatcher:
         # The plain-Python path's cache (orth -> class) with the multi-word table it indexes.
         self._py_state: Tuple[Dict[int, int], List[Tuple[int, ...]]] = ({}, self._multi)
         self._root_lookup: Optional[np.ndarray] = None
+        self._root_list: Optional[List[int]] = None
         # The caches above grow while matching: one thread at a time fills them.
         self._cache_lock = threading.RLock()
 
@@ -589,7 +590,9 @@ class GazetteerMatcher:
     ) -> List[Tuple[int, int, int]]:
         """``_match_words`` in plain Python, for short inputs where numpy's per-call cost
         dominates: the same trie and hash table, probed one key at a time."""
-        root_child = self.root_child.item
+        if self._root_list is None or len(self._root_list) != len(self.root_child):
+            self._root_list = self.root_child.tolist()
+        root_child = self._root_list
         node_key = self.node_key.item
         table_keys = self.table.keys.item
         table_values = self.table.values.item
@@ -601,7 +604,7 @@ class GazetteerMatcher:
         for begin, word in enumerate(word_ids):
             if word < 0 or (first is not None and not first[begin]):
                 continue
-            node = root_child(word)
+            node = root_child[word]
             position = begin
             while node >= 0:
                 key = node_key(node)
@@ -627,7 +630,7 @@ class GazetteerMatcher:
     def _find_in_doc_py(self, doc: Any) -> List[Match]:
         """``find_in_doc`` without numpy calls per step (short Docs)."""
         cache, multi = self._py_state  # one snapshot: a reset replaces both together
-        classes = [cache.get(orth) for orth in doc.to_array(ORTH).tolist()]
+        classes = list(map(cache.get, doc.to_array(ORTH).tolist()))
         if None in classes:
             with self._cache_lock:
                 if cache is not self._py_state[0] or len(cache) > _ORTH_CACHE_MAX:
