@@ -494,7 +494,7 @@ class GazetteerMatcher:
         found_end: List[np.ndarray] = []
         found_key: List[np.ndarray] = []
         node_key = self.node_key
-        stride = np.uint64(self._n_words + 1)
+        stride = self._n_words + 1
         while len(position):
             key = node_key[node]
             hit = key >= 0
@@ -511,8 +511,10 @@ class GazetteerMatcher:
                 position, node, start, word = position[keep], node[keep], start[keep], word[keep]
             if not len(position):
                 break
-            composite = node.astype(np.uint64) * stride + word.astype(np.uint64) + np.uint64(1)
-            child = self.table.get(composite)
+            composite = node * stride  # int64: node ids * (words + 1) stay far below 2**63
+            composite += word
+            composite += 1
+            child = self.table.get(composite.view(np.uint64))
             keep = np.flatnonzero(child != MISS)
             position, node, start = position[keep], child[keep].astype(np.int64), start[keep]
         if not found_key:
