@@ -260,3 +260,17 @@ def test_threads_and_cache_resets_keep_results(matcher, monkeypatch):
     for thread in threads:
         thread.join()
     assert len(results) == 80 and all(results)
+
+
+def test_inconsistent_index_is_rebuilt(matcher, tmp_path):
+    matcher.to_disk(tmp_path / "m")
+    with np.load(tmp_path / "m" / "table.npz") as data:
+        arrays = {name: data[name] for name in data.files}
+    arrays["table_values"] = arrays["table_values"][:-1]  # not the table's size any more
+    np.savez(tmp_path / "m" / "table.npz", **arrays)
+    with pytest.warns(UserWarning, match="W201"):
+        loaded = GazetteerMatcher.from_disk(tmp_path / "m")
+    docs = random_docs(30, seed=6)
+    assert loaded.find_in_docs(docs) == matcher.find_in_docs(docs)
+    empty = GazetteerMatcher.from_bytes(GazetteerMatcher().to_bytes())
+    assert len(empty) == 0 and empty.find_in_docs(docs) == [[] for _ in docs]

@@ -804,7 +804,17 @@ class GazetteerMatcher:
                 raise ValueError(f"index layout {meta.get('index')!r}, not {INDEX_VERSION!r}")
             if any(name not in arrays for name in self.INDEX_ARRAYS):
                 raise ValueError("no index saved")
-            if len(arrays["root_child"]) != self._n_words or len(arrays["node_key"]) < 1:
+            size = len(arrays["table_keys"])
+            n_nodes = len(arrays["node_key"])
+            if (
+                len(arrays["root_child"]) != self._n_words
+                or n_nodes < 1
+                or size & (size - 1)
+                or len(arrays["table_values"]) != size
+                or (self._n_words and int(arrays["root_child"].max()) >= n_nodes)
+                or (size and int(arrays["table_values"].max()) >= n_nodes)
+                or int(arrays["node_key"].max()) >= self.n_keys
+            ):
                 raise ValueError("the index does not match the key table")
             self.root_child = arrays["root_child"]
             self.node_key = arrays["node_key"]
