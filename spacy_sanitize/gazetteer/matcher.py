@@ -268,7 +268,7 @@ class GazetteerMatcher:
         self.term_blob = np.zeros(0, dtype=np.uint8)
         self.words_blob = np.zeros(0, dtype=np.uint8)
         self.root_child = np.zeros(0, dtype=np.int32)
-        self.node_key = np.zeros(1, dtype=np.int32)
+        self.node_key = np.full(1, -1, dtype=np.int32)
         self.table = HashTable()
         self._n_words = 0
         self._word_index: Optional[Dict[str, int]] = None
