@@ -592,9 +592,16 @@ class GazetteerMatcher:
     ) -> List[Tuple[int, int, int]]:
         """``_match_words`` in plain Python, for short inputs where numpy's per-call cost
         dominates: the same trie and hash table, probed one key at a time."""
-        if self._root_list is None or len(self._root_list) != len(self.root_child):
-            self._root_list = self.root_child.tolist()
+        # The root's child of every word, and -1 at the end for BARRIER (index -1).
+        if self._root_list is None or len(self._root_list) != len(self.root_child) + 1:
+            self._root_list = self.root_child.tolist() + [-1]
         root_child = self._root_list
+        if first is None:
+            begins = [i for i, word in enumerate(word_ids) if root_child[word] >= 0]
+        else:
+            begins = [i for i, word in enumerate(word_ids) if root_child[word] >= 0 and first[i]]
+        if not begins:
+            return []
         node_key = self.node_key.item
         table_keys = self.table.keys.item
         table_values = self.table.values.item
@@ -603,10 +610,8 @@ class GazetteerMatcher:
         stride = self._n_words + 1
         golden = int(_GOLDEN)
         found: List[Tuple[int, int, int]] = []
-        for begin, word in enumerate(word_ids):
-            if word < 0 or (first is not None and not first[begin]):
-                continue
-            node = root_child[word]
+        for begin in begins:
+            node = root_child[word_ids[begin]]
             position = begin
             while node >= 0:
                 key = node_key(node)
