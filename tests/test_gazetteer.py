@@ -279,11 +279,11 @@ def test_matcher_round_trips(tmp_path):
         assert sorted(loaded.find("a film actress")) == sorted(matcher.find("a film actress"))
 
 
-def test_matcher_rebuilds_a_foreign_automaton(tmp_path):
+def test_matcher_rebuilds_a_foreign_index(tmp_path):
     matcher = GazetteerMatcher.build(RECORDS)
     matcher.to_disk(tmp_path / "m")
     meta = srsly.read_json(tmp_path / "m" / "meta.json")
-    meta["pyahocorasick"] = "0.0-other"
+    meta["index"] = "another-layout"
     srsly.write_json(tmp_path / "m" / "meta.json", meta)
     with pytest.warns(UserWarning, match="W201"):
         loaded = GazetteerMatcher.from_disk(tmp_path / "m")

@@ -30,7 +30,7 @@ import importlib.resources
 import logging
 import threading
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import srsly
 from spacy.language import Language
@@ -40,7 +40,7 @@ from spacy.util import ensure_path
 from ..extensions import register_extensions
 from ..spans import add_pii_spans, check_label, longest_non_overlapping
 from .errors import Errors
-from .matcher import GazetteerMatcher, read_records
+from .matcher import GazetteerMatcher, Match, read_records
 from .normalize import normalize_set, term_key
 
 logger = logging.getLogger(__name__)
@@ -139,6 +139,8 @@ class Gazetteer:
         self._allow: frozenset = frozenset()
         self._deny: frozenset = frozenset()
         self._zipf_cache: Dict[int, float] = {}
+        self._term_keys: Dict[int, str] = {}
+        self._text_keys: Dict[str, str] = {}
         self._settings_cache: Dict[Tuple[str, str], Dict[str, float]] = {}
 
     # ------------------------------------------------------------------ setup
@@ -173,6 +175,7 @@ class Gazetteer:
             self.gazetteer = gazetteer
             self._matcher = None
         self._zipf_cache = {}
+        self._term_keys = {}
         _ = self.matcher
         self._prepare()
 
@@ -194,8 +197,16 @@ class Gazetteer:
 
     def _keep(self, doc: Doc, start: int, end: int, entry: int) -> bool:
         matcher = self.matcher
-        key = term_key(matcher.term(entry))
-        span_key = term_key(doc[start:end].text)
+        key = self._term_keys.get(entry)
+        if key is None:
+            key = self._term_keys[entry] = term_key(matcher.term(entry))
+        span = doc[start:end]
+        text = span.text
+        span_key = self._text_keys.get(text)
+        if span_key is None:
+            if len(self._text_keys) > 100_000:
+                self._text_keys = {}
+            span_key = self._text_keys[text] = term_key(text)
         if key in self._allow or span_key in self._allow:
             return False
         if key in self._deny or span_key in self._deny:
@@ -203,7 +214,7 @@ class Gazetteer:
         if key in self._stop or span_key in self._stop:  # type: ignore[operator]
             return False
         settings = self.settings(matcher.label(entry), matcher.property(entry))
-        if doc[end - 1].idx + len(doc[end - 1]) - doc[start].idx < settings["min_chars"]:
+        if span.end_char - span.start_char < settings["min_chars"]:
             return False
         if settings["min_count"] and matcher.count(entry) < settings["min_count"]:
             return False
@@ -226,19 +237,24 @@ class Gazetteer:
         """The gazetteer's spans for ``doc``, after noise control, without overlaps."""
         return self._match(doc)[0]
 
-    def _match(
-        self, doc: Doc
-    ) -> Tuple[List[Span], Dict[Tuple[int, int, str], Tuple[GazetteerMatcher, int]]]:
+    def _find(self, docs: List[Doc]) -> List[Tuple[List[Match], List[Match]]]:
+        """Raw matches of the gazetteer and of the deny list, per Doc of a batch."""
         self._prepare()
+        found = self.matcher.find_in_docs(docs)
+        denied = self._deny_matcher.find_in_docs(docs)  # type: ignore[union-attr]
+        return list(zip(found, denied))
+
+    def _match(
+        self, doc: Doc, found: Optional[Tuple[List[Match], List[Match]]] = None
+    ) -> Tuple[List[Span], Dict[Tuple[int, int, str], Tuple[GazetteerMatcher, int]]]:
+        if found is None:
+            found = self._find([doc])[0]
         sources: Dict[Tuple[int, int, str], Tuple[GazetteerMatcher, int]] = {}
         matcher = self.matcher
         spans: List[Span] = []
-        for source, found in (
-            (matcher, matcher.find_in_doc(doc)),
-            (self._deny_matcher, self._deny_matcher.find_in_doc(doc)),
-        ):  # type: ignore[union-attr]
-            for start, end, entry in found:
-                label = source.label(entry)
+        for source, matches in zip((matcher, self._deny_matcher), found):
+            for start, end, entry in matches:
+                label = source.label(entry)  # type: ignore[union-attr]
                 if self.labels is not None and label not in self.labels:
                     continue
                 if source is matcher and not self._keep(doc, start, end, entry):
@@ -247,11 +263,18 @@ class Gazetteer:
                     continue
                 span = Span(doc, start, end, label=label)
                 spans.append(span)
-                sources[(start, end, label)] = (source, entry)
+                sources[(start, end, label)] = (source, entry)  # type: ignore[assignment]
         return longest_non_overlapping([], spans), sources
 
     def __call__(self, doc: Doc) -> Doc:
-        spans, sources = self._match(doc)
+        return self._apply(doc, self._match(doc))
+
+    def _apply(
+        self,
+        doc: Doc,
+        matched: Tuple[List[Span], Dict[Tuple[int, int, str], Tuple[GazetteerMatcher, int]]],
+    ) -> Doc:
+        spans, sources = matched
         existing = (
             []
             if self.overwrite or self.spans_key not in doc.spans
@@ -291,8 +314,19 @@ class Gazetteer:
         return doc
 
     def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterable[Doc]:
+        """Match batches of ``batch_size`` Docs at once (one vectorized pass each)."""
+        batch: List[Doc] = []
         for doc in stream:
-            yield self(doc)
+            batch.append(doc)
+            if len(batch) >= batch_size:
+                yield from self._apply_batch(batch)
+                batch = []
+        if batch:
+            yield from self._apply_batch(batch)
+
+    def _apply_batch(self, docs: List[Doc]) -> Iterator[Doc]:
+        for doc, found in zip(docs, self._find(docs)):
+            yield self._apply(doc, self._match(doc, found))
 
     # ------------------------------------------------------------------ serialization
     def _cfg(self) -> Dict[str, Any]:
@@ -310,6 +344,7 @@ class Gazetteer:
             self.gazetteer = srsly.read_json(path / "cfg").get("gazetteer", self.gazetteer)
         self._matcher = GazetteerMatcher.from_disk(path / "matcher")
         self._zipf_cache = {}
+        self._term_keys = {}
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
@@ -320,6 +355,7 @@ class Gazetteer:
         self.gazetteer = msg["cfg"].get("gazetteer", self.gazetteer)
         self._matcher = GazetteerMatcher.from_bytes(msg["matcher"])
         self._zipf_cache = {}
+        self._term_keys = {}
         return self
 
 

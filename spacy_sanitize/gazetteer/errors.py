@@ -21,6 +21,6 @@ class Errors:
 class Warnings:
     W200 = "W200: {errors} line(s) of the Wikidata dump '{path}' were not valid JSON and were skipped; first at line {line}."
     W201 = (
-        "W201: could not load the saved gazetteer automaton in '{path}' ({err}); it was rebuilt "
-        "from the saved keys. Save the pipeline again to store an automaton for this pyahocorasick version."
+        "W201: could not use the saved gazetteer index in '{path}' ({err}); it was rebuilt "
+        "from the saved keys. Save the matcher or pipeline again to store the current index."
     )
