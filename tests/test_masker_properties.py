@@ -122,3 +122,18 @@ def test_very_long_text_is_fast():
     assert "Anna" not in out._.sanitized and "Oslo" not in out._.sanitized and "AB-00042" not in out._.sanitized
     assert restore(out._.sanitized, build_mapping(out)) == text
     assert elapsed < 30, elapsed
+
+
+def test_entity_with_conflicting_types_gets_one_placeholder():
+    # found by Hypothesis: mentions of one entity typed ORG, PERSON, ORG by different detectors
+    doc = NLP.make_doc("Acme said a thing , Acme and Acme again")
+    a, b, c = [i for i, t in enumerate(doc) if t.text == "Acme"]
+    spans = [doc[a : a + 1], doc[b : b + 1], doc[c : c + 1]]
+    for span, label in zip(spans, ["ORG", "PERSON", "ORG"]):
+        span.label_ = label
+        span._.entity_id = "e2"
+    doc.spans["pii"] = spans
+    out = get_masker(3, "union")(doc)
+    reps = {(label, eid, repl) for _s, _e, label, eid, repl, *_ in out._.replacements}
+    assert len(out._.replacements) == 3 and len(reps) == 1
+    assert out._.sanitized.count(next(iter(reps))[2]) == 3

@@ -8,6 +8,7 @@ Writes ``Doc._.sanitized``, ``Doc._.replacements`` (rows ``[start, end, label,
 entity_id, replacement, out_start, out_end]``) and ``Doc._.privacy``.
 """
 import copy
+import dataclasses
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
@@ -131,10 +132,15 @@ class Masker:
         text = doc.text  # Doc.text joins all tokens: read it once
         regions = self.regions(doc)
         canonical: Dict[str, str] = {}
+        entity_label: Dict[str, str] = {}
         for region in regions:
             mention = text[region.start : region.end].strip()
             if region.entity_id not in canonical or len(mention) > len(canonical[region.entity_id]):
                 canonical[region.entity_id] = mention
+                entity_label[region.entity_id] = region.label
+        # One type per entity (that of its longest mention), so that all its mentions get
+        # the same placeholder and the same number even when detectors disagreed on a type.
+        regions = [r if r.label == entity_label[r.entity_id] else dataclasses.replace(r, label=entity_label[r.entity_id]) for r in regions]
         state = DocState(doc_key_for(text, doc._.doc_id), text)
         for strategy in self.strategies():
             strategy.begin_doc(state)
