@@ -23,6 +23,29 @@ def test_codes_found(nlp_blank, text, code):
     assert doc.spans["pii"][0]._.risk_explain["detector"].startswith("pii_codes:")
 
 
+@pytest.mark.parametrize(
+    "text,date",
+    [
+        ("She was born on 2013-09-25 in Oslo.", "2013-09-25"),
+        ("Signed on 25.09.2013 in Bergen.", "25.09.2013"),
+        ("Filed 09/25/2013 at noon.", "09/25/2013"),
+        ("Heard on 12/10/97 again.", "12/10/97"),
+    ],
+)
+def test_numeric_dates_are_datetime_not_codes(nlp_blank, text, date):
+    nlp_blank.add_pipe("pii_codes")
+    doc = nlp_blank(text)
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [(date, "DATETIME")]
+    assert doc.spans["pii"][0]._.risk_explain["detector"] == "pii_codes:numeric_date"
+
+
+@pytest.mark.parametrize("value", ["2013/13/45", "36110/97", "22-33-44-55", "32.13.2013"])
+def test_impossible_dates_stay_codes(value):
+    from spacy_sanitize.ner.codes import is_numeric_date
+
+    assert not is_numeric_date(value)
+
+
 @pytest.mark.parametrize("text", ["In 1998 she won 3 medals.", "The 12th session in the 1990s.", "Born 3 April 1956.", "It cost 1,200 euros."])
 def test_codes_not_found_in_ordinary_numbers(nlp_blank, text):
     nlp_blank.add_pipe("pii_codes")

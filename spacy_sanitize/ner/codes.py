@@ -25,6 +25,23 @@ DEFAULT_PATTERNS: Dict[str, str] = {
 # Tokens with letters and digits that are ordinary words, not identifiers.
 NOT_IDS = re.compile(r"^(?:\d+(?:st|nd|rd|th|s|am|pm|km|kg|cm|mm|m|g)|\d+-\w+|[A-Za-z]+-\d+s?)$", re.IGNORECASE)
 MIN_PHONE_DIGITS = 8
+# All-numeric calendar dates (2013-09-25, 25.09.2013, 09/25/2013) look like phone or
+# application numbers to the patterns above: they are written as DATETIME instead.
+NUMERIC_DATE = re.compile(r"^(?:(\d{4})([-./])(\d{1,2})\2(\d{1,2})|(\d{1,2})([-./])(\d{1,2})\6(\d{4}|\d{2}))$")
+DATE_LABEL = "DATETIME"
+
+
+def is_numeric_date(value: str) -> bool:
+    """Whether ``value`` is a valid all-numeric date: year-month-day, or day-month-year /
+    month-day-year with a 2- or 4-digit year, one separator kind (``-``, ``.`` or ``/``)."""
+    match = NUMERIC_DATE.match(value)
+    if match is None:
+        return False
+    if match.group(1):
+        month, day = int(match.group(3)), int(match.group(4))
+        return 1 <= month <= 12 and 1 <= day <= 31
+    first, second = int(match.group(5)), int(match.group(7))
+    return 1 <= min(first, second) <= 12 and 1 <= max(first, second) <= 31
 
 
 class CodeDetector:
@@ -35,11 +52,15 @@ class CodeDetector:
         self.label = label
 
     def find(self, text: str) -> List[Tuple[int, int, str]]:
+        """(start, end, pattern name) of every match; ``numeric_date`` for all-numeric dates."""
         found = []
         for key, pattern in self.patterns.items():
             for match in pattern.finditer(text):
                 value = match.group()
                 if key == "id_token" and NOT_IDS.match(value):
+                    continue
+                if key in ("phone", "application_number", "id_token", "long_number") and is_numeric_date(value):
+                    found.append((match.start(), match.end(), "numeric_date"))
                     continue
                 if key == "phone" and sum(c.isdigit() for c in value) < MIN_PHONE_DIGITS:
                     continue
@@ -49,7 +70,8 @@ class CodeDetector:
     def __call__(self, doc: Doc) -> Doc:
         spans = []
         for start, end, key in self.find(doc.text):
-            span = doc.char_span(start, end, label=self.label, alignment_mode="expand")
+            label = DATE_LABEL if key == "numeric_date" else self.label
+            span = doc.char_span(start, end, label=label, alignment_mode="expand")
             if span is not None:
                 span._.risk_explain["detector"] = f"{self.name}:{key}"
                 spans.append(span)
