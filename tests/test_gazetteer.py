@@ -329,3 +329,32 @@ def test_default_pipeline_has_the_gazetteer_before_coref():
     labels = {span.text: span.label_ for span in doc.spans["pii"]}
     assert labels.get("footballer") == "DEM" and labels.get("politician") == "DEM"
     assert all(span._.entity_id for span in doc.spans["pii"])
+
+
+def test_fresh_component_is_safe_from_several_threads():
+    import threading
+
+    import spacy
+
+    for _ in range(20):
+        nlp = spacy.blank("en")
+        comp = nlp.add_pipe("pii_gazetteer", config={"allow_list": ["physicist"], "deny_list": {"foo bar": "MISC"}})
+        comp.matcher  # loaded; the per-component set-up (stop list, deny matcher) still lazy
+        barrier = threading.Barrier(4)
+        errors, results = [], []
+
+        def work():
+            barrier.wait()
+            try:
+                doc = comp(nlp.make_doc("She is a Catholic priest and a physicist , foo bar ."))
+                results.append(sorted((s.text, s.label_) for s in doc.spans["pii"]))
+            except Exception as err:  # noqa: BLE001 - any error fails the test below
+                errors.append(repr(err))
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert len(results) == 4 and all(r == results[0] for r in results) and ("foo bar", "MISC") in results[0]

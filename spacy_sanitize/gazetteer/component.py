@@ -136,6 +136,7 @@ class Gazetteer:
         self._matcher: Optional[GazetteerMatcher] = None
         self._deny_matcher: Optional[GazetteerMatcher] = None
         self._stop: Optional[frozenset] = None
+        self._setup_lock = threading.RLock()
         self._allow: frozenset = frozenset()
         self._deny: frozenset = frozenset()
         self._zipf_cache: Dict[int, float] = {}
@@ -147,21 +148,29 @@ class Gazetteer:
     @property
     def matcher(self) -> GazetteerMatcher:
         if self._matcher is None:
-            self._matcher = load_gazetteer(self.gazetteer)
+            with self._setup_lock:
+                if self._matcher is None:
+                    self._matcher = load_gazetteer(self.gazetteer)
         return self._matcher
 
     def _prepare(self) -> None:
-        if self._stop is None:
+        # Several threads may call a fresh component at once: build everything into locals
+        # and publish ``_stop`` (the "ready" flag) last, under a lock with a second check.
+        if self._stop is not None:
+            return
+        with self._setup_lock:
+            if self._stop is not None:
+                return
             stop = (shipped_stop_terms() if self.use_default_stop_list else []) + self.stop_terms
-            self._stop = normalize_set(stop)
-            self._allow = normalize_set(self.allow_list)
-            self._deny = normalize_set(self.deny_list)
             records = [
                 {"term": term, "label": label, "property": "deny_list"}
                 for term, label in self.deny_list.items()
             ]
+            self._allow = normalize_set(self.allow_list)
+            self._deny = normalize_set(self.deny_list)
             self._deny_matcher = GazetteerMatcher.build(records)
             self._settings_cache = {}
+            self._stop = normalize_set(stop)
 
     def initialize(
         self,
