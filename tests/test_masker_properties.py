@@ -137,3 +137,30 @@ def test_entity_with_conflicting_types_gets_one_placeholder():
     reps = {(label, eid, repl) for _s, _e, label, eid, repl, *_ in out._.replacements}
     assert len(out._.replacements) == 3 and len(reps) == 1
     assert out._.sanitized.count(next(iter(reps))[2]) == 3
+
+
+def test_mixed_types_of_one_entity_keep_content_aware_replacements():
+    # review: unifying an entity's type made a DATETIME surrogate of a name (digits only: unchanged)
+    from spacy.tokens import Span
+
+    masker = get_masker(4, "union")  # surrogate.v1
+    doc = NLP.make_doc("Anna Berg was born on 12 May 1990 .")
+    name, date = Span(doc, 0, 2, "PERSON"), Span(doc, 5, 8, "DATETIME")
+    for span in (name, date):
+        span._.entity_id = "e1"
+    doc.spans["pii"] = [name, date]
+    out = masker(doc)
+    assert "Anna" not in out._.sanitized and "Berg" not in out._.sanitized and "1990" not in out._.sanitized
+    assert [row[2] for row in out._.replacements] == ["PERSON", "DATETIME"]
+
+
+def test_a_strategy_that_gives_the_text_back_fails_closed(caplog):
+    masker = get_masker(4, "union")  # surrogate.v1: QUANTITY surrogates change digits only
+    doc = NLP.make_doc("They met in Oslo again .")
+    span = doc[3:4]
+    span.label_ = "QUANTITY"
+    doc.spans["pii"] = [span]
+    with caplog.at_level("WARNING", logger="spacy_sanitize.masker"):
+        out = masker(doc)
+    assert out._.sanitized == "They met in [QUANTITY] again ."
+    assert any("W102" in r.message for r in caplog.records)

@@ -9,6 +9,7 @@ entity_id, replacement, out_start, out_end]``) and ``Doc._.privacy``.
 """
 import copy
 import dataclasses
+import logging
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
@@ -18,7 +19,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from ..extensions import register_extensions
-from .errors import Errors
+from .errors import Errors, Warnings
 from .options import build_strategy, check_label
 from .privacy import P_ASSUMED, check_p, coverage, estimate_p, privacy_report
 from .regions import OVERLAP_POLICIES, Region, parse_deny_list, regions_to_mask
@@ -26,6 +27,8 @@ from .strategies import Mention, Strategy
 from .strategies.base import DocState, doc_key_for
 
 Row = List[Any]
+
+logger = logging.getLogger("spacy_sanitize.masker")
 
 
 def apply_regions(text: str, regions: List[Region], replace: Callable[[Region], str]) -> Tuple[str, List[Row]]:
@@ -132,15 +135,20 @@ class Masker:
         text = doc.text  # Doc.text joins all tokens: read it once
         regions = self.regions(doc)
         canonical: Dict[str, str] = {}
-        entity_label: Dict[str, str] = {}
+        mention_label: Dict[Tuple[str, str], str] = {}
         for region in regions:
             mention = text[region.start : region.end].strip()
             if region.entity_id not in canonical or len(mention) > len(canonical[region.entity_id]):
                 canonical[region.entity_id] = mention
-                entity_label[region.entity_id] = region.label
-        # One type per entity (that of its longest mention), so that all its mentions get
-        # the same placeholder and the same number even when detectors disagreed on a type.
-        regions = [r if r.label == entity_label[r.entity_id] else dataclasses.replace(r, label=entity_label[r.entity_id]) for r in regions]
+            mention_label.setdefault((region.entity_id, text[region.start : region.end]), region.label)
+        # The same mention of one entity is replaced once (cached below), so it takes one type
+        # (that of its first occurrence) even when detectors disagreed; other mentions keep
+        # their own type, which content-aware strategies (surrogates, generalization) need.
+        regions = [
+            r if r.label == mention_label[(r.entity_id, text[r.start : r.end])]
+            else dataclasses.replace(r, label=mention_label[(r.entity_id, text[r.start : r.end])])
+            for r in regions
+        ]
         state = DocState(doc_key_for(text, doc._.doc_id), text)
         for strategy in self.strategies():
             strategy.begin_doc(state)
@@ -152,7 +160,13 @@ class Masker:
             key = (id(strategy), region.entity_id, original)
             if key not in cache:
                 mention = Mention(original, region.label, region.entity_id, canonical[region.entity_id], region.start, region.end)
-                cache[key] = strategy.replace(mention, state)
+                replacement = strategy.replace(mention, state)
+                if original.strip() and replacement.strip() == original.strip():
+                    # Fail closed: a strategy that gives the text back (a surrogate or a
+                    # generalization for the wrong type) must not leak it.
+                    logger.warning(Warnings.W102.format(label=region.label, strategy=type(strategy).__name__))
+                    replacement = f"[{region.label}]"
+                cache[key] = replacement
             return cache[key]
 
         doc._.sanitized, doc._.replacements = apply_regions(text, regions, replace)

@@ -38,3 +38,8 @@ class Warnings:
         "W101: the mapping written to '{path}' holds the ORIGINAL text of every replaced span: "
         "it is as sensitive as the input. Store it encrypted and apart from the sanitized text."
     )
+    W102 = (
+        "W102: the {strategy} strategy gave a {label} span back unchanged; it was replaced by "
+        "'[{label}]' instead. Check the span's type (a surrogate or generalization of another "
+        "type leaves the text as is) or the strategy configured for {label}."
+    )
