@@ -336,22 +336,21 @@ def test_fresh_component_is_safe_from_several_threads():
 
     import spacy
 
+    def work(comp, nlp, barrier, errors, results):
+        barrier.wait()
+        try:
+            doc = comp(nlp.make_doc("She is a Catholic priest and a physicist , foo bar ."))
+            results.append(sorted((s.text, s.label_) for s in doc.spans["pii"]))
+        except Exception as err:  # any error fails the test below
+            errors.append(repr(err))
+
     for _ in range(20):
         nlp = spacy.blank("en")
         comp = nlp.add_pipe("pii_gazetteer", config={"allow_list": ["physicist"], "deny_list": {"foo bar": "MISC"}})
-        comp.matcher  # loaded; the per-component set-up (stop list, deny matcher) still lazy
+        assert comp.matcher is not None  # loaded; the per-component set-up (stop list, deny matcher) still lazy
         barrier = threading.Barrier(4)
         errors, results = [], []
-
-        def work():
-            barrier.wait()
-            try:
-                doc = comp(nlp.make_doc("She is a Catholic priest and a physicist , foo bar ."))
-                results.append(sorted((s.text, s.label_) for s in doc.spans["pii"]))
-            except Exception as err:  # noqa: BLE001 - any error fails the test below
-                errors.append(repr(err))
-
-        threads = [threading.Thread(target=work) for _ in range(4)]
+        threads = [threading.Thread(target=work, args=(comp, nlp, barrier, errors, results)) for _ in range(4)]
         for t in threads:
             t.start()
         for t in threads:
