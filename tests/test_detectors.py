@@ -39,6 +39,18 @@ def test_numeric_dates_are_datetime_not_codes(nlp_blank, text, date):
     assert doc.spans["pii"][0]._.risk_explain["detector"] == "pii_codes:numeric_date"
 
 
+def test_long_digit_groups_are_masked_whole(nlp_blank):
+    nlp_blank.add_pipe("pii_codes")
+    doc = nlp_blank("call 22-33-44-55-66-77 now")
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("22-33-44-55-66-77", "CODE")]
+
+
+def test_two_dates_in_a_row_are_not_one_phone_number(nlp_blank):
+    nlp_blank.add_pipe("pii_codes")
+    doc = nlp_blank("Open 2013-09-25 2014-10-26 only.")
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("2013-09-25", "DATETIME"), ("2014-10-26", "DATETIME")]
+
+
 @pytest.mark.parametrize("value", ["2013/13/45", "36110/97", "22-33-44-55", "32.13.2013"])
 def test_impossible_dates_stay_codes(value):
     from spacy_sanitize.ner.codes import is_numeric_date

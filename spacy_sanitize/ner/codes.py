@@ -18,7 +18,7 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     "url": r"(?:https?://|www\.)[^\s<>\"]+[^\s<>\".,;:!?)\]]",
     "iban": r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b",
     "application_number": r"\b\d{1,6}/\d{2,4}(?:/\d{2,4})?\b",
-    "phone": r"(?<![\w/])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,4}){2,4}(?![\w/])",
+    "phone": r"(?<![\w/])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,4}){2,6}(?![\w/])",
     "long_number": r"(?<![\w.,/])\d{6,}(?![\w/]|[.,]\d)",
     "id_token": r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{4,}\b",
 }
@@ -29,6 +29,9 @@ MIN_PHONE_DIGITS = 8
 # application numbers to the patterns above: they are written as DATETIME instead.
 NUMERIC_DATE = re.compile(r"^(?:(\d{4})([-./])(\d{1,2})\2(\d{1,2})|(\d{1,2})([-./])(\d{1,2})\6(\d{4}|\d{2}))$")
 DATE_LABEL = "DATETIME"
+# Candidates for all-numeric dates in running text, found (and validated) before the other
+# patterns run, so that "2013-09-25 2014-10-26" is two dates, not one phone number.
+NUMERIC_DATE_IN_TEXT = re.compile(r"(?<![\w/.-])(?:\d{4}([-./])\d{1,2}\1\d{1,2}|\d{1,2}([-./])\d{1,2}\2(?:\d{4}|\d{2}))(?![\w/]|[.-]\d)")
 
 
 def is_numeric_date(value: str) -> bool:
@@ -54,6 +57,13 @@ class CodeDetector:
     def find(self, text: str) -> List[Tuple[int, int, str]]:
         """(start, end, pattern name) of every match; ``numeric_date`` for all-numeric dates."""
         found = []
+        dates = [m for m in NUMERIC_DATE_IN_TEXT.finditer(text) if is_numeric_date(m.group())]
+        if dates:
+            found.extend((m.start(), m.end(), "numeric_date") for m in dates)
+            chars = list(text)
+            for m in dates:  # blank them (same length: offsets stay) for the other patterns
+                chars[m.start() : m.end()] = " " * (m.end() - m.start())
+            text = "".join(chars)
         for key, pattern in self.patterns.items():
             for match in pattern.finditer(text):
                 value = match.group()
