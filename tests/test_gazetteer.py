@@ -357,3 +357,15 @@ def test_fresh_component_is_safe_from_several_threads():
             t.join()
         assert errors == []
         assert len(results) == 4 and all(r == results[0] for r in results) and ("foo bar", "MISC") in results[0]
+
+
+def test_decomposed_accents_match_like_precomposed():
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_gazetteer")
+    found = []
+    for text in ["He is Me\u0301tis and Catho\u0301lic .", "He is M\u00e9tis and Cath\u00f3lic ."]:
+        doc = nlp(text)
+        found.append([(s.start, s.end, s.label_) for s in doc.spans["pii"]])
+    assert found[0] == found[1] and len(found[0]) == 2

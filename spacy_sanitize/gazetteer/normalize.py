@@ -86,7 +86,8 @@ def term_variants(term: str) -> List[str]:
 # Words of a term or of a token: dotted abbreviations ("U.S.") as one word without dots,
 # runs of word characters, and single punctuation characters. Hyphens and apostrophes
 # only separate words ("co-founder" = "co founder", "women's" = "women s").
-_WORDS = re.compile(r"(?:[^\W\d_]\.){2,}|\w+|[^\w\s]")
+# Combining marks (a decomposed "é" = "e" + U+0301) belong to the word they follow.
+_WORDS = re.compile(r"(?:[^\W\d_]\.){2,}|\w[\w\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]*|[^\w\s]")
 _TRANSPARENT = frozenset("-‐‑'’`´")
 
 
@@ -94,6 +95,8 @@ def piece_word(piece: str) -> str:
     """The normalized word of one piece found by ``_WORDS`` ("" for hyphens, apostrophes)."""
     if piece in _TRANSPARENT:
         return ""
+    if not piece.isascii() and any(unicodedata.combining(c) for c in piece):
+        piece = "".join(c for c in unicodedata.normalize("NFC", piece) if not unicodedata.combining(c))
     if len(piece) > 1 and piece.endswith("."):
         piece = piece.replace(".", "")
     if piece[0].isalnum() or piece[0] == "_":
