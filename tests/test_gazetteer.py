@@ -369,3 +369,13 @@ def test_decomposed_accents_match_like_precomposed():
         doc = nlp(text)
         found.append([(s.start, s.end, s.label_) for s in doc.spans["pii"]])
     assert found[0] == found[1] and len(found[0]) == 2
+
+
+def test_no_match_across_any_line_break():
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_gazetteer")
+    for sep, expected in [("   ", 1), ("\n", 0), ("\r", 0), ("\u2028", 0), ("\x0c", 0)]:
+        doc = nlp(f"He won the Nobel {sep} Prize .")
+        assert len(doc.spans["pii"]) == expected, repr(sep)

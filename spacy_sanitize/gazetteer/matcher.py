@@ -433,7 +433,8 @@ class GazetteerMatcher:
         never covers part of one), TRANSPARENT (no word: hyphen, apostrophe, spaces), or, for
         a multi-word token of known words, ``-3 - i`` with ``self._multi[i]`` its word ids."""
         if not text.strip():
-            return BARRIER if "\n" in text else TRANSPARENT
+            # any line break (as str.splitlines sees them: \r, \x0c, \u2028 ...) is a barrier
+            return BARRIER if len(text.splitlines()) > 1 or text.splitlines() != [text] else TRANSPARENT
         words = split_words(text)
         if not words:
             return TRANSPARENT
