@@ -73,15 +73,24 @@ def test_unconfident_predictions_keep_the_label(trained):
 
 def test_spans_are_never_dropped_and_entities_share_a_type(trained):
     nlp, relabel = trained
-    relabel.entity_vote = True
-    doc = nlp.make_doc("He won the Kent Award and later the Kent Award again.")
-    doc.spans["pii"] = [Span(doc, 3, 5, "PERSON"), Span(doc, 8, 10, "ORG")]
-    doc.spans["pii"][0]._.entity_id = "e1"
-    spans = list(doc.spans["pii"])
-    relabel(doc)
-    assert [(s.start, s.end) for s in doc.spans["pii"]] == [(s.start, s.end) for s in spans]
-    assert all(s.label_ in PII_TYPES for s in doc.spans["pii"])
-    assert doc.spans["pii"][0]._.entity_id == "e1"
+    saved = relabel.entity_vote, relabel.min_prob
+    try:
+        relabel.min_prob = 1.0  # no span is confident enough to change on its own
+        for vote, expected_same in ((True, True), (False, False)):
+            relabel.entity_vote = vote
+            doc = nlp.make_doc("He won the Kent Award and later the Kent Award again.")
+            doc.spans["pii"] = [Span(doc, 3, 5, "PERSON"), Span(doc, 8, 10, "ORG")]
+            for span in doc.spans["pii"]:
+                span._.entity_id = "e1"
+            spans = list(doc.spans["pii"])
+            relabel(doc)
+            assert [(s.start, s.end) for s in doc.spans["pii"]] == [(s.start, s.end) for s in spans]
+            assert all(s.label_ in PII_TYPES for s in doc.spans["pii"])
+            assert doc.spans["pii"][0]._.entity_id == "e1"
+            same = doc.spans["pii"][0].label_ == doc.spans["pii"][1].label_
+            assert same is expected_same, [s.label_ for s in doc.spans["pii"]]
+    finally:
+        relabel.entity_vote, relabel.min_prob = saved
 
 
 def test_disk_round_trip_gives_the_same_labels(trained, tmp_path):
@@ -168,3 +177,15 @@ def test_relabelling_improves_labelled_f1_on_held_out_documents(wiki_path, defau
     after = detection_scores(gold, after_preds, tokens=tokens)
     assert after.micro_unlabelled == before.micro_unlabelled
     assert after.micro_labelled["F1"] > before.micro_labelled["F1"] + 0.005
+
+
+def test_bytes_round_trip_gives_the_same_labels(trained):
+    nlp, relabel = trained
+    other = PIIRelabel("x", "pii", None, 0.5, relabel.entity_vote, 1.0, False, 1).from_bytes(relabel.to_bytes())
+    assert other.model.labels == relabel.model.labels
+    for doc_a, doc_b in zip(held_out(nlp), held_out(nlp)):
+        assert [s.label_ for s in relabel(doc_a).spans["pii"]] == [s.label_ for s in other(doc_b).spans["pii"]]
+    restored = spacy.blank("en")
+    restored.add_pipe("pii_relabel", config={"min_prob": 0.5, "entity_vote": False})
+    restored.from_bytes(nlp.to_bytes())
+    assert restored.get_pipe("pii_relabel").model.labels == relabel.model.labels

@@ -97,6 +97,8 @@ def piece_word(piece: str) -> str:
         return ""
     if not piece.isascii() and any(unicodedata.combining(c) for c in piece):
         piece = "".join(c for c in unicodedata.normalize("NFC", piece) if not unicodedata.combining(c))
+        if not piece:
+            return ""
     if len(piece) > 1 and piece.endswith("."):
         piece = piece.replace(".", "")
     if piece[0].isalnum() or piece[0] == "_":

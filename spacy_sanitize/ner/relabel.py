@@ -21,6 +21,7 @@ silent fallback.
 """
 import logging
 import re
+import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -254,6 +255,9 @@ def gold_span_labels(predicted: Doc, reference: Doc, spans_key: str = DEFAULT_SP
 
 
 # ----------------------------------------------------------------------------- the model
+MODEL_FILES = ("model.json", "coef.npy", "intercept.npy")
+
+
 class LabelModel:
     """Multinomial logistic regression stored as arrays: ``features`` (names), ``labels``,
     ``coef`` (labels x features) and ``intercept``."""
@@ -353,7 +357,7 @@ def relabel_decisions(
     """For each span of ``doc.spans[spans_key]``: (label to give, its probability (None for a
     type the model was not trained on), the probabilities of all PII types). A span keeps its label unless another type has a
     probability of at least ``min_prob``. With ``entity_vote`` spans sharing a
-    ``Span._.entity_id`` and label pool their log-probabilities (one type per entity).
+    ``Span._.entity_id`` pool their log-probabilities and end with one type per entity.
     ``rows``: the spans' feature dicts when already computed. Spans labelled one of
     ``keep_labels``, or with a type the model was not trained on, keep their label."""
     spans = list(doc.spans.get(spans_key, []))
@@ -364,11 +368,11 @@ def relabel_decisions(
     logp = logp[:, real]
     logp = logp - numpy.log(numpy.exp(logp).sum(axis=1, keepdims=True))
     labels = [model.labels[i] for i in real]
+    groups: Dict[str, List[int]] = defaultdict(list)
     if entity_vote:
-        groups: Dict[Tuple[str, str], List[int]] = defaultdict(list)
         for i, span in enumerate(spans):
             if span._.entity_id is not None:
-                groups[(span.label_, str(span._.entity_id))].append(i)
+                groups[str(span._.entity_id)].append(i)
         pooled = logp.copy()
         for members in groups.values():
             if len(members) > 1:
@@ -387,6 +391,17 @@ def relabel_decisions(
             label = span.label_
             prob = float(p[labels.index(label)]) if label in labels else None
         out.append((label, prob, {lab: round(float(v), 4) for lab, v in zip(labels, p)}))
+    # One type per entity: where the pooled vote left mentions of one entity with different
+    # types (some kept theirs for lack of confidence), they all take the most probable of
+    # those types, unless one of them is a type the model cannot judge or is told to keep.
+    for members in groups.values():
+        chosen = {out[i][0] for i in members}
+        if len(chosen) < 2 or any(spans[i].label_ in keep_labels or spans[i].label_ not in labels for i in members):
+            continue
+        p = probs[members[0]]
+        label = max(chosen, key=lambda lab: p[labels.index(lab)])
+        for i in members:
+            out[i] = (label, float(p[labels.index(label)]), out[i][2])
     return out
 
 
@@ -527,6 +542,22 @@ class PIIRelabel:
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "PIIRelabel":
         self.model = LabelModel.from_disk(path)
+        return self
+
+    def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
+        if self.model is None:
+            raise ValueError(Errors.E300)
+        with tempfile.TemporaryDirectory() as tmp:
+            self.model.to_disk(tmp)
+            return srsly.msgpack_dumps({name: (Path(tmp) / name).read_bytes() for name in MODEL_FILES})
+
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "PIIRelabel":
+        files = srsly.msgpack_loads(data)
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in MODEL_FILES:
+                if name in files:
+                    (Path(tmp) / name).write_bytes(files[name])
+            self.model = LabelModel.from_disk(tmp)
         return self
 
 
