@@ -11,6 +11,7 @@ from thinc.api import Config
 
 from .errors import Errors
 from .models import ENGLISH_MODELS, english_model_name
+from .shipped import resolve_shipped
 
 DEFAULT_CHUNK_CHARS = 100_000
 
@@ -24,14 +25,6 @@ def shipped_configs() -> List[str]:
     return sorted(p.stem for p in config_path("default").parent.glob("*.cfg"))
 
 
-SHIPPED_PREFIX = "spacy_sanitize:"
-
-
-def shipped_data_path(name: str) -> Path:
-    """Path of an artifact shipped in the package's data folder, e.g. ``pii_ner``."""
-    return Path(str(importlib.resources.files("spacy_sanitize") / "data" / name))
-
-
 def _with_installed_english(config: Config) -> Config:
     """Resolve ``source`` names: the English model that is installed, and
     ``spacy_sanitize:NAME`` for pipelines shipped in the package's data folder."""
@@ -40,8 +33,8 @@ def _with_installed_english(config: Config) -> Config:
         source = component.get("source")
         if source in ENGLISH_MODELS:
             component["source"] = installed
-        elif isinstance(source, str) and source.startswith(SHIPPED_PREFIX):
-            component["source"] = str(shipped_data_path(source[len(SHIPPED_PREFIX) :]))
+        elif isinstance(source, str) and (shipped := resolve_shipped(source)) is not None:
+            component["source"] = str(shipped)
     return config
 
 

@@ -18,7 +18,6 @@ records ``{"term", "label", "property", "qid", "count"}`` that ``pii_gazetteer``
 import argparse
 import bz2
 import gzip
-import importlib.resources
 import io
 import json
 import logging
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple, Union
 
 from .errors import Errors, Warnings
+from ..shipped import data_path
 
 logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())
@@ -49,9 +49,7 @@ class WikidataProperty:
 
 
 def properties_path() -> Path:
-    return Path(
-        str(importlib.resources.files("spacy_sanitize") / "data" / "wikidata_properties.tsv")
-    )
+    return data_path("wikidata_properties.tsv")
 
 
 def load_properties(path: Optional[Union[str, Path]] = None) -> Dict[str, WikidataProperty]:

@@ -26,7 +26,6 @@ or a directory written by ``GazetteerMatcher.to_disk``. ``nlp.to_disk`` saves th
 compiled gazetteer with the pipeline, so ``spacy.load`` needs nothing else.
 """
 
-import importlib.resources
 import logging
 import threading
 from pathlib import Path
@@ -42,6 +41,7 @@ from ..spans import add_pii_spans, check_label, longest_non_overlapping
 from .errors import Errors
 from .matcher import GazetteerMatcher, Match, read_records
 from .normalize import normalize_set, term_key
+from ..shipped import data_path
 
 logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())
@@ -58,7 +58,7 @@ _SHIPPED_LOCK = threading.Lock()
 
 def data_dir() -> Path:
     """Where the package's gazetteer data lives."""
-    return Path(str(importlib.resources.files("spacy_sanitize") / "data" / "gazetteer"))
+    return data_path("gazetteer")
 
 
 def shipped_gazetteer_path() -> Path:

@@ -7,7 +7,6 @@ elsewhere in the text is predictable, an unseen one is not).
 
 p(w) = a * wordfreq(w) + b * domain(w) + c * document(w) + floor, with a + b + c = 1.
 """
-import importlib.resources
 import math
 import re
 from collections import Counter
@@ -19,13 +18,14 @@ import srsly
 
 from ..registry import misc
 from .base import LMErrors, SpanLogProbs, SpanQuery
+from ..shipped import data_path
 
 WORD = re.compile(r"\w+")
 DEFAULT_COUNTS = "shipped"
 
 
 def shipped_counts_path() -> Path:
-    return Path(str(importlib.resources.files("spacy_sanitize") / "data" / "lm_counts" / "counts.msgpack"))
+    return data_path("lm_counts", "counts.msgpack")
 
 
 @lru_cache(maxsize=4)

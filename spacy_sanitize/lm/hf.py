@@ -18,12 +18,12 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..registry import misc
 from .base import LMErrors, SpanLogProbs, SpanQuery
+from ..shipped import resolve_shipped
 
 WORD = re.compile(r"\w+")
 Row = Tuple[int, int, Tuple[int, ...]]  # window start, window end (token indices), masked token indices
 
 
-SHIPPED_PREFIX = "spacy_sanitize:"
 SHIPPED_MLM = "spacy_sanitize:minilm-mlm"
 
 
@@ -31,12 +31,8 @@ def resolve_model(model: str) -> str:
     """``spacy_sanitize:<name>`` is a masked LM shipped in the package's data directory
     (``spacy_sanitize:minilm-mlm``: the domain MiniLM MLM, int8); anything else is passed
     to transformers unchanged."""
-    if model.startswith(SHIPPED_PREFIX):
-        import importlib.resources
-
-        name = model[len(SHIPPED_PREFIX) :].replace("-", "_")
-        return str(importlib.resources.files("spacy_sanitize") / "data" / name)
-    return model
+    shipped = resolve_shipped(model)
+    return model if shipped is None else str(shipped)
 
 
 class DiskCache:

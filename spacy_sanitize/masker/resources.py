@@ -1,5 +1,4 @@
 """Package data used by the surrogate and generalize strategies, loaded once on first use."""
-import importlib.resources
 import re
 import unicodedata
 from functools import lru_cache
@@ -7,10 +6,11 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import srsly
 
+from ..shipped import data_path
+
 
 def _data(*parts: str) -> Any:
-    path = importlib.resources.files("spacy_sanitize").joinpath("data", *parts)
-    return srsly.json_loads(path.read_text(encoding="utf-8"))
+    return srsly.json_loads(data_path(*parts).read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=None)

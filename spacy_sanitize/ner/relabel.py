@@ -35,13 +35,13 @@ from spacy.util import ensure_path
 
 from ..extensions import register_extensions
 from ..types import DEFAULT_SPANS_KEY, PII_TYPES
+from ..shipped import resolve_shipped
 
 logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())
 
 MODEL_FORMAT = "spacy_sanitize.pii_relabel.v1"
 FEATURES_VERSION = "spacy_sanitize.pii_relabel_features.v1"
-SHIPPED_PREFIX = "spacy_sanitize:"
 NONE_LABEL = "NONE"  # training class of detected spans that overlap no gold mention
 ROMAN = re.compile(r"^(?=[MDCLXVI])M*(?:C[MD]|D?C{0,3})(?:X[CL]|L?X{0,3})(?:I[XV]|V?I{0,3})$")
 YEAR = re.compile(r"^(?:1[0-9]|20)\d\d$")
@@ -406,15 +406,6 @@ def relabel_decisions(
 
 
 # ----------------------------------------------------------------------------- component
-def resolve_model_path(model: str) -> Path:
-    """``spacy_sanitize:NAME`` -> the package's data/NAME; anything else is a path."""
-    if model.startswith(SHIPPED_PREFIX):
-        from ..pipeline import shipped_data_path
-
-        return shipped_data_path(model[len(SHIPPED_PREFIX) :])
-    return Path(model)
-
-
 class PIIRelabel:
     """Re-predicts the type of the spans in ``doc.spans[spans_key]`` (boundaries kept)."""
 
@@ -439,7 +430,7 @@ class PIIRelabel:
         self.none_class = none_class
         self.min_count = min_count
         self._keep_labels = keep_labels
-        self.model: Optional[LabelModel] = LabelModel.from_disk(resolve_model_path(model)) if model else None
+        self.model: Optional[LabelModel] = LabelModel.from_disk(resolve_shipped(model) or model) if model else None
 
     @property
     def min_prob(self) -> float:

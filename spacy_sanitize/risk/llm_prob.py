@@ -10,7 +10,6 @@ component name without ``risk_``).
 Fail closed: a span that cannot be scored (no model, scorer error, unscorable span)
 gets risk 1.0 and the reason in ``Span._.risk_explain["llm_prob"]``.
 """
-import importlib.resources
 import logging
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
@@ -28,6 +27,7 @@ from ..lm.encoder import SpanTextEncoder
 from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY, PII_TYPES
 from .base import FAIL_CLOSED_RISK, failure, other_deciders, risk_key
 from .span_classifier import SpanClassifier, select_and_fit
+from ..shipped import data_path
 
 logger = logging.getLogger("spacy_sanitize.risk.llm_prob")
 logger.addHandler(logging.NullHandler())
@@ -64,7 +64,7 @@ def shipped_model_path(scorer_name: str) -> Optional[Path]:
     fits the scorer it was trained with): the frequency scorer or the shipped MiniLM MLM."""
     kind = "frequency" if scorer_name.startswith("frequency") else scorer_name
     sub = SHIPPED_FOR_SCORER.get(kind)
-    return Path(str(importlib.resources.files("spacy_sanitize") / "data" / "risk_llm_prob" / sub)) if sub else None
+    return data_path("risk_llm_prob", sub) if sub else None
 
 
 def span_queries(doc: Doc, spans: Sequence[Span], coref_masking: bool) -> List[SpanQuery]:

@@ -8,7 +8,6 @@ tokens MASK), or ``mean``. The tagger sees the whole context, not just the span.
 Fail closed: a document the tagger cannot process gets risk 1.0 on all its spans, the
 reason in ``Span._.risk_explain["seq"]`` and a logged warning.
 """
-import importlib.resources
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
@@ -25,6 +24,7 @@ from ..evaluation.scorer import score_tab
 from ..extensions import register_extensions
 from .seq_models import SeqErrors, SeqTagger, load_tagger, logger, save_tagger, token_labels
 from .base import FAIL_CLOSED_RISK, failure, other_deciders, risk_key
+from ..shipped import data_path
 
 AGGREGATIONS: Dict[str, Callable[[np.ndarray], float]] = {
     "max": lambda p: float(p.max()),
@@ -36,7 +36,7 @@ SHIPPED = "shipped"
 
 def shipped_weights() -> Path:
     """Directory of the tagger shipped with the package (built by ``spacy project run build-seq``)."""
-    return Path(str(importlib.resources.files("spacy_sanitize") / "data" / "risk_seq"))
+    return data_path("risk_seq")
 
 
 def _weights_path(weights: Optional[str]) -> Optional[Path]:
