@@ -23,6 +23,7 @@ import logging
 import re
 import tempfile
 from collections import Counter, defaultdict
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -76,6 +77,7 @@ def _shape(text: str) -> str:
     return re.sub(r"\d+", "d", shape)
 
 
+@lru_cache(maxsize=200_000)
 def _zipf_bucket(word: str) -> int:
     """Word frequency bucket (Zipf scale, English; 0 = unknown word)."""
     from wordfreq import zipf_frequency
@@ -91,6 +93,11 @@ def _word(doc: Doc, i: int) -> str:
     return doc[i].lower_
 
 
+def _doc_head(doc: Doc) -> frozenset:
+    """The title-case words of the first tokens: the biography's subject is named there."""
+    return frozenset(t.lower_ for t in doc[:12] if t.is_title and len(t) > 2)
+
+
 def _ent_labels(doc: Doc) -> Dict[int, Tuple[str, int, int]]:
     by_token: Dict[int, Tuple[str, int, int]] = {}
     for ent in doc.ents:
@@ -99,16 +106,18 @@ def _ent_labels(doc: Doc) -> Dict[int, Tuple[str, int, int]]:
     return by_token
 
 
-def span_features(span: Span, ents: Optional[Dict[int, Tuple[str, int, int]]] = None) -> Dict[str, float]:
+def span_features(span: Span, ents: Optional[Dict[int, Tuple[str, int, int]]] = None, doc_head: Optional[frozenset] = None) -> Dict[str, float]:
     """The features of one span (binary indicators, as a name -> 1.0 dict).
 
     span (Span): a span of the detector's span group.
     ents (Dict[int, Tuple[str, int, int]]): token index -> (label, start, end) of ``doc.ents``
         (computed from ``span.doc`` when None).
+    doc_head (frozenset): the document's ``_doc_head`` (computed when None).
     RETURNS (Dict[str, float]): the feature dict.
     """
     doc = span.doc
     ents = _ent_labels(doc) if ents is None else ents
+    doc_head = _doc_head(doc) if doc_head is None else doc_head
     explain = span._.risk_explain
     detector = str(explain.get("detector", "none"))
     label = span.label_
@@ -143,17 +152,15 @@ def span_features(span: Span, ents: Optional[Dict[int, Tuple[str, int, int]]] = 
         add(f"last2={lowers[-2]} {lowers[-1]}")
         add(f"first2={lowers[0]} {lowers[1]}")
     add(f"suffix3={lowers[-1][-3:]}")
-    for position, w in (("last", lowers[-1]), ("any", None)):
-        if w is not None and w in HEAD_CLASS:
-            add(f"head_last={HEAD_CLASS[w]}")
-            add(f"label+head_last={label}|{HEAD_CLASS[w]}")
-        elif w is None:
-            for word in lowers:
-                if word in HEAD_CLASS:
-                    add(f"head_any={HEAD_CLASS[word]}")
-    for position, w in (("first", lowers[0]), ("last", lowers[-1])):
-        add(f"zipf_{position}={_zipf_bucket(w)}")
-    add(f"zipf_min={min(_zipf_bucket(w) for w in lowers)}")
+    if lowers[-1] in HEAD_CLASS:
+        add(f"head_last={HEAD_CLASS[lowers[-1]]}")
+        add(f"label+head_last={label}|{HEAD_CLASS[lowers[-1]]}")
+    for word in lowers:
+        if word in HEAD_CLASS:
+            add(f"head_any={HEAD_CLASS[word]}")
+    add(f"zipf_first={_zipf_bucket(lowers[0])}")
+    add(f"zipf_last={_zipf_bucket(lowers[-1])}")
+    add(f"zipf_min={min(map(_zipf_bucket, lowers))}")
     before = doc.text[max(0, span.start_char - 1) : span.start_char]
     after = doc.text[span.end_char : span.end_char + 1]
     if before and before in QUOTES or after and after in QUOTES:
@@ -196,8 +203,7 @@ def span_features(span: Span, ents: Optional[Dict[int, Tuple[str, int, int]]] = 
     if span.start == 0 or doc[span.start].is_sent_start:
         add("sent_start")
     # The biography's subject is named in its first tokens: parts of that name are PERSON.
-    head = {t.lower_ for t in doc[:12] if t.is_title and len(t) > 2}
-    if any(w in head for w in lowers):
+    if any(w in doc_head for w in lowers):
         add("in_doc_head")
     return f
 
@@ -206,6 +212,7 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[Dict[str,
     """The feature dicts of the spans of ``doc.spans[spans_key]``, in order, with the labels
     other mentions of the same text got in the document."""
     ents = _ent_labels(doc)
+    doc_head = _doc_head(doc)
     spans = list(doc.spans.get(spans_key, []))
     by_text: Dict[str, Counter] = defaultdict(Counter)
     for span in spans:
@@ -213,7 +220,7 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[Dict[str,
     rows = []
     list_start = 0
     for k, span in enumerate(spans):
-        row = span_features(span, ents)
+        row = span_features(span, ents, doc_head)
         for label in by_text[span.text.lower()]:
             row[f"same_text_label={label}"] = 1.0
         # Lists ("the films A, B and C"): items share the words before the list.
@@ -281,10 +288,10 @@ class LabelModel:
         """Log-probabilities (rows x labels) of feature dicts; unknown features are ignored."""
         scores = numpy.tile(self.intercept, (len(rows), 1)).astype(numpy.float64)
         for r, row in enumerate(rows):
-            cols = [self.index[name] for name in row if name in self.index]
-            if cols:
-                values = numpy.asarray([row[self.features[c]] for c in cols], dtype=numpy.float64)
-                scores[r] += self.coef[:, cols] @ values
+            known = [(self.index[name], value) for name, value in row.items() if name in self.index]
+            if known:
+                cols, values = zip(*known)
+                scores[r] += self.coef[:, list(cols)] @ numpy.asarray(values, dtype=numpy.float64)
         scores -= scores.max(axis=1, keepdims=True)
         return scores - numpy.log(numpy.exp(scores).sum(axis=1, keepdims=True))
 
