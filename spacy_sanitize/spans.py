@@ -1,5 +1,5 @@
 """Helpers for the ``doc.spans[key]`` PII span group: the longest-span merge rule."""
-from typing import Iterable, List, Optional
+from typing import Iterable, List, Tuple
 
 from spacy.tokens import Doc, Span
 
@@ -37,6 +37,15 @@ def add_pii_spans(doc: Doc, spans: Iterable[Span], key: str = "pii", overwrite: 
     doc.spans[key] = longest_non_overlapping(existing, spans)
 
 
-def char_span_expand(doc: Doc, start: int, end: int, label: str) -> Optional[Span]:
-    """A token span that covers the characters [start, end), or None if it has no token."""
-    return doc.char_span(start, end, label=label, alignment_mode="expand")
+def add_char_spans(doc: Doc, found: Iterable[Tuple[int, int, str, str]], key: str = "pii") -> None:
+    """Add rule matches given as characters, ``(start, end, label, detector)``: each becomes
+    the token span covering [start, end) (none when no token is there), records its
+    detector in ``Span._.risk_explain["detector"]``, and joins ``doc.spans[key]`` by the
+    longest-span rule."""
+    spans = []
+    for start, end, label, detector in found:
+        span = doc.char_span(start, end, label=label, alignment_mode="expand")
+        if span is not None:
+            span._.risk_explain["detector"] = detector
+            spans.append(span)
+    add_pii_spans(doc, spans, key)

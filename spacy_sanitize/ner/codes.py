@@ -11,7 +11,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..extensions import register_extensions
-from ..spans import add_pii_spans
+from ..spans import add_char_spans
 
 DEFAULT_PATTERNS: Dict[str, str] = {
     "email": r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
@@ -78,14 +78,8 @@ class CodeDetector:
         return found
 
     def __call__(self, doc: Doc) -> Doc:
-        spans = []
-        for start, end, key in self.find(doc.text):
-            label = DATE_LABEL if key == "numeric_date" else self.label
-            span = doc.char_span(start, end, label=label, alignment_mode="expand")
-            if span is not None:
-                span._.risk_explain["detector"] = f"{self.name}:{key}"
-                spans.append(span)
-        add_pii_spans(doc, spans, self.spans_key)
+        found = self.find(doc.text)
+        add_char_spans(doc, ((start, end, DATE_LABEL if key == "numeric_date" else self.label, f"{self.name}:{key}") for start, end, key in found), self.spans_key)
         return doc
 
 

@@ -13,7 +13,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..extensions import register_extensions
-from ..spans import add_pii_spans, check_label
+from ..spans import add_char_spans, check_label
 
 WORD = re.compile(r"[^\W\d_]+")
 JOINER = re.compile(r"[\s\u200e\u200f·'’-]*")
@@ -39,9 +39,8 @@ class ScriptDetector:
         text = doc.text
         letters = [c for c in text if c.isalpha()]
         foreign = [c for c in letters if _script(c) not in ("LATIN", None)]
-        spans = []
         if not foreign or len(foreign) / len(letters) > self.max_share:
-            add_pii_spans(doc, spans, self.spans_key)
+            add_char_spans(doc, [], self.spans_key)  # the span group exists, empty
             return doc
         runs: List[List[int]] = []
         for match in WORD.finditer(text):
@@ -51,12 +50,7 @@ class ScriptDetector:
                 runs[-1][1] = match.end()
             else:
                 runs.append([match.start(), match.end()])
-        for start, end in runs:
-            span = doc.char_span(start, end, label=self.label, alignment_mode="expand")
-            if span is not None:
-                span._.risk_explain["detector"] = f"{self.name}:{_script(text[start])}"
-                spans.append(span)
-        add_pii_spans(doc, spans, self.spans_key)
+        add_char_spans(doc, ((start, end, self.label, f"{self.name}:{_script(text[start])}") for start, end in runs), self.spans_key)
         return doc
 
 

@@ -12,7 +12,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..extensions import register_extensions
-from ..spans import add_pii_spans, check_label
+from ..spans import add_char_spans, check_label
 
 DEFAULT_TITLES: List[str] = ["Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Lady", "Lord", "Judge", "Justice", "Madam", "Monsieur", "Madame", "Herr", "Frau"]
 NAME_WORD = r"(?:[A-Z][\w'’-]*\.?|(?:van|von|de|der|den|da|di|du|le|la|bin|ibn|al)(?=\s+[A-Z]))"
@@ -27,16 +27,14 @@ class TitleDetector:
         self.pattern = re.compile(rf"\b(?:{alternatives})\.?\s+((?:{NAME_WORD})(?:[ \t]+(?:{NAME_WORD})){{0,3}})")
 
     def __call__(self, doc: Doc) -> Doc:
-        spans = []
-        for match in self.pattern.finditer(doc.text):
+        text = doc.text
+        found = []
+        for match in self.pattern.finditer(text):
             start, end = match.span(1)
-            while end > start and doc.text[end - 1] == ".":
+            while end > start and text[end - 1] == ".":
                 end -= 1
-            span = doc.char_span(start, end, label=self.label, alignment_mode="expand")
-            if span is not None:
-                span._.risk_explain["detector"] = f"{self.name}:title"
-                spans.append(span)
-        add_pii_spans(doc, spans, self.spans_key)
+            found.append((start, end, self.label, f"{self.name}:title"))
+        add_char_spans(doc, found, self.spans_key)
         return doc
 
 
