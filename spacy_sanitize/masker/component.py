@@ -8,7 +8,6 @@ Writes ``Doc._.sanitized``, ``Doc._.replacements`` (rows ``[start, end, label,
 entity_id, replacement, out_start, out_end]``) and ``Doc._.privacy``.
 """
 import copy
-import dataclasses
 import logging
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
@@ -135,20 +134,10 @@ class Masker:
         text = doc.text  # Doc.text joins all tokens: read it once
         regions = self.regions(doc)
         canonical: Dict[str, str] = {}
-        mention_label: Dict[Tuple[str, str], str] = {}
         for region in regions:
             mention = text[region.start : region.end].strip()
             if region.entity_id not in canonical or len(mention) > len(canonical[region.entity_id]):
                 canonical[region.entity_id] = mention
-            mention_label.setdefault((region.entity_id, text[region.start : region.end]), region.label)
-        # The same mention of one entity is replaced once (cached below), so it takes one type
-        # (that of its first occurrence) even when detectors disagreed; other mentions keep
-        # their own type, which content-aware strategies (surrogates, generalization) need.
-        regions = [
-            r if r.label == mention_label[(r.entity_id, text[r.start : r.end])]
-            else dataclasses.replace(r, label=mention_label[(r.entity_id, text[r.start : r.end])])
-            for r in regions
-        ]
         state = DocState(doc_key_for(text, doc._.doc_id), text)
         for strategy in self.strategies():
             strategy.begin_doc(state)

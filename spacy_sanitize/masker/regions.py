@@ -11,7 +11,7 @@
    Both leave no character of a region unreplaced.
 """
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -155,4 +155,16 @@ def regions_to_mask(
     regions += deny_regions(text, list(deny))
     if propagate:
         regions += propagated_regions(text, regions, allow, person_parts, min_chars)
-    return resolve_overlaps(regions, overlap)
+    return one_label_per_mention(resolve_overlaps(regions, overlap), text)
+
+
+def one_label_per_mention(regions: List[Region], text: str) -> List[Region]:
+    """Repeated identical mentions of one entity take the type of the first: the masker
+    replaces such a mention once, so detectors disagreeing on its type must not give it two.
+    Other mentions keep their own type, which surrogates and generalization need."""
+    first: Dict[Tuple[str, str], str] = {}
+    out = []
+    for region in regions:
+        label = first.setdefault((region.entity_id, text[region.start : region.end]), region.label)
+        out.append(region if label == region.label else replace(region, label=label))
+    return out
