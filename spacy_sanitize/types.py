@@ -17,7 +17,6 @@ MASK_LABELS: Tuple[str, ...] = ("DIRECT", "QUASI")
 DEFAULT_SPANS_KEY = "pii"
 GOLD_MASK_KEY = "mask"
 
-CharSpan = Tuple[int, int]
 
 # Titles and honorifics: never a name part on their own (coreference, propagation).
 PERSON_TITLES = frozenset(

@@ -26,7 +26,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple, Union
@@ -365,21 +365,6 @@ def compile_gazetteer(
     matcher = GazetteerMatcher.build(read_records(jsonl), progress=progress)
     matcher.to_disk(output_dir)
     return len(matcher)
-
-
-def summarize(path: Union[str, Path]) -> Dict[str, Any]:
-    from .matcher import read_records
-
-    by_label: Counter = Counter()
-    by_property: Dict[str, int] = defaultdict(int)
-    for record in read_records(path):
-        by_label[record["label"]] += 1
-        by_property[record.get("property", "")] += 1
-    return {
-        "records": sum(by_label.values()),
-        "labels": dict(by_label),
-        "properties": len(by_property),
-    }
 
 
 def main(argv: Optional[List[str]] = None) -> None:

@@ -61,10 +61,6 @@ def _fold_indices(n: int, folds: int, seed: int) -> List[np.ndarray]:
     return [np.sort(order[f::folds]) for f in range(folds)]
 
 
-def _scores(proba: np.ndarray, classes: Sequence[str], gold: Sequence[str], k: int) -> Dict[str, float]:
-    return {"accuracy": accuracy_at_k(proba, classes, gold, 1), f"top{k}": accuracy_at_k(proba, classes, gold, k)}
-
-
 def run_attack_benchmark(
     texts: Sequence[str],
     labels: Sequence[str],
