@@ -19,9 +19,9 @@ one shipped in the package (trained on the 70 annotated biographies by
 ``spacy project run train-relabel``); a missing or corrupt model is an error (E301), never a
 silent fallback.
 """
+import io
 import logging
 import re
-import tempfile
 from collections import Counter, defaultdict
 from functools import lru_cache
 from pathlib import Path
@@ -262,9 +262,6 @@ def gold_span_labels(predicted: Doc, reference: Doc, spans_key: str = DEFAULT_SP
 
 
 # ----------------------------------------------------------------------------- the model
-MODEL_FILES = ("model.json", "coef.npy", "intercept.npy")
-
-
 class LabelModel:
     """Multinomial logistic regression stored as arrays: ``features`` (names), ``labels``,
     ``coef`` (labels x features) and ``intercept``."""
@@ -295,33 +292,62 @@ class LabelModel:
         scores -= scores.max(axis=1, keepdims=True)
         return scores - numpy.log(numpy.exp(scores).sum(axis=1, keepdims=True))
 
+    def header(self) -> Dict[str, Any]:
+        """What ``model.json`` holds: format versions, labels, feature names, training meta."""
+        return {"format": MODEL_FORMAT, "features_version": FEATURES_VERSION, "labels": self.labels, "features": self.features, "meta": self.meta}
+
     def to_disk(self, path: Union[str, Path]) -> None:
         path = ensure_path(path)
         path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "model.json", {"format": MODEL_FORMAT, "features_version": FEATURES_VERSION, "labels": self.labels, "features": self.features, "meta": self.meta})
+        srsly.write_json(path / "model.json", self.header())
         numpy.save(path / "coef.npy", self.coef)
         numpy.save(path / "intercept.npy", self.intercept)
+
+    def to_bytes(self) -> bytes:
+        return srsly.msgpack_dumps({"header": self.header(), "coef": _npy_bytes(self.coef), "intercept": _npy_bytes(self.intercept)})
 
     @classmethod
     def from_disk(cls, path: Union[str, Path]) -> "LabelModel":
         """Load a model directory; raises ValueError E301/E302 when it is missing or unusable."""
         path = ensure_path(path)
+        return cls._load(path, lambda: srsly.read_json(path / "model.json"), lambda: (numpy.load(path / "coef.npy", allow_pickle=False), numpy.load(path / "intercept.npy", allow_pickle=False)))
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "LabelModel":
         try:
-            data = srsly.read_json(path / "model.json")
+            msg = srsly.msgpack_loads(data)
+        except ValueError as err:
+            raise ValueError(Errors.E301.format(path="<bytes>", err=err)) from None
+        return cls._load("<bytes>", lambda: msg["header"], lambda: (_npy_array(msg["coef"]), _npy_array(msg["intercept"])))
+
+    @classmethod
+    def _load(cls, source: Any, read_header: Callable[[], Any], read_arrays: Callable[[], Tuple[numpy.ndarray, numpy.ndarray]]) -> "LabelModel":
+        """Check the header's format first, then read the arrays (E301/E302 on failure)."""
+        try:
+            data = read_header()
             if not isinstance(data, dict):
                 raise ValueError("model.json is not a JSON object")
             got = data.get("format")
             if got != MODEL_FORMAT or data.get("features_version") != FEATURES_VERSION:
-                raise ValueError(Errors.E302.format(path=path, got=f"{got} / {data.get('features_version')}", expected=f"{MODEL_FORMAT} / {FEATURES_VERSION}"))
-            coef = numpy.load(path / "coef.npy", allow_pickle=False)
-            intercept = numpy.load(path / "intercept.npy", allow_pickle=False)
+                raise ValueError(Errors.E302.format(path=source, got=f"{got} / {data.get('features_version')}", expected=f"{MODEL_FORMAT} / {FEATURES_VERSION}"))
+            coef, intercept = read_arrays()
             return cls(data["features"], data["labels"], coef, intercept, data.get("meta"))
         except ValueError as err:
             if str(err).startswith("E30"):
                 raise
-            raise ValueError(Errors.E301.format(path=path, err=err)) from None
+            raise ValueError(Errors.E301.format(path=source, err=err)) from None
         except (OSError, KeyError, TypeError) as err:
-            raise ValueError(Errors.E301.format(path=path, err=f"{type(err).__name__}: {err}")) from None
+            raise ValueError(Errors.E301.format(path=source, err=f"{type(err).__name__}: {err}")) from None
+
+
+def _npy_bytes(array: numpy.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    numpy.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _npy_array(data: bytes) -> numpy.ndarray:
+    return numpy.load(io.BytesIO(data), allow_pickle=False)
 
 
 def fit_label_model(rows: Sequence[Dict[str, float]], y: Sequence[str], C: float = 1.0, min_count: int = 2, seed: int = 0) -> LabelModel:
@@ -545,17 +571,10 @@ class PIIRelabel:
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
         if self.model is None:
             raise ValueError(Errors.E300)
-        with tempfile.TemporaryDirectory() as tmp:
-            self.model.to_disk(tmp)
-            return srsly.msgpack_dumps({name: (Path(tmp) / name).read_bytes() for name in MODEL_FILES})
+        return self.model.to_bytes()
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "PIIRelabel":
-        files = srsly.msgpack_loads(data)
-        with tempfile.TemporaryDirectory() as tmp:
-            for name in MODEL_FILES:
-                if name in files:
-                    (Path(tmp) / name).write_bytes(files[name])
-            self.model = LabelModel.from_disk(tmp)
+        self.model = LabelModel.from_bytes(data)
         return self
 
 
