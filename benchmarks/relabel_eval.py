@@ -26,7 +26,8 @@ from spacy_sanitize import load_pipeline
 from spacy_sanitize.corpus import load_tab, tab_to_docs
 from spacy_sanitize.evaluation import Tokens, detection_scores
 from spacy_sanitize.ner.relabel import PIIRelabel, gold_span_labels
-from spacy_sanitize.ner.relabel_cv import GRID, choose_params, detect, doc_counts, features_of, fit, folds, micro_f1, relabelled, type_f1, unchanged
+from spacy_sanitize.evaluation.tab_metrics import detection_counts
+from spacy_sanitize.ner.relabel_cv import GRID, choose_params, detect, features_of, fit, folds, micro_f1, relabelled, type_f1, unchanged
 
 DEFAULT_WIKI = Path(os.environ.get("SPACY_SANITIZE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "wiki" / "wiki_dev.json"
 TYPES = ["PERSON", "ORG", "LOC", "DATETIME", "CODE", "QUANTITY", "DEM", "MISC"]
@@ -125,8 +126,8 @@ def main() -> None:
         return detection_scores(gold, {d.doc_id: p for d, p in zip(gold, preds)}, tokens=tokens).as_dict()
 
     before, after = scores(before_preds), scores(after_preds)
-    before_counts = [doc_counts(d, p, tokens) for d, p in zip(gold, before_preds)]
-    after_counts = [doc_counts(d, p, tokens) for d, p in zip(gold, after_preds)]
+    before_counts = [detection_counts(d, p, tokens) for d, p in zip(gold, before_preds)]
+    after_counts = [detection_counts(d, p, tokens) for d, p in zip(gold, after_preds)]
     assert abs(micro_f1(before_counts) - before["micro_labelled"]["F1"]) < 1e-6
     families = {}
     for family, preds in family_preds.items():

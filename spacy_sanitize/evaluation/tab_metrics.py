@@ -221,26 +221,42 @@ def detection_scores(
     """``predictions``: doc_id -> [start, end, label] triples. Every gold mention counts
     (NO_MASK ones too): this scores detection, not masking."""
     tokens = tokens or Tokens()
-    counts: Dict[str, List[float]] = defaultdict(lambda: [0, 0, 0])  # tp, pred, gold
-    unlabelled = [0, 0, 0]
+    counts: Dict[str, List[int]] = defaultdict(lambda: [0, 0, 0])
     for document in gold:
-        info = tokens(document.text)
-        pred_labels = _token_labels(info, predictions.get(document.doc_id, []))
-        for mentions in document.annotations.values():
-            gold_labels = _token_labels(info, [(m.start, m.end, m.entity_type) for m in mentions])
-            for p, g in zip(pred_labels, gold_labels):
-                if p:
-                    counts[p][1] += 1
-                    unlabelled[1] += 1
-                if g:
-                    counts[g][2] += 1
-                    unlabelled[2] += 1
-                if p and g:
-                    unlabelled[0] += 1
-                    counts[p][0] += p == g
+        for label, c in detection_counts(document, predictions.get(document.doc_id, []), tokens).items():
+            for i in range(3):
+                counts[label][i] += c[i]
+    unlabelled = counts.pop(UNLABELLED, [0, 0, 0])
     per_type = {label: _prf(*c) for label, c in sorted(counts.items())}
     labelled = [sum(c[i] for c in counts.values()) for i in range(3)]
     return DetectionScores(per_type, _prf(*labelled), _prf(*unlabelled))
+
+
+UNLABELLED = "_unlabelled"
+
+
+def detection_counts(document: TabDocument, predictions: Iterable[Sequence], tokens: Tokens) -> Dict[str, List[int]]:
+    """Token counts ``[tp, predicted, gold]`` per PII type for one document and its predicted
+    ``[start, end, label]`` triples, summed over annotators, with the counts that ignore
+    labels under ``UNLABELLED`` (what ``detection_scores`` adds up; sums of these give pooled
+    scores for any subset of documents, e.g. cross-validation folds or bootstrap samples)."""
+    info = tokens(document.text)
+    pred_labels = _token_labels(info, predictions)
+    counts: Dict[str, List[int]] = defaultdict(lambda: [0, 0, 0])
+    unlabelled = counts[UNLABELLED]
+    for mentions in document.annotations.values():
+        gold_labels = _token_labels(info, [(m.start, m.end, m.entity_type) for m in mentions])
+        for p, g in zip(pred_labels, gold_labels):
+            if p:
+                counts[p][1] += 1
+                unlabelled[1] += 1
+            if g:
+                counts[g][2] += 1
+                unlabelled[2] += 1
+            if p and g:
+                unlabelled[0] += 1
+                counts[p][0] += p == g
+    return dict(counts)
 
 
 def _token_labels(info: TokenInfo, spans: Iterable[Sequence]) -> List[Optional[str]]:

@@ -12,14 +12,14 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..corpus.tab import TabDocument
-from ..evaluation.tab_metrics import Tokens, _token_labels
+from ..evaluation.tab_metrics import UNLABELLED, Tokens, detection_counts
 from .relabel import PIIRelabel, doc_features, relabel_decisions
 
 GRID: Dict[str, List[Any]] = {"C": [0.3, 1.0, 3.0], "none_class": [False, True], "min_prob": [0.0, 0.5, 0.7], "entity_vote": [True]}
 # entity_vote is fixed (not searched): mentions of one entity must get one type, or the
 # masker would write "[PERSON]" for one mention and "[ORG]" for another of the same entity.
 PARAM_NAMES = ("C", "none_class", "min_prob", "entity_vote")
-_FEATURES: Dict[int, List[Dict[str, float]]] = {}
+_FEATURES: Dict[int, Tuple[Doc, List[Dict[str, float]]]] = {}
 
 
 def detect(nlp: Language, texts: Sequence[str]) -> List[Doc]:
@@ -37,10 +37,12 @@ def folds(n: int, k: int, seed: int) -> List[List[int]]:
 
 
 def features_of(doc: Doc) -> List[Dict[str, float]]:
-    """Feature dicts of a detected doc, computed once per doc object."""
-    if id(doc) not in _FEATURES:
-        _FEATURES[id(doc)] = doc_features(doc)
-    return _FEATURES[id(doc)]
+    """Feature dicts of a detected doc, computed once per doc object (the cache holds the doc,
+    so its id cannot be reused by another one)."""
+    cached = _FEATURES.get(id(doc))
+    if cached is None or cached[0] is not doc:
+        cached = _FEATURES[id(doc)] = (doc, doc_features(doc))
+    return cached[1]
 
 
 def fit(params: Dict[str, Any], predicted: Sequence[Doc], references: Sequence[Doc]) -> PIIRelabel:
@@ -62,33 +64,12 @@ def unchanged(docs: Sequence[Doc]) -> List[List[list]]:
     return [[[s.start_char, s.end_char, s.label_] for s in doc.spans.get("pii", [])] for doc in docs]
 
 
-def doc_counts(document: TabDocument, predictions: Sequence[Sequence], tokens: Tokens) -> Dict[str, List[int]]:
-    """Per-label [tp, pred, gold] token counts of one document, counted as
-    ``detection_scores`` counts them; key "_unlabelled" holds the unlabelled counts."""
-    info = tokens(document.text)
-    pred_labels = _token_labels(info, predictions)
-    counts: Dict[str, List[int]] = defaultdict(lambda: [0, 0, 0])
-    for mentions in document.annotations.values():
-        gold_labels = _token_labels(info, [(m.start, m.end, m.entity_type) for m in mentions])
-        for p, g in zip(pred_labels, gold_labels):
-            if p:
-                counts[p][1] += 1
-                counts["_unlabelled"][1] += 1
-            if g:
-                counts[g][2] += 1
-                counts["_unlabelled"][2] += 1
-            if p and g:
-                counts["_unlabelled"][0] += 1
-                counts[p][0] += p == g
-    return dict(counts)
-
-
 def micro_f1(per_doc: Sequence[Dict[str, List[int]]]) -> float:
     """Labelled micro F1 of summed per-document counts."""
     tp = pred = gold = 0
     for counts in per_doc:
         for label, (a, b, c) in counts.items():
-            if label != "_unlabelled":
+            if label != UNLABELLED:
                 tp, pred, gold = tp + a, pred + b, gold + c
     return 2 * tp / (pred + gold) if pred + gold else 0.0
 
@@ -111,6 +92,6 @@ def choose_params(
             for min_prob, vote in itertools.product(GRID["min_prob"], GRID["entity_vote"]):
                 base.min_prob, base.entity_vote = min_prob, vote
                 preds = relabelled(base, [predicted[i] for i in held])
-                scores[(C, none_class, min_prob, vote)].extend(doc_counts(gold[i], p, tokens) for i, p in zip(held, preds))
+                scores[(C, none_class, min_prob, vote)].extend(detection_counts(gold[i], p, tokens) for i, p in zip(held, preds))
     best = max(scores, key=lambda key: (round(micro_f1(scores[key]), 6), -abs(math.log(key[0]))))
     return dict(zip(PARAM_NAMES, best)), micro_f1(scores[best])
