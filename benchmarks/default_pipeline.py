@@ -4,17 +4,16 @@ Wikipedia biographies, for the plain generic NER and for each stage of the defau
     python benchmarks/default_pipeline.py [--wiki PATH] [--output benchmarks/results/default_pipeline.json]
 """
 import argparse
-import os
 import time
 from pathlib import Path
 
 import srsly
 
 from spacy_sanitize import load_pipeline
-from spacy_sanitize.corpus import load_tab
+from spacy_sanitize.corpus import load_tab, wiki_dev_path
 from spacy_sanitize.evaluation import Tokens, detection_scores, predicted_mask_offsets, tab_scores
 
-DEFAULT_WIKI = Path(os.environ.get("SPACY_SANITIZE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "wiki" / "wiki_dev.json"
+DEFAULT_WIKI = wiki_dev_path()
 KEYS = ["P", "P_w", "R_all", "F1", "R_ent", "R_direct", "R_quasi"]
 
 

@@ -17,7 +17,6 @@ Usage: python benchmarks/generalization_match.py [--data PATH] [--output PATH]
 """
 import argparse
 import json
-import os
 import re
 import sys
 from collections import defaultdict
@@ -31,12 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import spacy_sanitize  # noqa: E402,F401
 from spacy_sanitize.types import PII_TYPES  # noqa: E402
-
-
-def default_data() -> Path:
-    roots = [os.environ.get("SPACY_SANITIZE_DATA"), ROOT.parent / "shared" / "data", ROOT.parent.parent / "shared" / "data"]
-    candidates = [Path(r) / "wiki" / "wiki_dev.json" for r in roots if r]
-    return next((c for c in candidates if c.exists()), candidates[0])
+from spacy_sanitize.corpus import wiki_dev_path  # noqa: E402
 
 
 def norm(value: str) -> str:
@@ -118,7 +112,7 @@ def run(data: Path) -> Dict[str, Dict[str, float]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=default_data())
+    parser.add_argument("--data", type=Path, default=wiki_dev_path())
     parser.add_argument("--output", type=Path, default=ROOT / "benchmarks" / "results" / "generalization_match.json")
     args = parser.parse_args()
     if not args.data.exists():

@@ -6,7 +6,6 @@ a stand-in for detected PII), plus the frequency scorer.
     python benchmarks/lm_speed.py --model spacy_sanitize:minilm-mlm --output benchmarks/results/lm_speed.json
 """
 import argparse
-import os
 import re
 import sys
 import time
@@ -17,7 +16,7 @@ import srsly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from spacy_sanitize.corpus import tab
+from spacy_sanitize.corpus import shared_data_dir, tab
 from spacy_sanitize.lm import FrequencyScorer, HFMaskedLMScorer, SpanQuery
 
 CANDIDATE = re.compile(r"\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)*|\d[\d/.-]*)\b")
@@ -38,7 +37,7 @@ def run(scorer, texts, queries, naive: bool) -> Dict[str, Any]:
 
 
 def main() -> None:
-    data = os.environ.get("SPACY_SANITIZE_DATA", str(Path(__file__).resolve().parents[1].parent / "shared/data"))
+    data = shared_data_dir()
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", default="spacy_sanitize:minilm-mlm")
     parser.add_argument("--wiki", default=f"{data}/wiki/wiki_dev.json")

@@ -10,7 +10,6 @@ its cross-validated numbers); each trained pii_ner
 model alone; each trained model added to the default detector (longest span wins).
 """
 import argparse
-import os
 import time
 from pathlib import Path
 from typing import Dict, List
@@ -19,10 +18,10 @@ import spacy
 import srsly
 
 from spacy_sanitize import load_pipeline
-from spacy_sanitize.corpus import load_tab
+from spacy_sanitize.corpus import load_tab, wiki_dev_path
 from spacy_sanitize.evaluation import Tokens, detection_scores
 
-DEFAULT_WIKI = Path(os.environ.get("SPACY_SANITIZE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "wiki" / "wiki_dev.json"
+DEFAULT_WIKI = wiki_dev_path()
 TYPES = ["PERSON", "ORG", "LOC", "DATETIME", "CODE", "QUANTITY", "DEM", "MISC"]
 
 

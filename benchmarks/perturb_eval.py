@@ -18,7 +18,6 @@ rows) on a subsample of --all-docs documents when the CPU budget is short.
 
 import argparse
 import json
-import os
 import random
 import sys
 import time
@@ -30,7 +29,7 @@ import spacy
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spacy_sanitize import load_pipeline
-from spacy_sanitize.corpus import tab
+from spacy_sanitize.corpus import shared_data_dir, tab
 from spacy_sanitize.evaluation import Tokens, tab_scores
 from spacy_sanitize.risk.perturb import fit_threshold, predictions_at, span_table
 from spacy_sanitize.risk.span_classifier import group_folds
@@ -42,9 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    data = os.environ.get(
-        "SPACY_SANITIZE_DATA", str(Path(__file__).resolve().parents[1].parent / "shared/data")
-    )
+    data = shared_data_dir()
     parser.add_argument("--wiki", default=str(Path(data) / "wiki/wiki_dev.json"))
     parser.add_argument("--model", default="spacy_sanitize:minilm-mlm")
     parser.add_argument("--modes", default="person,all")

@@ -13,7 +13,6 @@ Presidio runs with its default recognizers and an `en_core_web_sm` NLP engine, k
 result (score threshold 0, its default) or only those above ``--presidio-threshold``.
 """
 import argparse
-import os
 import time
 from pathlib import Path
 from typing import Dict, List
@@ -21,11 +20,11 @@ from typing import Dict, List
 import srsly
 
 from spacy_sanitize import load_pipeline
-from spacy_sanitize.corpus import load_tab
+from spacy_sanitize.corpus import load_tab, wiki_dev_path
 from spacy_sanitize.evaluation import Tokens, detection_scores, predicted_mask_offsets, tab_scores
 from spacy_sanitize.models import english_model_name
 
-DEFAULT_WIKI = Path(os.environ.get("SPACY_SANITIZE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "wiki" / "wiki_dev.json"
+DEFAULT_WIKI = wiki_dev_path()
 KEYS = ["P", "P_w", "R_all", "F1", "R_ent", "R_direct", "R_quasi"]
 
 

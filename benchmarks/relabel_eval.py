@@ -13,7 +13,6 @@ over documents. A second table compares model families with fixed settings (logi
 regression vs. gradient boosting).
 """
 import argparse
-import os
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Sequence
@@ -23,13 +22,13 @@ import srsly
 from spacy.tokens import Doc
 
 from spacy_sanitize import load_pipeline
-from spacy_sanitize.corpus import load_tab, tab_to_docs
+from spacy_sanitize.corpus import load_tab, tab_to_docs, wiki_dev_path
 from spacy_sanitize.evaluation import Tokens, detection_scores
 from spacy_sanitize.ner.relabel import PIIRelabel, gold_span_labels
 from spacy_sanitize.evaluation.tab_metrics import detection_counts
 from spacy_sanitize.ner.relabel_cv import GRID, choose_params, detect, features_of, fit, folds, micro_f1, relabelled, type_f1, unchanged
 
-DEFAULT_WIKI = Path(os.environ.get("SPACY_SANITIZE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")) / "wiki" / "wiki_dev.json"
+DEFAULT_WIKI = wiki_dev_path()
 TYPES = ["PERSON", "ORG", "LOC", "DATETIME", "CODE", "QUANTITY", "DEM", "MISC"]
 # Fixed settings for the comparison of model families.
 DEFAULTS = {"C": 1.0, "none_class": False, "min_prob": 0.5, "entity_vote": True}

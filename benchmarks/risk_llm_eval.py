@@ -9,7 +9,6 @@ documents' gold spans ("gold") or to the spans of the default detector ("detecte
 """
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ import srsly
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spacy_sanitize import load_pipeline
-from spacy_sanitize.corpus import tab
+from spacy_sanitize.corpus import shared_data_dir, tab
 from spacy_sanitize.evaluation import Tokens, tab_scores
 from spacy_sanitize.lm import FrequencyScorer, lm_token_weighting
 from spacy_sanitize.lm.frequency import WORD
@@ -80,7 +79,7 @@ def row_doc_ids(docs, scored) -> List[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    data = os.environ.get("SPACY_SANITIZE_DATA", str(Path(__file__).resolve().parents[1].parent / "shared/data"))
+    data = shared_data_dir()
     parser.add_argument("--wiki", default=str(Path(data) / "wiki/wiki_dev.json"))
     parser.add_argument("--scorer", action="append", default=[])
     parser.add_argument("--with-text", action="store_true")

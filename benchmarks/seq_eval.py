@@ -11,7 +11,6 @@ over all 70 documents (pooled out-of-fold predictions).
 """
 import argparse
 import json
-import os
 import random
 import time
 from pathlib import Path
@@ -21,24 +20,13 @@ import numpy as np
 import spacy
 
 from spacy_sanitize import load_pipeline
-from spacy_sanitize.corpus import docs_to_tab, read_tab
+from spacy_sanitize.corpus import docs_to_tab, read_tab, wiki_dev_path
 from spacy_sanitize.evaluation import Tokens, tab_scores
 from spacy_sanitize.risk.seq_train import DEFAULT_EPOCHS, FAMILIES, train_risk_seq
 
 THRESHOLDS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 MATCHES = {"partial": np.max, "full": np.min}
 METRICS = ("P", "R_all", "F1", "R_ent", "R_direct", "R_quasi")
-
-
-def default_data() -> Path:
-    """$SPACY_SANITIZE_DATA/wiki/wiki_dev.json, else the first shared/data/wiki/wiki_dev.json above this file."""
-    if os.environ.get("SPACY_SANITIZE_DATA"):
-        return Path(os.environ["SPACY_SANITIZE_DATA"]) / "wiki/wiki_dev.json"
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared/data/wiki/wiki_dev.json"
-        if candidate.exists():
-            return candidate
-    return Path("../shared/data/wiki/wiki_dev.json")
 
 
 def span_docs(nlp, references, source: str, detector=None):
@@ -75,7 +63,7 @@ def score(gold, doc_ids, spans_per_doc, match: str, threshold: float, tokens: To
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, default=default_data())
+    parser.add_argument("--data", type=Path, default=wiki_dev_path())
     parser.add_argument("--families", default="cnn,transformer")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)

@@ -1,12 +1,12 @@
-import os
 from pathlib import Path
 
 import pytest
 import spacy
 
 import spacy_sanitize  # noqa: F401  (registers extensions and factories)
+from spacy_sanitize.corpus import shared_data_dir
 
-DATA = Path(os.environ.get("SPACY_SANITIZE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+DATA = shared_data_dir()
 
 
 def data_file(*parts: str) -> Path:
@@ -19,6 +19,11 @@ def data_file(*parts: str) -> Path:
 @pytest.fixture
 def wiki_path() -> Path:
     return data_file("wiki", "wiki_dev.json")
+
+
+@pytest.fixture
+def tab_dev_texts_path() -> Path:
+    return data_file("tab", "tab_dev_texts.jsonl")
 
 
 @pytest.fixture

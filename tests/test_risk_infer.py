@@ -3,8 +3,6 @@ the attack benchmark, on tiny hand-made models and corpora."""
 import itertools
 import json
 import logging
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -394,17 +392,7 @@ def test_attack_subparser_registers():
     assert args.search == "beam" and args.threshold == 0.5 and callable(args.func)
 
 
-def shared_data(relative: str) -> Path:
-    roots = [os.environ.get("SPACY_SANITIZE_DATA", ""), Path(__file__).parents[1].parent / "shared/data", Path(__file__).parents[3] / "shared/data"]
-    for root in roots:
-        if root and (Path(root) / relative).exists():
-            return Path(root) / relative
-    return Path(roots[1]) / relative
-
-
-def test_shared_data_weak_labels_match_tab_countries():
-    path = shared_data("tab/tab_dev_texts.jsonl")
-    if not path.exists():
-        pytest.skip(f"shared TAB dev texts not found at {path}")
+def test_shared_data_weak_labels_match_tab_countries(tab_dev_texts_path):
+    path = tab_dev_texts_path
     records, report = label_records(srsly.read_jsonl(path), gold_field="meta.countries")
     assert report["gold_accuracy"] > 0.95

@@ -13,3 +13,4 @@ from .tab import (  # noqa: F401
     write_submission,
     write_tab,
 )
+from .paths import shared_data_dir, wiki_dev_path  # noqa: F401
