@@ -85,14 +85,17 @@ def init_bias_with_unigrams(torch, model, tokenizer, paths: List[str], max_chars
     return seen
 
 
-def masked_loss(torch, model, ids, labels):
-    """MLM loss with the vocabulary projection run on the masked positions only (15% of them):
-    the 30k-word decoder costs about as much per token as the whole 6-layer encoder, so this
-    roughly halves a training step."""
+def masked_logits(model, ids, labels):
+    """Vocabulary logits of the masked positions only (15% of them), and their gold ids: the
+    30k-word decoder costs about as much per token as the whole 6-layer encoder, so running it
+    on the masked positions alone roughly halves a training step."""
     hidden = model.bert(input_ids=ids).last_hidden_state
     sel = labels != -100
-    logits = model.cls(hidden[sel])
-    return torch.nn.functional.cross_entropy(logits, labels[sel])
+    return model.cls(hidden[sel]), labels[sel]
+
+
+def masked_loss(torch, model, ids, labels):
+    return torch.nn.functional.cross_entropy(*masked_logits(model, ids, labels))
 
 
 def evaluate(torch, model, batches) -> Dict[str, float]:
@@ -101,13 +104,11 @@ def evaluate(torch, model, batches) -> Dict[str, float]:
     nll = 0.0
     with torch.inference_mode():
         for ids, labels in batches:
-            logits = model(input_ids=ids).logits
-            sel = labels != -100
-            logp = torch.log_softmax(logits[sel], -1)
-            gold = labels[sel]
+            logits, gold = masked_logits(model, ids, labels)
+            logp = torch.log_softmax(logits, -1)
             nll += float(-logp[torch.arange(len(gold)), gold].sum())
             correct += int((logp.argmax(-1) == gold).sum())
-            total += int(sel.sum())
+            total += len(gold)
     model.train()
     return {"top1": correct / max(total, 1), "nll": nll / max(total, 1), "tokens": total}
 
