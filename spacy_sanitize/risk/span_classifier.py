@@ -163,11 +163,24 @@ def select_and_fit(
     report: Dict[str, Any] = {}
     best: Optional[str] = None
     folds = group_folds(groups, n_folds, seed) if len(names) > 1 and len(set(groups)) >= n_folds else []
+    out_of_fold: Dict[str, numpy.ndarray] = {}
+
+    def oof(name: str) -> numpy.ndarray:
+        """Out-of-fold P(mask) of a candidate; a vote's is the mean of its members' (each
+        member cross-validated once, however many votes it is in)."""
+        if name not in out_of_fold:
+            params = CANDIDATES[name]
+            if params["kind"] == "vote":
+                out_of_fold[name] = numpy.mean([oof(member) for member in params["members"]], axis=0)
+            else:
+                p = numpy.zeros(len(y))
+                for train, test in folds:
+                    p[test] = SpanClassifier(dict(params)).fit(X[train], y[train], seed).predict_proba(X[test])
+                out_of_fold[name] = p
+        return out_of_fold[name]
+
     for name in names if folds else []:
-        p = numpy.zeros(len(y))
-        for train, test in folds:
-            p[test] = SpanClassifier(dict(CANDIDATES[name])).fit(X[train], y[train], seed).predict_proba(X[test])
-        report[name] = f1_at(y, p, threshold)
+        report[name] = f1_at(y, oof(name), threshold)
         if best is None or report[name]["F1"] > report[best]["F1"]:
             best = name
     best = best or names[0]
