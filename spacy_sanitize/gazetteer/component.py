@@ -28,6 +28,7 @@ compiled gazetteer with the pipeline, so ``spacy.load`` needs nothing else.
 
 import logging
 import threading
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -91,10 +92,17 @@ def load_gazetteer(name: str, progress: bool = False) -> GazetteerMatcher:
     raise FileNotFoundError(Errors.E200.format(name=name))
 
 
+@lru_cache(maxsize=200_000)
 def _zipf(term: str) -> float:
     from wordfreq import zipf_frequency
 
     return float(zipf_frequency(term, "en"))
+
+
+@lru_cache(maxsize=200_000)
+def _key(text: str) -> str:
+    """``term_key`` of a term or a matched text, cached: the same few thousand recur."""
+    return term_key(text)
 
 
 class Gazetteer:
@@ -139,9 +147,6 @@ class Gazetteer:
         self._setup_lock = threading.RLock()
         self._allow: frozenset = frozenset()
         self._deny: frozenset = frozenset()
-        self._zipf_cache: Dict[int, float] = {}
-        self._term_keys: Dict[int, str] = {}
-        self._text_keys: Dict[str, str] = {}
         self._settings_cache: Dict[Tuple[str, str], Dict[str, float]] = {}
 
     # ------------------------------------------------------------------ setup
@@ -183,8 +188,6 @@ class Gazetteer:
         if gazetteer is not None:
             self.gazetteer = gazetteer
             self._matcher = None
-        self._zipf_cache = {}
-        self._term_keys = {}
         _ = self.matcher
         self._prepare()
 
@@ -198,24 +201,12 @@ class Gazetteer:
         return self._settings_cache[key]
 
     # ------------------------------------------------------------------ matching
-    def _zipf_of(self, entry: int) -> float:
-        value = self._zipf_cache.get(entry)
-        if value is None:
-            value = self._zipf_cache[entry] = _zipf(self.matcher.term(entry))
-        return value
-
     def _keep(self, doc: Doc, start: int, end: int, entry: int) -> bool:
         matcher = self.matcher
-        key = self._term_keys.get(entry)
-        if key is None:
-            key = self._term_keys[entry] = term_key(matcher.term(entry))
+        term = matcher.term(entry)
+        key = _key(term)
         span = doc[start:end]
-        text = span.text
-        span_key = self._text_keys.get(text)
-        if span_key is None:
-            if len(self._text_keys) > 100_000:
-                self._text_keys = {}
-            span_key = self._text_keys[text] = term_key(text)
+        span_key = _key(span.text)
         if key in self._allow or span_key in self._allow:
             return False
         if key in self._deny or span_key in self._deny:
@@ -227,7 +218,7 @@ class Gazetteer:
             return False
         if settings["min_count"] and matcher.count(entry) < settings["min_count"]:
             return False
-        zipf = self._zipf_of(entry)
+        zipf = _zipf(term)
         if zipf <= settings["max_zipf"]:
             return True
         return zipf <= settings["max_zipf_capitalized"] and self._capitalized(doc, start)
@@ -352,8 +343,6 @@ class Gazetteer:
         if (path / "cfg").exists():
             self.gazetteer = srsly.read_json(path / "cfg").get("gazetteer", self.gazetteer)
         self._matcher = GazetteerMatcher.from_disk(path / "matcher")
-        self._zipf_cache = {}
-        self._term_keys = {}
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
@@ -363,8 +352,6 @@ class Gazetteer:
         msg = srsly.msgpack_loads(data)
         self.gazetteer = msg["cfg"].get("gazetteer", self.gazetteer)
         self._matcher = GazetteerMatcher.from_bytes(msg["matcher"])
-        self._zipf_cache = {}
-        self._term_keys = {}
         return self
 
 
