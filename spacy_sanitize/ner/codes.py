@@ -26,25 +26,27 @@ DEFAULT_PATTERNS: Dict[str, str] = {
 NOT_IDS = re.compile(r"^(?:\d+(?:st|nd|rd|th|s|am|pm|km|kg|cm|mm|m|g)|\d+-\w+|[A-Za-z]+-\d+s?)$", re.IGNORECASE)
 MIN_PHONE_DIGITS = 8
 # All-numeric calendar dates (2013-09-25, 25.09.2013, 09/25/2013) look like phone or
-# application numbers to the patterns above: they are written as DATETIME instead.
-NUMERIC_DATE = re.compile(r"^(?:(\d{4})([-./])(\d{1,2})\2(\d{1,2})|(\d{1,2})([-./])(\d{1,2})\6(\d{4}|\d{2}))$")
+# application numbers to the patterns above: they are written as DATETIME instead, found
+# (and validated) before the other patterns run, so that "2013-09-25 2014-10-26" is two
+# dates, not one phone number.
+_DATE = r"(?:(?P<year>\d{4})(?P<s1>[-./])(?P<month>\d{1,2})(?P=s1)(?P<day>\d{1,2})|(?P<a>\d{1,2})(?P<s2>[-./])(?P<b>\d{1,2})(?P=s2)(?:\d{4}|\d{2}))"
+NUMERIC_DATE = re.compile(_DATE)
+NUMERIC_DATE_IN_TEXT = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/]|[.-]\d)")
 DATE_LABEL = "DATETIME"
-# Candidates for all-numeric dates in running text, found (and validated) before the other
-# patterns run, so that "2013-09-25 2014-10-26" is two dates, not one phone number.
-NUMERIC_DATE_IN_TEXT = re.compile(r"(?<![\w/.-])(?:\d{4}([-./])\d{1,2}\1\d{1,2}|\d{1,2}([-./])\d{1,2}\2(?:\d{4}|\d{2}))(?![\w/]|[.-]\d)")
+
+
+def _valid_date(match: "re.Match[str]") -> bool:
+    if match.group("year"):
+        return 1 <= int(match.group("month")) <= 12 and 1 <= int(match.group("day")) <= 31
+    first, second = int(match.group("a")), int(match.group("b"))
+    return 1 <= min(first, second) <= 12 and 1 <= max(first, second) <= 31
 
 
 def is_numeric_date(value: str) -> bool:
     """Whether ``value`` is a valid all-numeric date: year-month-day, or day-month-year /
     month-day-year with a 2- or 4-digit year, one separator kind (``-``, ``.`` or ``/``)."""
-    match = NUMERIC_DATE.match(value)
-    if match is None:
-        return False
-    if match.group(1):
-        month, day = int(match.group(3)), int(match.group(4))
-        return 1 <= month <= 12 and 1 <= day <= 31
-    first, second = int(match.group(5)), int(match.group(7))
-    return 1 <= min(first, second) <= 12 and 1 <= max(first, second) <= 31
+    match = NUMERIC_DATE.fullmatch(value)
+    return match is not None and _valid_date(match)
 
 
 class CodeDetector:
@@ -57,7 +59,7 @@ class CodeDetector:
     def find(self, text: str) -> List[Tuple[int, int, str]]:
         """(start, end, pattern name) of every match; ``numeric_date`` for all-numeric dates."""
         found = []
-        dates = [m for m in NUMERIC_DATE_IN_TEXT.finditer(text) if is_numeric_date(m.group())]
+        dates = [m for m in NUMERIC_DATE_IN_TEXT.finditer(text) if _valid_date(m)]
         if dates:
             found.extend((m.start(), m.end(), "numeric_date") for m in dates)
             chars = list(text)
@@ -69,7 +71,8 @@ class CodeDetector:
                 value = match.group()
                 if key == "id_token" and NOT_IDS.match(value):
                     continue
-                if key in ("phone", "application_number", "id_token", "long_number") and is_numeric_date(value):
+                # a date the text pass skipped ("-2013-09-25": no date boundary before it)
+                if key in ("phone", "application_number") and is_numeric_date(value):
                     found.append((match.start(), match.end(), "numeric_date"))
                     continue
                 if key == "phone" and sum(c.isdigit() for c in value) < MIN_PHONE_DIGITS:
