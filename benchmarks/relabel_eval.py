@@ -26,7 +26,7 @@ from spacy_sanitize.corpus import load_tab, tab_to_docs, wiki_dev_path
 from spacy_sanitize.evaluation import Tokens, detection_scores
 from spacy_sanitize.ner.relabel import PIIRelabel, gold_span_labels
 from spacy_sanitize.evaluation.tab_metrics import detection_counts
-from spacy_sanitize.ner.relabel_cv import GRID, choose_params, detect, features_of, fit, folds, micro_f1, relabelled, type_f1, unchanged
+from spacy_sanitize.ner.relabel_cv import ENCODER, ENCODER_LAYERS, ENCODER_SCALE, GRID, choose_params, detect, features_of, fit, folds, micro_f1, relabelled, type_f1, unchanged
 
 DEFAULT_WIKI = wiki_dev_path()
 TYPES = ["PERSON", "ORG", "LOC", "DATETIME", "CODE", "QUANTITY", "DEM", "MISC"]
@@ -86,8 +86,12 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-boosting", action="store_true", help="skip the gradient boosting comparison")
+    parser.add_argument("--encoder", default=ENCODER, help="context encoder of the span vectors ('none': binary features only)")
+    parser.add_argument("--encoder-scale", type=float, default=ENCODER_SCALE)
+    parser.add_argument("--encoder-layers", type=int, default=ENCODER_LAYERS, help="hidden layer read (0: the last)")
     parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "relabel_eval.json")
     args = parser.parse_args()
+    encoder = None if args.encoder.lower() == "none" else args.encoder
     start = time.perf_counter()
     gold = load_tab(args.wiki)
     nlp = load_pipeline("default")
@@ -106,7 +110,7 @@ def main() -> None:
     for k, held in enumerate(outer):
         train = [i for i in range(len(predicted)) if i not in held]
         tr_pred, tr_ref = [predicted[i] for i in train], [references[i] for i in train]
-        params, inner_f1 = choose_params(tr_pred, tr_ref, [gold[i] for i in train], tokens, args.seed + k + 1)
+        params, inner_f1 = choose_params(tr_pred, tr_ref, [gold[i] for i in train], tokens, args.seed + k + 1, encoder=encoder, encoder_scale=args.encoder_scale, encoder_layers=args.encoder_layers)
         component = fit(params, tr_pred, tr_ref)
         preds = relabelled(component, [predicted[i] for i in held])
         for i, p in zip(held, preds):
@@ -117,7 +121,7 @@ def main() -> None:
         fold_rows.append({"fold": k, "params": params, "inner_cv_micro_F1": round(inner_f1, 4), "before_micro_F1": b["micro_labelled"]["F1"], "after_micro_F1": a["micro_labelled"]["F1"], "after_unlabelled_F1": a["micro_unlabelled"]["F1"], "before_unlabelled_F1": b["micro_unlabelled"]["F1"]})
         print(fold_rows[-1], f"({time.perf_counter() - start:.0f}s)")
         for family in ("lr",) if args.no_boosting else ("lr", "boosting"):
-            model = (fit if family == "lr" else fit_boosting)(DEFAULTS, tr_pred, tr_ref)
+            model = fit({**DEFAULTS, "encoder": encoder, "encoder_scale": args.encoder_scale, "encoder_layers": args.encoder_layers}, tr_pred, tr_ref) if family == "lr" else fit_boosting(DEFAULTS, tr_pred, tr_ref)
             for i, p in zip(held, relabelled(model, [predicted[i] for i in held])):
                 family_preds[family][i] = p
 

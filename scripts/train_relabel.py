@@ -4,7 +4,8 @@
     python scripts/train_relabel.py WIKI.json spacy_sanitize/data/pii_relabel [--seed 0]
 
 The default detector (without pii_relabel and the masker) runs over the gold texts; its spans
-are labelled with the gold type of most of their tokens. The hyper-parameters (C, a class for
+are labelled with the gold type of most of their tokens; their features include contextual
+vectors from the shipped domain MiniLM (``--encoder``). The hyper-parameters (C, a class for
 spans that overlap no gold mention, min_prob, entity_vote) are chosen by 5-fold CV by
 document; the model is then fit on all documents. The held-out estimate of what it gains is
 benchmarks/relabel_eval.py (nested CV), not the CV score printed here.
@@ -19,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from spacy_sanitize import load_pipeline  # noqa: E402
 from spacy_sanitize.corpus import load_tab, tab_to_docs  # noqa: E402
 from spacy_sanitize.evaluation import Tokens  # noqa: E402
-from spacy_sanitize.ner.relabel_cv import choose_params, detect, fit  # noqa: E402
+from spacy_sanitize.ner.relabel_cv import ENCODER, ENCODER_LAYERS, ENCODER_SCALE, choose_params, detect, fit  # noqa: E402
 
 
 def main() -> None:
@@ -28,12 +29,16 @@ def main() -> None:
     parser.add_argument("output", type=Path)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--encoder", default=ENCODER, help="context encoder of the span vectors ('none': binary features only)")
+    parser.add_argument("--encoder-scale", type=float, default=ENCODER_SCALE)
+    parser.add_argument("--encoder-layers", type=int, default=ENCODER_LAYERS, help="hidden layer read (0: the last)")
     args = parser.parse_args()
+    encoder = None if args.encoder.lower() == "none" else args.encoder
     gold = load_tab(args.wiki)
     nlp = load_pipeline("default")
     references = list(tab_to_docs(gold, nlp))
     predicted = detect(nlp, [d.text for d in gold])
-    params, cv_f1 = choose_params(predicted, references, gold, Tokens(), args.seed, k=args.folds)
+    params, cv_f1 = choose_params(predicted, references, gold, Tokens(), args.seed, k=args.folds, encoder=encoder, encoder_scale=args.encoder_scale, encoder_layers=args.encoder_layers)
     component = fit(params, predicted, references)
     component.model.meta.update(  # type: ignore[union-attr]
         cv_micro_labelled_F1=round(cv_f1, 4), cv_folds=args.folds, seed=args.seed, data=args.wiki.name, detector="spacy_sanitize/configs/default.cfg"

@@ -11,6 +11,7 @@ from .ner import (  # noqa: E402,F401
     coref as _coref,
     ent_mapper as _ent_mapper,
     pii_ner as _pii_ner,
+    refine as _refine,
     relabel as _relabel,
     script as _script,
     titles as _titles,

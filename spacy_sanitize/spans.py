@@ -7,6 +7,23 @@ from .errors import Errors
 from .types import PII_TYPES
 
 
+def char_before(doc: Doc, i: int) -> str:
+    """The character of ``doc.text`` just before token ``i`` ("" at the start), without
+    building ``doc.text`` (which joins every token of the document)."""
+    if i <= 0:
+        return ""
+    prev = doc[i - 1]
+    return prev.whitespace_ or prev.text[-1:]
+
+
+def char_after(doc: Doc, i: int) -> str:
+    """The character of ``doc.text`` just after token ``i`` ("" at the end)."""
+    token = doc[i]
+    if token.whitespace_:
+        return token.whitespace_
+    return doc[i + 1].text[:1] if i + 1 < len(doc) else ""
+
+
 def check_label(label: str) -> str:
     if label not in PII_TYPES:
         raise ValueError(Errors.E001.format(label=label, labels=", ".join(PII_TYPES)))

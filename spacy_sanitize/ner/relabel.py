@@ -35,8 +35,10 @@ from spacy.training import Example
 from spacy.util import ensure_path
 
 from ..extensions import register_extensions
+from ..lm.context import ContextEncoder
 from ..types import DEFAULT_SPANS_KEY, PII_TYPES
 from ..shipped import resolve_shipped
+from ..spans import char_after, char_before
 
 logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())
@@ -161,8 +163,8 @@ def span_features(span: Span, ents: Optional[Dict[int, Tuple[str, int, int]]] = 
     add(f"zipf_first={_zipf_bucket(lowers[0])}")
     add(f"zipf_last={_zipf_bucket(lowers[-1])}")
     add(f"zipf_min={min(map(_zipf_bucket, lowers))}")
-    before = doc.text[max(0, span.start_char - 1) : span.start_char]
-    after = doc.text[span.end_char : span.end_char + 1]
+    before = char_before(doc, span.start)
+    after = char_after(doc, span.end - 1) if len(span) else ""
     if before and before in QUOTES or after and after in QUOTES:
         add("quoted")
     add(f"shape={' '.join(_shape(t.text) for t in words[:5])}")
@@ -208,9 +210,10 @@ def span_features(span: Span, ents: Optional[Dict[int, Tuple[str, int, int]]] = 
     return f
 
 
-def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[Dict[str, float]]:
+def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY, encoder: Optional[ContextEncoder] = None, encoder_scale: float = 1.0) -> List[Dict[str, float]]:
     """The feature dicts of the spans of ``doc.spans[spans_key]``, in order, with the labels
-    other mentions of the same text got in the document."""
+    other mentions of the same text got in the document; with an ``encoder``, each span's
+    contextual vector too (features ``enc0``, ``enc1``, ..., times ``encoder_scale``)."""
     ents = _ent_labels(doc)
     doc_head = _doc_head(doc)
     spans = list(doc.spans.get(spans_key, []))
@@ -236,7 +239,16 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[Dict[str,
             if not doc[i].is_punct:
                 row[f"list_lw={doc[i].lower_}"] = 1.0
         rows.append(row)
+    if encoder is not None and spans:
+        vectors = encoder.span_vectors(doc.text, [(span.start_char, span.end_char) for span in spans]) * encoder_scale
+        for row, vector in zip(rows, vectors.tolist()):
+            row.update(zip(_dense_names(len(vector)), vector))
     return rows
+
+
+@lru_cache(maxsize=8)
+def _dense_names(dim: int) -> Tuple[str, ...]:
+    return tuple(f"enc{i}" for i in range(dim))
 
 
 def _in_list(doc: Doc, left: Span, right: Span) -> bool:
@@ -386,17 +398,21 @@ def relabel_decisions(
     entity_vote: bool = True,
     rows: Optional[Sequence[Dict[str, float]]] = None,
     keep_labels: Sequence[str] = (),
+    encoder: Optional[ContextEncoder] = None,
 ) -> List[Tuple[str, Optional[float], Dict[str, float]]]:
     """For each span of ``doc.spans[spans_key]``: (label to give, its probability (None for a
     type the model was not trained on), the probabilities of all PII types). A span keeps its label unless another type has a
     probability of at least ``min_prob``. With ``entity_vote`` spans sharing a
     ``Span._.entity_id`` pool their log-probabilities and end with one type per entity.
     ``rows``: the spans' feature dicts when already computed. Spans labelled one of
-    ``keep_labels``, or with a type the model was not trained on, keep their label."""
+    ``keep_labels``, or with a type the model was not trained on, keep their label.
+    ``encoder``: the context encoder the model was trained with (see ``model_encoder``)."""
     spans = list(doc.spans.get(spans_key, []))
     if not spans:
         return []
-    logp = model.predict_log_proba(doc_features(doc, spans_key) if rows is None else rows)
+    if rows is None:
+        rows = doc_features(doc, spans_key, encoder, float(model.meta.get("encoder_scale", 1.0)))
+    logp = model.predict_log_proba(rows)
     real = [i for i, label in enumerate(model.labels) if label != NONE_LABEL]
     logp = logp[:, real]
     logp = logp - numpy.log(numpy.exp(logp).sum(axis=1, keepdims=True))
@@ -453,6 +469,9 @@ class PIIRelabel:
         none_class: bool,
         min_count: int,
         keep_labels: Optional[List[str]] = None,
+        encoder: Optional[str] = None,
+        encoder_scale: float = 5.0,
+        encoder_layers: int = 0,
     ) -> None:
         self.name = name
         self.spans_key = spans_key
@@ -463,7 +482,41 @@ class PIIRelabel:
         self.none_class = none_class
         self.min_count = min_count
         self._keep_labels = keep_labels
+        self._encoder_name = encoder
+        self._encoder_scale = float(encoder_scale)
+        self._encoder_layers = int(encoder_layers)
+        self._encoders: Dict[Tuple[str, int], ContextEncoder] = {}
         self.model: Optional[LabelModel] = LabelModel.from_disk(resolve_shipped(model) or model) if model else None
+
+    @property
+    def encoder_name(self) -> Optional[str]:
+        """The context encoder of the trained model (its features need it), else the configured one."""
+        if self.model is not None:
+            return self.model.meta.get("encoder")
+        return self._encoder_name
+
+    @property
+    def encoder_scale(self) -> float:
+        if self.model is not None:
+            return float(self.model.meta.get("encoder_scale", 1.0))
+        return self._encoder_scale
+
+    @property
+    def encoder_layers(self) -> int:
+        if self.model is not None:
+            return int(self.model.meta.get("encoder_layers", 0))
+        return self._encoder_layers
+
+    def context_encoder(self, name: Optional[str] = None, layers: Optional[int] = None) -> Optional[ContextEncoder]:
+        """The encoder ``name`` read at layer ``layers`` (defaults: those of the trained model,
+        else the configured ones), or None without one."""
+        name = self.encoder_name if name is None else name
+        layers = self.encoder_layers if layers is None else layers
+        if not name:
+            return None
+        if (name, layers) not in self._encoders:
+            self._encoders[(name, layers)] = ContextEncoder(name, layers=layers)
+        return self._encoders[(name, layers)]
 
     @property
     def min_prob(self) -> float:
@@ -501,7 +554,7 @@ class PIIRelabel:
     def __call__(self, doc: Doc) -> Doc:
         if self.model is None:
             raise ValueError(Errors.E300)
-        decisions = relabel_decisions(self.model, doc, self.spans_key, self.min_prob, self.entity_vote, keep_labels=self.keep_labels)
+        decisions = relabel_decisions(self.model, doc, self.spans_key, self.min_prob, self.entity_vote, keep_labels=self.keep_labels, encoder=self.context_encoder())
         spans = list(doc.spans.get(self.spans_key, []))
         new_spans = []
         for span, (label, prob, _) in zip(spans, decisions):
@@ -526,8 +579,9 @@ class PIIRelabel:
         already computed)."""
         rows: List[Dict[str, float]] = []
         y: List[str] = []
+        encoder = self.context_encoder(self._encoder_name or "", self._encoder_layers)
         for i, (doc, ref) in enumerate(zip(predicted, references)):
-            doc_rows = doc_features(doc, self.spans_key) if features is None else features[i]
+            doc_rows = doc_features(doc, self.spans_key, encoder, self._encoder_scale) if features is None else features[i]
             for feats, gold in zip(doc_rows, gold_span_labels(doc, ref, self.spans_key)):
                 if gold is None and not self.none_class:
                     continue
@@ -542,7 +596,10 @@ class PIIRelabel:
         if not rows:
             raise ValueError(Errors.E303.format(key=self.spans_key))
         self.model = fit_label_model(rows, y, C=self.C, min_count=self.min_count)
-        self.model.meta.update(min_prob=self.min_prob, entity_vote=self.entity_vote, keep_labels=self.keep_labels, none_class=self.none_class, n_docs=len(predicted))
+        self.model.meta.update(
+            min_prob=self.min_prob, entity_vote=self.entity_vote, keep_labels=self.keep_labels, none_class=self.none_class, n_docs=len(predicted),
+            encoder=self._encoder_name or None, encoder_scale=self._encoder_scale, encoder_layers=self._encoder_layers,
+        )
         return self.model
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
@@ -589,6 +646,9 @@ class PIIRelabel:
         "none_class": False,
         "min_count": 2,
         "keep_labels": None,
+        "encoder": None,
+        "encoder_scale": 5.0,
+        "encoder_layers": 0,
     },
     requires=["doc.spans"],
     assigns=["doc.spans"],
@@ -604,6 +664,9 @@ def make_pii_relabel(
     none_class: bool,
     min_count: int,
     keep_labels: Optional[List[str]],
+    encoder: Optional[str],
+    encoder_scale: float,
+    encoder_layers: int,
 ) -> PIIRelabel:
     """spans_key (str): span group whose labels are re-predicted.
     model (Optional[str]): "spacy_sanitize:pii_relabel" (shipped), a model directory, or None
@@ -616,6 +679,13 @@ def make_pii_relabel(
     none_class (bool): train detected spans that overlap no gold mention as a class of their own.
     min_count (int): drop features seen in fewer training spans (training).
     keep_labels (Optional[List[str]]): spans with these labels are never relabelled; None:
-        the ones chosen when the model was trained."""
+        the ones chosen when the model was trained.
+    encoder (Optional[str]): context encoder whose span vectors join the features when
+        training ("spacy_sanitize:minilm-mlm", "minilm", a Hugging Face name or directory);
+        a trained model records its encoder and always uses that one. A model that needs an
+        encoder that cannot be loaded raises OSError E420 on the first document.
+    encoder_scale (float): the vectors' weight against the binary features (training).
+    encoder_layers (int): read the encoder's hidden states at this layer, running only the
+        layers up to it (0: the last layer; training)."""
     register_extensions()
-    return PIIRelabel(name, spans_key, model, min_prob, entity_vote, C, none_class, min_count, keep_labels)
+    return PIIRelabel(name, spans_key, model, min_prob, entity_vote, C, none_class, min_count, keep_labels, encoder, encoder_scale, encoder_layers)

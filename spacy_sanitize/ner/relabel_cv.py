@@ -6,20 +6,28 @@ import itertools
 import math
 import random
 from collections import defaultdict
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..corpus.tab import TabDocument
 from ..evaluation.tab_metrics import UNLABELLED, Tokens, detection_counts
+from ..lm.context import ContextEncoder
 from .relabel import PIIRelabel, doc_features, relabel_decisions
 
 GRID: Dict[str, List[Any]] = {"C": [0.3, 1.0, 3.0], "none_class": [False, True], "min_prob": [0.0, 0.5, 0.7], "entity_vote": [True]}
 # entity_vote is fixed (not searched): mentions of one entity must get one type, or the
 # masker would write "[PERSON]" for one mention and "[ORG]" for another of the same entity.
 PARAM_NAMES = ("C", "none_class", "min_prob", "entity_vote")
-_FEATURES: Dict[int, Tuple[Doc, List[Dict[str, float]]]] = {}
+_FEATURES: Dict[Tuple[int, Optional[str], float, int], Tuple[Doc, List[Dict[str, float]]]] = {}
+# The context encoder of the relabeller's features, the vectors' weight and the layer read
+# (chosen by 5-fold CV by document: weights 1, 3, 5, 10 with MiniLM and 3, 5 with the domain
+# MLM; layers 2, 3, 4, 6 of the domain MLM: docs/pii_relabel.md).
+ENCODER = "spacy_sanitize:minilm-mlm"
+ENCODER_SCALE = 5.0
+ENCODER_LAYERS = 4
+_ENCODERS: Dict[Tuple[str, int], ContextEncoder] = {}
 
 
 def detect(nlp: Language, texts: Sequence[str]) -> List[Doc]:
@@ -36,18 +44,29 @@ def folds(n: int, k: int, seed: int) -> List[List[int]]:
     return [sorted(order[i::k]) for i in range(k)]
 
 
-def features_of(doc: Doc) -> List[Dict[str, float]]:
-    """Feature dicts of a detected doc, computed once per doc object (the cache holds the doc,
-    so its id cannot be reused by another one)."""
-    cached = _FEATURES.get(id(doc))
+def features_of(doc: Doc, encoder: Optional[str] = None, scale: float = ENCODER_SCALE, layers: int = ENCODER_LAYERS) -> List[Dict[str, float]]:
+    """Feature dicts of a detected doc (with the span vectors of context encoder ``encoder``
+    read at layer ``layers``), computed once per doc object (the cache holds the doc, so its
+    id cannot be reused by another one)."""
+    key = (id(doc), encoder, scale, layers)
+    cached = _FEATURES.get(key)
     if cached is None or cached[0] is not doc:
-        cached = _FEATURES[id(doc)] = (doc, doc_features(doc))
+        context = None
+        if encoder:
+            if (encoder, layers) not in _ENCODERS:
+                _ENCODERS[(encoder, layers)] = ContextEncoder(encoder, layers=layers)
+            context = _ENCODERS[(encoder, layers)]
+        cached = _FEATURES[key] = (doc, doc_features(doc, encoder=context, encoder_scale=scale))
     return cached[1]
 
 
 def fit(params: Dict[str, Any], predicted: Sequence[Doc], references: Sequence[Doc]) -> PIIRelabel:
-    component = PIIRelabel("pii_relabel", "pii", None, params["min_prob"], params["entity_vote"], params["C"], params["none_class"], 2, params.get("keep_labels"))
-    component.fit(predicted, references, [features_of(doc) for doc in predicted])
+    """A relabeller fit with ``params`` (C, none_class, min_prob, entity_vote; optional
+    keep_labels, encoder, encoder_scale)."""
+    encoder, scale = params.get("encoder"), float(params.get("encoder_scale", ENCODER_SCALE))
+    layers = int(params.get("encoder_layers", ENCODER_LAYERS))
+    component = PIIRelabel("pii_relabel", "pii", None, params["min_prob"], params["entity_vote"], params["C"], params["none_class"], 2, params.get("keep_labels"), encoder, scale, layers)
+    component.fit(predicted, references, [features_of(doc, encoder, scale, layers) for doc in predicted])
     return component
 
 
@@ -55,7 +74,8 @@ def relabelled(component: PIIRelabel, docs: Sequence[Doc]) -> List[List[list]]:
     """[start, end, label] triples of the docs' spans after relabelling."""
     out = []
     for doc in docs:
-        decisions = relabel_decisions(component.model, doc, "pii", component.min_prob, component.entity_vote, rows=features_of(doc), keep_labels=component.keep_labels)  # type: ignore[arg-type]
+        rows = features_of(doc, component.encoder_name, component.encoder_scale, component.encoder_layers)
+        decisions = relabel_decisions(component.model, doc, "pii", component.min_prob, component.entity_vote, rows=rows, keep_labels=component.keep_labels)  # type: ignore[arg-type]
         out.append([[s.start_char, s.end_char, d[0]] for s, d in zip(doc.spans.get("pii", []), decisions)])
     return out
 
@@ -80,7 +100,8 @@ def type_f1(per_doc: Sequence[Dict[str, List[int]]], label: str) -> float:
 
 
 def choose_params(
-    predicted: Sequence[Doc], references: Sequence[Doc], gold: Sequence[TabDocument], tokens: Tokens, seed: int, k: int = 4
+    predicted: Sequence[Doc], references: Sequence[Doc], gold: Sequence[TabDocument], tokens: Tokens, seed: int, k: int = 4, encoder: Optional[str] = ENCODER, encoder_scale: float = ENCODER_SCALE,
+    encoder_layers: int = ENCODER_LAYERS,
 ) -> Tuple[Dict[str, Any], float]:
     """Grid search over ``GRID`` by ``k``-fold CV by document; returns the parameters with the
     best pooled labelled micro F1 on the held-out documents, and that F1 (ties: C nearest 1 on a log scale)."""
@@ -88,10 +109,10 @@ def choose_params(
     for held in folds(len(predicted), k, seed):
         train = [i for i in range(len(predicted)) if i not in held]
         for C, none_class in itertools.product(GRID["C"], GRID["none_class"]):
-            base = fit({"C": C, "none_class": none_class, "min_prob": 0.0, "entity_vote": False}, [predicted[i] for i in train], [references[i] for i in train])
+            base = fit({"C": C, "none_class": none_class, "min_prob": 0.0, "entity_vote": False, "encoder": encoder, "encoder_scale": encoder_scale, "encoder_layers": encoder_layers}, [predicted[i] for i in train], [references[i] for i in train])
             for min_prob, vote in itertools.product(GRID["min_prob"], GRID["entity_vote"]):
                 base.min_prob, base.entity_vote = min_prob, vote
                 preds = relabelled(base, [predicted[i] for i in held])
                 scores[(C, none_class, min_prob, vote)].extend(detection_counts(gold[i], p, tokens) for i, p in zip(held, preds))
     best = max(scores, key=lambda key: (round(micro_f1(scores[key]), 6), -abs(math.log(key[0]))))
-    return dict(zip(PARAM_NAMES, best)), micro_f1(scores[best])
+    return {**dict(zip(PARAM_NAMES, best)), "encoder": encoder, "encoder_scale": encoder_scale, "encoder_layers": encoder_layers}, micro_f1(scores[best])

@@ -1,0 +1,226 @@
+"""pii_refine: cleans the edges of detected date and number spans.
+
+Generic NER models (and a recognizer trained on their output) tag whole phrases where the
+identifying part is smaller: "between 2012 and 2018", "from April 1993 to March 1996",
+"more than 90", "the late 19th and". Annotators of the TAB corpora mark the dates and
+numbers only ("2012", "2018", "April 1993", "90"), and masking the whole phrase hides words
+that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
+``doc.spans[spans_key]``:
+
+- **ranges** of DATETIME spans are split at their connectors ("to", "and", "through",
+  "until", a dash), when every part holds a date (a digit, a month or weekday name, a
+  number word); a QUANTITY made of years only ("1804 - 1806", "1991–2000") becomes DATETIME;
+- **edge words** are trimmed: leading prepositions, articles, possessives and hedges of
+  DATETIME and QUANTITY spans ("between", "from", "the", "his", "early", "more than",
+  "about"), and trailing connectors and punctuation of every span ("and", "of", ",");
+- **vague dates** ("summer", "next year", "the end of the season") are dropped when
+  ``drop_vague_dates`` is on: a DATETIME span with no digit, month or weekday name or number
+  word pins down no date;
+- **bare number words** ("one", "first", "second", "once") are dropped when
+  ``drop_number_words`` is on: a QUANTITY span that is just one of these words.
+
+Spans found by rules (``pii_codes``, ``pii_script``, ``pii_titles``) are kept as they are.
+A rewritten span keeps its label and ``Span._.risk_explain`` (copied to the new offsets)
+and records what changed in ``Span._.risk_explain["pii_refine"]``; the number of dropped
+spans is in ``doc.user_data["pii_refine"]``. Both drop rules can be switched off; neither
+ever drops a span of another type.
+"""
+import re
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+
+from ..extensions import register_extensions
+from ..types import DEFAULT_SPANS_KEY
+
+RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles")
+WORD_CONNECTORS = frozenset({"to", "and", "through", "thru", "until", "till", "&"})
+DASHES = frozenset({"-", "–", "—", "−"})
+LEADING_DATE_WORDS = frozenset(
+    {
+        "between", "from", "since", "during", "until", "till", "through", "in", "on", "at", "by",
+        "of", "for", "the", "a", "an", "only", "about", "around", "approximately", "circa", "c.",
+        "ca", "ca.", "some", "nearly", "almost", "over", "under", "more", "less", "than", "least",
+        "early", "late", "mid", "his", "her", "their", "its", "my", "our", "your", "before", "after",
+    }
+)
+LEADING_NUMBER_WORDS = frozenset(
+    {
+        "over", "more", "less", "fewer", "than", "about", "around", "approximately", "nearly",
+        "almost", "some", "only", "just", "roughly", "up", "to", "at", "least", "most", "under",
+        "a", "an", "the", "his", "her", "their", "its", "estimated",
+    }
+)
+TRAILING_WORDS = frozenset({"and", "or", "to", "through", "until", "till", "of", "the", "'s", "’s", "'"})
+MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+# Month names that are also common words: a date only when capitalised.
+AMBIGUOUS_MONTHS = frozenset({"may", "march", "august", "mar", "jan", "dec"})
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten first second third fourth fifth sixth "
+    "seventh eighth ninth tenth once twice zero".split()
+)
+# Bare number words that annotators of the Wikipedia biographies left unmarked in four cases
+# out of five ("his first album", "one of the founders"); other counts ("three titles") are
+# marked more often than not, so they stay.
+BARE_NUMBER_WORDS = frozenset({"one", "first", "second", "once"})
+YEAR = re.compile(r"^(?:1\d|20)\d\d$")
+YEAR_RANGE = re.compile(r"^(?:1\d|20)\d\d[-–—](?:(?:1\d|20)\d\d|\d\d)$")
+
+
+def _is_month(text: str) -> bool:
+    lower = text.lower().rstrip(".")
+    if lower not in MONTHS:
+        return False
+    return lower not in AMBIGUOUS_MONTHS or text[:1].isupper()
+
+
+def _dated(tokens: Iterable) -> bool:
+    """Whether these tokens pin down a date: a digit, a month or weekday name, a number word."""
+    for t in tokens:
+        if any(c.isdigit() for c in t.text) or t.like_num or _is_month(t.text):
+            return True
+        if t.lower_ in WEEKDAYS and t.text[:1].isupper():
+            return True
+        if t.lower_ in NUMBER_WORDS:
+            return True
+    return False
+
+
+def _standalone_date(tokens: List) -> bool:
+    """A part that is a date on its own (a year or a month name): what a dash may separate."""
+    return any(YEAR.match(t.text.rstrip("s")) or _is_month(t.text) for t in tokens)
+
+
+class SpanRefiner:
+    """Splits, trims and drops the spans of ``doc.spans[spans_key]`` (see the module docs)."""
+
+    def __init__(self, name: str, spans_key: str, split_ranges: bool, trim_edges: bool, drop_vague_dates: bool, drop_number_words: bool) -> None:
+        self.name = name
+        self.spans_key = spans_key
+        self.split_ranges = split_ranges
+        self.trim_edges = trim_edges
+        self.drop_vague_dates = drop_vague_dates
+        self.drop_number_words = drop_number_words
+
+    def __call__(self, doc: Doc) -> Doc:
+        if self.spans_key not in doc.spans:
+            return doc
+        kept: List[Span] = []
+        dropped = 0
+        for span in doc.spans[self.spans_key]:
+            detector = str(span._.risk_explain.get("detector", ""))
+            if detector.split(":")[0] in RULE_DETECTORS:
+                kept.append(span)
+                continue
+            parts, action = self.refine(span)
+            if not parts:
+                dropped += 1
+                continue
+            if action is None:
+                kept.append(span)
+                continue
+            explain = dict(span._.risk_explain)
+            for start, end, label in parts:
+                new = Span(doc, start, end, label=label)
+                new._.risk_explain = {**explain, self.name: {"action": action, "from": [span.start_char, span.end_char, span.label_]}}
+                kept.append(new)
+        doc.spans[self.spans_key] = sorted(kept, key=lambda s: (s.start, s.end))
+        if dropped:
+            doc.user_data[self.name] = {"dropped": dropped}
+        return doc
+
+    def refine(self, span: Span) -> Tuple[List[Tuple[int, int, str]], Optional[str]]:
+        """The token ranges ``(start, end, label)`` that replace ``span`` (empty: drop it) and
+        the action taken (None: keep the span unchanged)."""
+        doc, label = span.doc, span.label_
+        start, end = span.start, span.end
+        if self.trim_edges:
+            start, end = self._trim(doc, start, end, label)
+        if start >= end:
+            return ([], "drop") if label in ("DATETIME", "QUANTITY") else ([(span.start, span.end, label)], None)
+        parts = [(start, end)]
+        if self.split_ranges and label in ("DATETIME", "QUANTITY"):
+            parts = self._split(doc, start, end, label)
+        out: List[Tuple[int, int, str]] = []
+        for s, e in parts:
+            part_label = label
+            if label == "QUANTITY" and self._years_only(doc[s:e]):
+                part_label = "DATETIME"
+            out.append((s, e, part_label))
+        if self.drop_vague_dates:
+            out = [(s, e, lab) for s, e, lab in out if lab != "DATETIME" or _dated(doc[s:e])]
+        if self.drop_number_words:
+            out = [(s, e, lab) for s, e, lab in out if not (lab == "QUANTITY" and e - s == 1 and doc[s].lower_ in BARE_NUMBER_WORDS)]
+        if not out:
+            return [], "drop"
+        if out == [(span.start, span.end, label)]:
+            return out, None
+        if len(out) > 1 or parts != [(start, end)]:
+            action = "split"
+        elif out[0][2] != label:
+            action = "relabel" if (out[0][0], out[0][1]) == (span.start, span.end) else "trim+relabel"
+        else:
+            action = "trim"
+        return out, action
+
+    def _trim(self, doc: Doc, start: int, end: int, label: str) -> Tuple[int, int]:
+        leading = LEADING_DATE_WORDS if label == "DATETIME" else LEADING_NUMBER_WORDS if label == "QUANTITY" else frozenset()
+        while start < end and (doc[start].lower_ in leading or doc[start].is_punct or doc[start].lower_ in DASHES):
+            start += 1
+        while end > start and (doc[end - 1].lower_ in TRAILING_WORDS or doc[end - 1].is_punct):
+            end -= 1
+        return start, end
+
+    def _split(self, doc: Doc, start: int, end: int, label: str) -> List[Tuple[int, int]]:
+        cuts = [i for i in range(start + 1, end - 1) if doc[i].lower_ in WORD_CONNECTORS or doc[i].text in DASHES]
+        if not cuts:
+            return [(start, end)]
+        bounds = [start] + cuts + [end]
+        pieces = []
+        for k in range(len(bounds) - 1):
+            s = bounds[k] + (1 if k > 0 else 0)
+            s, e = self._trim(doc, s, bounds[k + 1], label)
+            if s >= e:
+                return [(start, end)]
+            pieces.append((s, e))
+        for k, cut in enumerate(cuts):
+            left, right = list(doc[pieces[k][0] : pieces[k][1]]), list(doc[pieces[k + 1][0] : pieces[k + 1][1]])
+            if doc[cut].text in DASHES:
+                ok = _standalone_date(left) and _standalone_date(right)
+            elif label == "QUANTITY":
+                ok = self._years_only(left) and self._years_only(right)
+            else:
+                ok = _dated(left) and _dated(right)
+            if not ok:
+                return [(start, end)]
+        return pieces
+
+    @staticmethod
+    def _years_only(tokens: Iterable) -> bool:
+        words = [t for t in tokens if not t.is_punct and t.text not in DASHES]
+        return bool(words) and all(YEAR.match(t.text) or YEAR_RANGE.match(t.text) for t in words)
+
+
+@Language.factory(
+    "pii_refine",
+    default_config={"spans_key": DEFAULT_SPANS_KEY, "split_ranges": True, "trim_edges": True, "drop_vague_dates": True, "drop_number_words": True},
+    assigns=["doc.spans"],
+)
+def make_refiner(nlp: Language, name: str, spans_key: str, split_ranges: bool, trim_edges: bool, drop_vague_dates: bool, drop_number_words: bool) -> SpanRefiner:
+    """split_ranges (bool): split date ranges at their connectors. trim_edges (bool): trim
+    leading prepositions, articles and hedges of dates and numbers and trailing connectors
+    of every span. drop_vague_dates (bool): drop DATETIME spans without a digit, month,
+    weekday or number word. drop_number_words (bool): drop QUANTITY spans that are just
+    "one", "first", "second" or "once"."""
+    register_extensions()
+    return SpanRefiner(name, spans_key, split_ranges, trim_edges, drop_vague_dates, drop_number_words)
+
+
+def refine_summary(doc: Doc, name: str = "pii_refine") -> Dict[str, int]:
+    """What ``pii_refine`` did to a document: ``{"dropped": n}`` (empty when nothing)."""
+    return dict(doc.user_data.get(name, {}))

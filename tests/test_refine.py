@@ -1,0 +1,115 @@
+import pytest
+import spacy
+from spacy.tokens import Span
+
+from spacy_sanitize.ner.refine import refine_summary
+
+
+def refined(nlp, text, phrase, label, detector="pii_ent_mapper:DATE", **config):
+    refine = nlp.add_pipe("pii_refine", config=config)
+    doc = nlp.make_doc(text)
+    start = text.index(phrase)
+    span = doc.char_span(start, start + len(phrase), label=label)
+    assert span is not None, phrase
+    span._.risk_explain["detector"] = detector
+    doc.spans["pii"] = [span]
+    doc = refine(doc)
+    return doc, [(s.text, s.label_) for s in doc.spans["pii"]]
+
+
+@pytest.mark.parametrize(
+    "text,phrase,label,expected",
+    [
+        ("He played from 1993 to 2003 for them.", "from 1993 to 2003", "DATETIME", [("1993", "DATETIME"), ("2003", "DATETIME")]),
+        ("It ran between April 1993 and March 1996.", "between April 1993 and March 1996", "DATETIME", [("April 1993", "DATETIME"), ("March 1996", "DATETIME")]),
+        ("She reigned July 14, 1596 to May 1602.", "July 14, 1596 to May 1602", "DATETIME", [("July 14, 1596", "DATETIME"), ("May 1602", "DATETIME")]),
+        ("Active 1804 - 1806 in Paris.", "1804 - 1806", "QUANTITY", [("1804", "DATETIME"), ("1806", "DATETIME")]),
+        ("Active 1532 - April 1603 in Paris.", "1532 - April 1603", "DATETIME", [("1532", "DATETIME"), ("April 1603", "DATETIME")]),
+        ("He won more than 90 games.", "more than 90", "QUANTITY", [("90", "QUANTITY")]),
+        ("It happened in the late 19th and", "late 19th and", "DATETIME", [("19th", "DATETIME")]),
+        ("He stayed for only two days.", "only two days", "DATETIME", [("two days", "DATETIME")]),
+        ("They won three titles.", "three", "QUANTITY", [("three", "QUANTITY")]),
+        ("It was on 5 March.", "5 March", "DATETIME", [("5 March", "DATETIME")]),
+        ("They met in March.", "March", "DATETIME", [("March", "DATETIME")]),
+    ],
+)
+def test_ranges_are_split_and_edges_trimmed(nlp_blank, text, phrase, label, expected):
+    _, spans = refined(nlp_blank, text, phrase, label)
+    assert spans == expected
+
+
+@pytest.mark.parametrize(
+    "text,phrase,label",
+    [
+        ("We met in the summer.", "summer", "DATETIME"),
+        ("He left the next year.", "next year", "DATETIME"),
+        ("They march at the end of the season.", "end of the season", "DATETIME"),
+        ("They march on.", "march", "DATETIME"),
+        ("It was his first album.", "first", "QUANTITY"),
+        ("She is one of the founders.", "one", "QUANTITY"),
+    ],
+)
+def test_vague_dates_and_bare_number_words_are_dropped(nlp_blank, text, phrase, label):
+    doc, spans = refined(nlp_blank, text, phrase, label)
+    assert spans == []
+    assert refine_summary(doc) == {"dropped": 1}
+
+
+def test_drop_rules_can_be_switched_off(nlp_blank):
+    _, spans = refined(nlp_blank, "We met in the summer.", "summer", "DATETIME", drop_vague_dates=False)
+    assert spans == [("summer", "DATETIME")]
+    _, spans = refined(spacy.blank("en"), "It was his first album.", "first", "QUANTITY", drop_number_words=False)
+    assert spans == [("first", "QUANTITY")]
+    _, spans = refined(spacy.blank("en"), "He played from 1993 to 2003.", "from 1993 to 2003", "DATETIME", split_ranges=False)
+    assert spans == [("1993 to 2003", "DATETIME")]
+
+
+@pytest.mark.parametrize(
+    "text,phrase,label",
+    [
+        ("Open 9 to 5 daily.", "9 to 5", "QUANTITY"),  # numbers, not years: one span
+        ("The score was 4 - 1 at half time.", "4 - 1", "QUANTITY"),
+        ("She met Smith and Jones.", "Smith and Jones", "PERSON"),  # other types are never split
+    ],
+)
+def test_what_is_not_a_range_stays_one_span(nlp_blank, text, phrase, label):
+    _, spans = refined(nlp_blank, text, phrase, label)
+    assert spans == [(phrase, label)]
+
+
+def test_rule_detector_spans_are_left_alone(nlp_blank):
+    _, spans = refined(nlp_blank, "Born on 12 - 05 - 2010 in Oslo.", "12 - 05 - 2010", "DATETIME", detector="pii_codes:numeric_date")
+    assert spans == [("12 - 05 - 2010", "DATETIME")]
+
+
+def test_new_spans_keep_their_explanations_and_record_the_change(nlp_blank):
+    doc, _ = refined(nlp_blank, "He played from 1993 to 2003 for them.", "from 1993 to 2003", "DATETIME")
+    first = doc.spans["pii"][0]
+    assert first._.risk_explain["detector"] == "pii_ent_mapper:DATE"
+    assert first._.risk_explain["pii_refine"]["action"] == "split"
+    assert first._.risk_explain["pii_refine"]["from"] == [10, 27, "DATETIME"]
+
+
+def test_unchanged_spans_are_the_same_objects_and_other_spans_survive(nlp_blank):
+    refine = nlp_blank.add_pipe("pii_refine")
+    doc = nlp_blank.make_doc("John Smith won three titles between 2012 and 2018.")
+    doc.spans["pii"] = [Span(doc, 0, 2, "PERSON"), Span(doc, 3, 4, "QUANTITY"), Span(doc, 5, 9, "DATETIME")]
+    doc = refine(doc)
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("John Smith", "PERSON"), ("three", "QUANTITY"), ("2012", "DATETIME"), ("2018", "DATETIME")]
+    assert refine_summary(doc) == {}
+
+
+def test_empty_and_missing_span_groups(nlp_blank):
+    refine = nlp_blank.add_pipe("pii_refine")
+    assert "pii" not in refine(nlp_blank.make_doc("Nothing here.")).spans
+    doc = nlp_blank.make_doc("")
+    doc.spans["pii"] = []
+    assert list(refine(doc).spans["pii"]) == []
+
+
+def test_default_pipeline_masks_the_dates_not_the_connectors(default_nlp):
+    assert default_nlp.pipe_names.index("pii_refine") == default_nlp.pipe_names.index("pii_ner") + 1
+    doc = default_nlp("Anna Berg played for Arsenal between 2012 and 2018 and won more than 90 games.")
+    sanitized = doc._.sanitized
+    assert "between" in sanitized and " and " in sanitized and "more than" in sanitized
+    assert "2012" not in sanitized and "2018" not in sanitized and "Anna" not in sanitized
