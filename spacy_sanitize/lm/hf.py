@@ -35,6 +35,35 @@ def resolve_model(model: str) -> str:
     return model if shipped is None else str(shipped)
 
 
+def load_pretrained(path: str, masked_lm: bool, num_threads: int = 0) -> Tuple[Any, Any]:
+    """The tokenizer and the fp32 model in eval mode of a local directory or Hugging Face name
+    (``path`` already resolved: see ``resolve_model``); an int8 directory of
+    ``quantized.save_int8`` is rebuilt. ``masked_lm``: the model with its MLM head, else the
+    bare encoder. Loading errors propagate; callers turn them into their coded errors."""
+    import torch
+    from transformers import AutoModel, AutoModelForMaskedLM, AutoTokenizer
+
+    from .quantized import is_int8_dir, load_int8
+
+    if num_threads > 0:
+        torch.set_num_threads(num_threads)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    if is_int8_dir(path):
+        model = load_int8(path)
+        model = model if masked_lm else model.base_model
+    else:
+        model = (AutoModelForMaskedLM if masked_lm else AutoModel).from_pretrained(path)
+    return tokenizer, model.float().eval()  # fp16 checkpoints are computed in fp32 on CPU
+
+
+def position_limit(model: Any, default: int = 512) -> int:
+    """How many tokens, special tokens included, one forward pass of ``model`` can read
+    (RoBERTa-style models lose two positions to their padding offset)."""
+    max_len = int(getattr(model.config, "max_position_embeddings", default) or default)
+    offset = 2 if getattr(model.config, "model_type", "") in ("roberta", "xlm-roberta", "camembert") else 0
+    return max_len - offset
+
+
 class DiskCache:
     """model + window content -> log-probs of the masked positions, in one SQLite file."""
 
@@ -91,24 +120,13 @@ class HFMaskedLMScorer:
         if self._model is not None:
             return
         try:
-            import torch
-            from transformers import AutoModelForMaskedLM, AutoTokenizer
-
-            if self.num_threads > 0:
-                torch.set_num_threads(self.num_threads)
-            from .quantized import is_int8_dir, load_int8
-
-            path = resolve_model(self.model_name)
-            tokenizer = AutoTokenizer.from_pretrained(path)
-            model = load_int8(path) if is_int8_dir(path) else AutoModelForMaskedLM.from_pretrained(path)
+            tokenizer, model = load_pretrained(resolve_model(self.model_name), masked_lm=True, num_threads=self.num_threads)
         except Exception as err:  # any loading problem: missing files, no internet, bad config
             raise OSError(LMErrors.E400.format(model=self.model_name, err=err)) from err
         if not getattr(tokenizer, "is_fast", False):
             raise OSError(LMErrors.E404.format(model=self.model_name))
-        model = model.float().eval().to(self.device)  # fp16 checkpoints are computed in fp32 on CPU
-        max_len = int(getattr(model.config, "max_position_embeddings", self.window) or self.window)
-        offset = 2 if getattr(model.config, "model_type", "") in ("roberta", "xlm-roberta", "camembert") else 0
-        self.window = min(self.window, max_len - offset)
+        model = model.to(self.device)
+        self.window = min(self.window, position_limit(model, self.window))
         self._tokenizer, self._model = tokenizer, model
         if self.cache_dir:
             self._cache = DiskCache(Path(self.cache_dir) / "lm_logprobs.sqlite")

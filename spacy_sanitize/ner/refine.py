@@ -160,13 +160,8 @@ class SpanRefiner:
             return [], "drop"
         if out == [(span.start, span.end, label)]:
             return out, None
-        if len(out) > 1 or parts != [(start, end)]:
-            action = "split"
-        elif out[0][2] != label:
-            action = "relabel" if (out[0][0], out[0][1]) == (span.start, span.end) else "trim+relabel"
-        else:
-            action = "trim"
-        return out, action
+        # What exactly changed is in the record's "from": the span before.
+        return out, "split" if len(parts) > 1 else "relabel" if out[0][2] != label else "trim"
 
     def _trim(self, doc: Doc, start: int, end: int, label: str) -> Tuple[int, int]:
         leading = LEADING_DATE_WORDS if label == "DATETIME" else LEADING_NUMBER_WORDS if label == "QUANTITY" else frozenset()

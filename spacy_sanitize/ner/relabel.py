@@ -488,24 +488,23 @@ class PIIRelabel:
         self._encoders: Dict[Tuple[str, int], ContextEncoder] = {}
         self.model: Optional[LabelModel] = LabelModel.from_disk(resolve_shipped(model) or model) if model else None
 
+    def _trained(self, key: str, default: Any) -> Any:
+        """A setting recorded in the trained model's meta (``default`` without a model)."""
+        return (self.model.meta if self.model else {}).get(key, default)
+
+    # The encoder settings of a trained model win (its features were computed with them);
+    # min_prob, entity_vote and keep_labels: the configured value wins over the CV-chosen one.
     @property
     def encoder_name(self) -> Optional[str]:
-        """The context encoder of the trained model (its features need it), else the configured one."""
-        if self.model is not None:
-            return self.model.meta.get("encoder")
-        return self._encoder_name
+        return self._trained("encoder", None) if self.model is not None else self._encoder_name
 
     @property
     def encoder_scale(self) -> float:
-        if self.model is not None:
-            return float(self.model.meta.get("encoder_scale", 1.0))
-        return self._encoder_scale
+        return float(self._trained("encoder_scale", 1.0)) if self.model is not None else self._encoder_scale
 
     @property
     def encoder_layers(self) -> int:
-        if self.model is not None:
-            return int(self.model.meta.get("encoder_layers", 0))
-        return self._encoder_layers
+        return int(self._trained("encoder_layers", 0)) if self.model is not None else self._encoder_layers
 
     def context_encoder(self, name: Optional[str] = None, layers: Optional[int] = None) -> Optional[ContextEncoder]:
         """The encoder ``name`` read at layer ``layers`` (defaults: those of the trained model,
@@ -520,10 +519,7 @@ class PIIRelabel:
 
     @property
     def min_prob(self) -> float:
-        """The configured ``min_prob``, else the one chosen by CV when the model was trained."""
-        if self._min_prob is not None:
-            return float(self._min_prob)
-        return float((self.model.meta if self.model else {}).get("min_prob", 0.5))
+        return float(self._min_prob if self._min_prob is not None else self._trained("min_prob", 0.5))
 
     @min_prob.setter
     def min_prob(self, value: Optional[float]) -> None:
@@ -531,10 +527,7 @@ class PIIRelabel:
 
     @property
     def entity_vote(self) -> bool:
-        """The configured ``entity_vote``, else the one chosen by CV when the model was trained."""
-        if self._entity_vote is not None:
-            return bool(self._entity_vote)
-        return bool((self.model.meta if self.model else {}).get("entity_vote", True))
+        return bool(self._entity_vote if self._entity_vote is not None else self._trained("entity_vote", True))
 
     @entity_vote.setter
     def entity_vote(self, value: Optional[bool]) -> None:
@@ -542,10 +535,7 @@ class PIIRelabel:
 
     @property
     def keep_labels(self) -> List[str]:
-        """The configured ``keep_labels``, else the ones chosen by CV when the model was trained."""
-        if self._keep_labels is not None:
-            return list(self._keep_labels)
-        return list((self.model.meta if self.model else {}).get("keep_labels", []))
+        return list(self._keep_labels if self._keep_labels is not None else self._trained("keep_labels", []))
 
     @keep_labels.setter
     def keep_labels(self, value: Optional[List[str]]) -> None:
@@ -579,7 +569,7 @@ class PIIRelabel:
         already computed)."""
         rows: List[Dict[str, float]] = []
         y: List[str] = []
-        encoder = self.context_encoder(self._encoder_name or "", self._encoder_layers)
+        encoder = self.context_encoder(self._encoder_name, self._encoder_layers) if self._encoder_name else None
         for i, (doc, ref) in enumerate(zip(predicted, references)):
             doc_rows = doc_features(doc, self.spans_key, encoder, self._encoder_scale) if features is None else features[i]
             for feats, gold in zip(doc_rows, gold_span_labels(doc, ref, self.spans_key)):

@@ -25,7 +25,7 @@ from ..extensions import register_extensions
 from ..lm.base import AGGREGATES, SpanLogProbs, SpanQuery, SpanScorer
 from ..lm.encoder import SpanTextEncoder
 from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY, PII_TYPES
-from .base import FAIL_CLOSED_RISK, failure, other_deciders, risk_key
+from .base import FAIL_CLOSED_RISK, decides, failure, isolate_failures, risk_key, write_risk
 from .span_classifier import SpanClassifier, select_and_fit
 from ..shipped import data_path
 
@@ -130,18 +130,11 @@ class RiskLLMProb:
     def score_docs(self, docs: Sequence[Doc]) -> List[Union[List[SpanLogProbs], str]]:
         """Per doc, the scorer's results for its spans, or the error message when the scorer
         failed on it (a failing batch is retried doc by doc to isolate the culprit)."""
-        spans = [list(doc.spans.get(self.spans_key, [])) for doc in docs]
-        texts = [doc.text for doc in docs]
-        queries = [span_queries(doc, s, self.coref_masking) for doc, s in zip(docs, spans)]
-        try:
-            return list(self.scorer.score(texts, queries))
-        except Exception as err:  # noqa: BLE001 - fail closed on any scorer failure
-            if len(docs) == 1:
-                return [Errors.E431.format(err=err)]
-        out: List[Union[List[SpanLogProbs], str]] = []
-        for doc in docs:
-            out.extend(self.score_docs([doc]))
-        return out
+        def run(batch: List[Doc]) -> Sequence[List[SpanLogProbs]]:
+            queries = [span_queries(doc, list(doc.spans.get(self.spans_key, [])), self.coref_masking) for doc in batch]
+            return self.scorer.score([doc.text for doc in batch], queries)
+
+        return isolate_failures(run, docs, lambda err: Errors.E431.format(err=err))
 
     def features(self, docs: Sequence[Doc], scored: Sequence[Union[List[SpanLogProbs], str]]) -> numpy.ndarray:
         """The feature matrix of all scorable spans of ``docs`` (in order)."""
@@ -186,14 +179,11 @@ class RiskLLMProb:
         return self._load_failed or Errors.E430.format(key=self.spans_key)
 
     def decides(self) -> bool:
-        """Whether this component sets ``Span._.mask``: ``set_mask``, or when None, when it is
-        the only risk component of the pipeline."""
-        if self.set_mask is not None:
-            return bool(self.set_mask)
-        return not other_deciders(self.nlp, self.name)
+        """Whether this component sets ``Span._.mask`` (``base.decides``)."""
+        return decides(self.nlp, self.name, self.set_mask)
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
-        decides = self.decides()
+        sets_mask = self.decides()
         error = self._ensure_classifier()
         scored: List[Union[List[SpanLogProbs], str]] = [error] * len(docs) if error else self.score_docs(docs)
         probs: numpy.ndarray = numpy.zeros(0)
@@ -218,10 +208,7 @@ class RiskLLMProb:
                     explain.update(scorer=self.scorer.name, classifier=self.classifier.kind)  # type: ignore[union-attr]
                 else:
                     risk, explain = FAIL_CLOSED_RISK, failure(result.error)
-                span._.risk[self.risk_key] = risk
-                span._.risk_explain[self.risk_key] = explain
-                if decides:
-                    span._.mask = risk >= self.threshold
+                write_risk(span, self.risk_key, risk, explain, risk >= self.threshold if sets_mask else None)
 
     # training ------------------------------------------------------------------------------
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:

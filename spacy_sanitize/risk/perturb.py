@@ -49,7 +49,7 @@ from spacy.util import ensure_path, minibatch
 from ..extensions import register_extensions
 from ..lm.base import SpanLogProbs, SpanQuery, SpanScorer
 from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY
-from .base import FAIL_CLOSED_RISK, failure, other_deciders, risk_key
+from .base import FAIL_CLOSED_RISK, decides, failure, isolate_failures, risk_key, write_risk
 
 logger = logging.getLogger("spacy_sanitize.risk.perturb")
 logger.addHandler(logging.NullHandler())
@@ -153,13 +153,14 @@ def person_entity(spans: Sequence[Span], keys: Sequence[str]) -> str | None:
 
 
 def select_targets(
-    spans: Sequence[Span], keys: Sequence[str], mode: str, max_target_entities: int
+    spans: Sequence[Span], keys: Sequence[str], mode: str, max_target_entities: int, person: str | None = None
 ) -> list[int]:
     """Indices of the target spans: all spans, or the mentions of the person entity
-    (``mode="person"``; all spans when there is no PERSON span); with
-    ``max_target_entities`` > 0 only the mentions of that many entities (most mentioned first)."""
+    (``mode="person"``; ``person``, else ``person_entity``; all spans when there is no PERSON
+    span); with ``max_target_entities`` > 0 only the mentions of that many entities (most
+    mentioned first)."""
     if mode == "person":
-        person = person_entity(spans, keys)
+        person = person if person is not None else person_entity(spans, keys)
         if person is not None:
             return [i for i, k in enumerate(keys) if k == person]
     entities = list(dict.fromkeys(keys))
@@ -216,39 +217,27 @@ def compute_influences(
     One scorer call serves all perturbed variants of all documents (a failing call is
     retried doc by doc to isolate the culprit)."""
     infos: list[DocInfluence] = []
-    texts: list[str] = []
-    queries: list[list[SpanQuery]] = []
+    batch: list[tuple[str, list[SpanQuery]]] = []
     indexes: list[list[tuple[int, str | None]]] = []
     for doc in docs:
         spans = list(doc.spans.get(spans_key, []))
         keys = entity_keys(spans, coref_masking)
-        chosen = select_targets(spans, keys, targets, max_target_entities)
-        qs, index = plan_queries(spans, keys, chosen)
         person = person_entity(spans, keys) if targets == "person" else None
+        chosen = select_targets(spans, keys, targets, max_target_entities, person)
+        qs, index = plan_queries(spans, keys, chosen)
         infos.append(DocInfluence(entity_of=keys, targets=chosen, person=person))
-        texts.append(doc.text)
-        queries.append(qs)
+        batch.append((doc.text, qs))
         indexes.append(index)
-    try:
-        scored = scorer.score(texts, queries)
-    except Exception as err:  # noqa: BLE001 - fail closed on any scorer failure
-        if len(docs) == 1:
-            return [Errors.E450.format(err=err)]
-        out: list[DocInfluence | str] = []
-        for doc in docs:
-            out.extend(
-                compute_influences(
-                    [doc],
-                    scorer,
-                    spans_key,
-                    coref_masking,
-                    targets,
-                    target_aggregate,
-                    max_target_entities,
-                )
-            )
-        return out
+    scored = isolate_failures(
+        lambda items: scorer.score([text for text, _ in items], [qs for _, qs in items]),
+        batch,
+        lambda err: Errors.E450.format(err=err),
+    )
+    out: list[DocInfluence | str] = []
     for info, results, index in zip(infos, scored, indexes):
+        if isinstance(results, str):
+            out.append(results)
+            continue
         for (t, entity), result in zip(index, results):
             if result.error is not None:
                 info.errors[t] = result.error
@@ -256,7 +245,8 @@ def compute_influences(
                 info.base[t] = aggregate(result, target_aggregate)
             else:
                 info.perturbed[(t, entity)] = aggregate(result, target_aggregate)
-    return list(infos)
+        out.append(info)
+    return out
 
 
 def squash(influence: float, threshold: float, scale: float) -> float:
@@ -330,11 +320,8 @@ class RiskPerturb:
         )
 
     def decides(self) -> bool:
-        """Whether this component sets ``Span._.mask``: ``set_mask``, or when None, when it is
-        the only risk component of the pipeline."""
-        if self.set_mask is not None:
-            return bool(self.set_mask)
-        return not other_deciders(self.nlp, self.name)
+        """Whether this component sets ``Span._.mask`` (``base.decides``)."""
+        return decides(self.nlp, self.name, self.set_mask)
 
     def __call__(self, doc: Doc) -> Doc:
         for _ in self.pipe([doc]):
@@ -347,27 +334,29 @@ class RiskPerturb:
             yield from batch
 
     def set_annotations(self, docs: Sequence[Doc], infos: Sequence[DocInfluence | str]) -> None:
-        decides = self.decides()
+        sets_mask = self.decides()
         for doc, info in zip(docs, infos):
             spans = list(doc.spans.get(self.spans_key, []))
             if isinstance(info, str):
                 logger.warning("%s (doc %r: %d spans get risk 1.0)", info, doc._.doc_id, len(spans))
                 for span in spans:
-                    self._write(span, FAIL_CLOSED_RISK, failure(info, scorer=self.scorer.name), decides)
+                    self._write(span, FAIL_CLOSED_RISK, failure(info, scorer=self.scorer.name), sets_mask)
                 continue
             failed = 0
-            for entity in dict.fromkeys(info.entity_of):
-                value, moved = info.influence(entity)
-                members = [spans[i] for i, k in enumerate(info.entity_of) if k == entity]
+            members_of: dict[str, list[Span]] = {}
+            for span, entity in zip(spans, info.entity_of):
+                members_of.setdefault(entity, []).append(span)
+            for entity, members in members_of.items():
                 if entity == info.person:
                     for span in members:
                         self._write(
                             span,
                             1.0,
                             {"target": "person", "note": PERSON_NOTE, "scorer": self.scorer.name},
-                            decides,
+                            sets_mask,
                         )
                     continue
+                value, moved = info.influence(entity)
                 if value is None:
                     failed += len(members)
                     reasons = sorted({info.errors[t] for t in info.targets if t in info.errors})
@@ -375,7 +364,7 @@ class RiskPerturb:
                     if reasons:
                         explain["target_errors"] = reasons[:3]
                     for span in members:
-                        self._write(span, FAIL_CLOSED_RISK, explain, decides)
+                        self._write(span, FAIL_CLOSED_RISK, explain, sets_mask)
                     continue
                 explain = {
                     "influence": value,
@@ -396,19 +385,14 @@ class RiskPerturb:
                 }
                 risk = squash(value, self.threshold, self.scale)
                 for span in members:
-                    self._write(span, risk, explain, decides, value >= self.threshold)
+                    self._write(span, risk, explain, sets_mask, value >= self.threshold)
             if failed:
                 logger.warning(
                     "%s (doc %r: %d spans get risk 1.0)", Errors.E451, doc._.doc_id, failed
                 )
 
-    def _write(
-        self, span: Span, risk: float, explain: dict[str, Any], decides: bool, mask: bool = True
-    ) -> None:
-        span._.risk[self.risk_key] = risk
-        span._.risk_explain[self.risk_key] = dict(explain)
-        if decides:
-            span._.mask = bool(mask)
+    def _write(self, span: Span, risk: float, explain: dict[str, Any], sets_mask: bool, mask: bool = True) -> None:
+        write_risk(span, self.risk_key, risk, dict(explain), mask if sets_mask else None)
 
     # fitting -----------------------------------------------------------------------------------
     def initialize(

@@ -23,7 +23,7 @@ from spacy.util import minibatch
 from ..evaluation.scorer import score_tab
 from ..extensions import register_extensions
 from .seq_models import SeqErrors, SeqTagger, load_tagger, logger, save_tagger, token_labels
-from .base import FAIL_CLOSED_RISK, failure, other_deciders, risk_key
+from .base import FAIL_CLOSED_RISK, decides, failure, isolate_failures, risk_key, write_risk
 from ..shipped import data_path
 
 AGGREGATIONS: Dict[str, Callable[[np.ndarray], float]] = {
@@ -90,29 +90,14 @@ class RiskSeq(Pipe):
             self.tagger = load_tagger(self._weights)
         return self.tagger
 
-    def _decides(self) -> bool:
-        if self.set_mask is not None:
-            return self.set_mask
-        return not other_deciders(self.nlp, self.name)
-
     def predict(self, docs: Iterable[Doc]) -> List[Union[np.ndarray, str]]:
         """Token MASK probabilities per doc, or the reason the doc could not be tagged."""
         docs = list(docs)
         tagger = self._ready()
-        try:
-            return list(tagger.predict(docs))
-        except Exception as err:  # noqa: BLE001 - retried one by one below to isolate the culprit
-            logger.debug("risk_seq: batch of %d docs failed (%s); tagging them one by one", len(docs), err)
-        out: List[Union[np.ndarray, str]] = []
-        for doc in docs:
-            try:
-                out.append(tagger.predict([doc])[0])
-            except Exception as err:  # noqa: BLE001 - fail closed on any model failure
-                out.append(f"{type(err).__name__}: {err}")
-        return out
+        return isolate_failures(tagger.predict, docs, lambda err: f"{type(err).__name__}: {err}")
 
     def set_annotations(self, docs: Iterable[Doc], predictions: List[Union[np.ndarray, str]]) -> None:
-        decides = self._decides()
+        sets_mask = decides(self.nlp, self.name, self.set_mask)
         aggregate = AGGREGATIONS[self.aggregation]
         for doc, probs in zip(docs, predictions):
             spans = list(doc.spans.get(self.spans_key, []))
@@ -132,10 +117,7 @@ class RiskSeq(Pipe):
                         "aggregation": self.aggregation,
                         "threshold": self.threshold,
                     }
-                span._.risk[self.risk_key] = risk
-                span._.risk_explain[self.risk_key] = explain
-                if decides:
-                    span._.mask = risk >= self.threshold
+                write_risk(span, self.risk_key, risk, explain, risk >= self.threshold if sets_mask else None)
 
     def __call__(self, doc: Doc) -> Doc:
         self.set_annotations([doc], self.predict([doc]))

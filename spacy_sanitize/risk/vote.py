@@ -20,14 +20,13 @@ when risk_vote is in the pipeline (see ``base.other_deciders``).
 """
 
 import logging
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.util import minibatch
 
 from ..extensions import register_extensions
-from .base import risk_key
+from .base import is_risk_component, risk_key
 
 logger = logging.getLogger("spacy_sanitize.risk.vote")
 logger.addHandler(logging.NullHandler())
@@ -105,11 +104,7 @@ class RiskVote:
         if self._order_checked or self.name not in self.nlp.pipe_names:
             return
         names = self.nlp.pipe_names
-        late = [
-            other
-            for other in names[names.index(self.name) + 1 :]
-            if self.nlp.get_pipe_meta(other).factory.startswith("risk_")
-        ]
+        late = [other for other in names[names.index(self.name) + 1 :] if is_risk_component(self.nlp, other)]
         if late:
             raise ValueError(VoteErrors.E703.format(name=self.name, late=late))
         self._order_checked = True
@@ -132,25 +127,17 @@ class RiskVote:
             if key not in risks:
                 if self.missing == "ignore":
                     continue
-                votes[key] = {
-                    "risk": None,
-                    "threshold": threshold,
-                    "vote": True,
-                    "reason": "missing",
-                }
-                scores.append(1.0)
+                risk, reason = None, "missing"
             elif isinstance(explain, dict) and explain.get("fail_closed"):
-                votes[key] = {
-                    "risk": float(risks[key]),
-                    "threshold": threshold,
-                    "vote": True,
-                    "reason": "fail_closed",
-                }
-                scores.append(1.0)
+                risk, reason = float(risks[key]), "fail_closed"
             else:
                 risk = float(risks[key])
                 votes[key] = {"risk": risk, "threshold": threshold, "vote": risk >= threshold}
                 scores.append(risk)
+                continue
+            # An indicator that is missing or could not decide votes MASK (fail closed).
+            votes[key] = {"risk": risk, "threshold": threshold, "vote": True, "reason": reason}
+            scores.append(1.0)
         return votes, scores
 
     def decide(self, span: Span) -> Tuple[bool, Dict[str, Any]]:
@@ -187,11 +174,6 @@ class RiskVote:
             span._.mask = mask
             span._.risk_explain[self.key] = explain
         return doc
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        for docs in minibatch(stream, size=batch_size):
-            for doc in docs:
-                yield self(doc)
 
 
 @Language.factory(

@@ -35,7 +35,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import minibatch, registry
 
 from ..extensions import register_extensions
-from .base import FAIL_CLOSED_RISK, failure, other_deciders, risk_key
+from .base import FAIL_CLOSED_RISK, decides, failure, risk_key, write_risk
 from .web_backends import SearchResult, WebBackend, WebBackendError, WebErrors, host_is_local
 
 logger = logging.getLogger("spacy_sanitize.risk.web")
@@ -284,9 +284,7 @@ class RiskWeb:
         plans: List[Tuple[Any, ...]],
         results: Dict[str, Union[SearchResult, str]],
     ) -> None:
-        decides = (
-            self.set_mask if self.set_mask is not None else not other_deciders(self.nlp, self.name)
-        )
+        sets_mask = decides(self.nlp, self.name, self.set_mask)
         for doc, (spans, target, target_query, queries) in zip(docs, plans):
             target_result = results.get(target_query) if target_query else None
             failed: List[str] = []
@@ -302,10 +300,7 @@ class RiskWeb:
                     )
                     if explain.get("fail_closed"):
                         failed.append(explain["error"])
-                span._.risk[self.key] = risk
-                span._.risk_explain[self.key] = explain
-                if decides:
-                    span._.mask = risk >= self.threshold
+                write_risk(span, self.key, risk, explain, risk >= self.threshold if sets_mask else None)
             if failed:
                 logger.warning(
                     "W801: risk_web could not assess %d span(s) of document %r; they get risk 1.0 "
@@ -352,20 +347,21 @@ class RiskWeb:
         srsly.write_json(path / "web.json", self._settings())
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskWeb":
-        settings = srsly.read_json(Path(path) / "web.json")
-        if settings.get("method") not in METHODS:
-            raise ValueError(
-                WebErrors.E802.format(method=settings.get("method"), methods=", ".join(METHODS))
-            )
-        for name, value in settings.items():
-            setattr(self, name, value)
-        return self
+        return self._set_settings(srsly.read_json(Path(path) / "web.json"))
 
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
         return srsly.msgpack_dumps(self._settings())
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = ()) -> "RiskWeb":
-        for name, value in srsly.msgpack_loads(bytes_data).items():
+        return self._set_settings(srsly.msgpack_loads(bytes_data))
+
+    def _set_settings(self, settings: Dict[str, Any]) -> "RiskWeb":
+        """Restore what ``_settings`` saved (an unknown method is E802)."""
+        if settings.get("method") not in METHODS:
+            raise ValueError(
+                WebErrors.E802.format(method=settings.get("method"), methods=", ".join(METHODS))
+            )
+        for name, value in settings.items():
             setattr(self, name, list(value) if name == "labels" else value)
         return self
 

@@ -16,7 +16,6 @@ from abc import ABC, abstractmethod
 import hashlib
 import ipaddress
 import json
-import socket
 import threading
 import time
 import urllib.error
@@ -239,13 +238,7 @@ class HttpJsonBackend(ABC):
             if err.code == 429 or err.code >= 500:
                 raise _Retryable(f"HTTP {err.code}") from err
             raise
-        except (
-            urllib.error.URLError,
-            socket.timeout,
-            TimeoutError,
-            ConnectionError,
-            OSError,
-        ) as err:
+        except OSError as err:  # URLError, socket.timeout, TimeoutError, ConnectionError
             raise _Retryable(str(err)) from err
 
 
