@@ -17,6 +17,7 @@ DOC_VALUE_ATTRS = {
     "privacy": None,
     "doc_id": None,
     "annotator": None,
+    "risk_infer": None,
 }
 
 

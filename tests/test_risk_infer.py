@@ -271,6 +271,18 @@ def test_initialize_from_jsonl_and_from_saved_attacker(tmp_path):
     assert other.get_pipe("risk_infer").attacker.vocab == infer.attacker.vocab
 
 
+def test_a_lemma_attacker_trains_inside_its_own_pipeline(tmp_path):
+    """Lemmas come from the components before risk_infer, not from the untrained risk_infer."""
+    from spacy_sanitize.models import load_english
+
+    srsly.write_jsonl(tmp_path / "train.jsonl", toy_corpus())
+    nlp = load_english()
+    infer = nlp.add_pipe("risk_infer", config={"threshold": 0.5})
+    infer.initialize(nlp=nlp, train_path=tmp_path / "train.jsonl", label_field="meta.city", attr="LEMMA", min_df=1)
+    assert infer.attacker.attr == "LEMMA"
+    assert "walk" in infer.attacker.vocab and "walked" not in infer.attacker.vocab
+
+
 def test_initialize_from_examples_with_cats():
     from spacy.training import Example
 

@@ -18,11 +18,10 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from .attacker import LinearAttacker, accuracy_at_k, sequences_of, train_attacker
+from .attacker import LinearAttacker, accuracy_at_k, attr_nlp, sequences_of, train_attacker
 from .infer import RiskInfer
 from .infer_search import build_problem, run_search
 
@@ -84,11 +83,12 @@ def run_attack_benchmark(
     attacker_params = dict(attacker_params or {})
     infer: RiskInfer = nlp.get_pipe(infer_name)
     masker = nlp.get_pipe("masker")
-    tokenizer = spacy.blank(nlp.lang)
+    attr = attacker_params.get("attr", "LOWER")
+    tokenizer = attr_nlp(attr, nlp.lang)
     labels = [str(x) for x in labels]
     started = time.perf_counter()
-    raw_seqs = sequences_of(texts, tokenizer)
-    extra_seqs = sequences_of(extra_texts, tokenizer) if len(extra_texts) else []
+    raw_seqs = sequences_of(texts, tokenizer, attr)
+    extra_seqs = sequences_of(extra_texts, tokenizer, attr) if len(extra_texts) else []
     progress(f"running the pipeline on {len(texts)} documents")
     t0 = time.perf_counter()
     with nlp.select_pipes(disable=[infer_name]):
@@ -96,9 +96,9 @@ def run_attack_benchmark(
     pipeline_seconds = time.perf_counter() - t0
     sanitized_b = [doc._.sanitized for doc in docs]
     masked_b = [masked_token_fraction(doc.text, doc._.replacements or []) for doc in docs]
-    seqs_b = sequences_of(sanitized_b, tokenizer)
+    seqs_b = sequences_of(sanitized_b, tokenizer, attr)
     n = len(texts)
-    proba: Dict[str, List[Tuple[int, np.ndarray, List[str]]]] = {key: [] for key in ("a", "b", "c", "adaptive_b", "adaptive_c")}
+    proba: Dict[str, List[Tuple[np.ndarray, np.ndarray, List[str]]]] = {key: [] for key in ("a", "b", "c", "adaptive_b", "adaptive_c")}
     majority_hits = 0
     sanitized_c: List[Optional[str]] = [None] * n
     masked_c: List[Tuple[int, int]] = [(0, 0)] * n
@@ -112,7 +112,7 @@ def run_attack_benchmark(
         adaptive = train_attacker([seqs_b[i] for i in train], [labels[i] for i in train], **attacker_params)
         majority = max(set(train_labels), key=train_labels.count)
         majority_hits += sum(labels[i] == majority for i in test)
-        infer.attacker, infer._placeholder_forms = attacker, {}
+        infer.attacker = attacker
         t0 = time.perf_counter()
         for i in test:
             masker(infer(docs[i]))
@@ -120,7 +120,7 @@ def run_attack_benchmark(
             masked_c[i] = masked_token_fraction(docs[i].text, docs[i]._.replacements or [])
             infer_reports.append(dict(docs[i]._.risk_infer))
         infer_seconds += time.perf_counter() - t0
-        seqs_c = sequences_of([sanitized_c[i] for i in test], tokenizer)  # type: ignore[misc]
+        seqs_c = sequences_of([sanitized_c[i] for i in test], tokenizer, attr)  # type: ignore[misc]
         for key, model, seqs in (
             ("a", attacker, [raw_seqs[i] for i in test]),
             ("b", attacker, [seqs_b[i] for i in test]),
@@ -128,7 +128,7 @@ def run_attack_benchmark(
             ("adaptive_b", adaptive, [seqs_b[i] for i in test]),
             ("adaptive_c", adaptive, seqs_c),
         ):
-            proba[key].append((fold, np.array([model.proba_seq(s) for s in seqs]), model.classes))
+            proba[key].append((test, np.array([model.proba_seq(s) for s in seqs]), model.classes))
         if compare_searches:
             comparisons += compare_on_snippets(attacker, [texts[i] for i in test], tokenizer, infer.threshold, snippet_chars, search_params)
         progress(f"fold {fold + 1}/{folds} done")
@@ -151,7 +151,7 @@ def run_attack_benchmark(
     }
     for key, rows in proba.items():
         hits1 = hitsk = confident = p_true = p_max = 0.0
-        for (_, p, classes), test in zip(rows, _fold_indices(n, folds, seed)):
+        for test, p, classes in rows:
             gold = [labels[i] for i in test]
             hits1 += accuracy_at_k(p, classes, gold, 1) * len(test)
             hitsk += accuracy_at_k(p, classes, gold, k) * len(test)
@@ -207,7 +207,7 @@ def compare_on_snippets(
     rows = []
     for text in texts:
         snippet = short_snippet(text, chars)
-        seq = sequences_of([snippet], tokenizer)[0]
+        seq = sequences_of([snippet], tokenizer, attacker.attr)[0]
         problem = build_problem(attacker, seq, [True] * len(seq))
         if float(np.max(problem.proba())) < threshold:
             continue
@@ -249,7 +249,7 @@ def gold_scores(gold_path: str, nlp: Language, infer: RiskInfer, attacker: Linea
     with nlp.select_pipes(disable=[infer.name]):
         docs = list(nlp.pipe([d.text for d in gold], batch_size=8))
     before = {d.doc_id: [list(x) for x in predicted_mask_offsets(doc)] for d, doc in zip(gold, docs)}
-    infer.attacker, infer._placeholder_forms = attacker, {}
+    infer.attacker = attacker
     masker = nlp.get_pipe("masker")
     reports = []
     for doc in docs:

@@ -1,7 +1,7 @@
 """``attack``: the attribute-inference attack benchmark on the command line.
 
-The lead registers it in ``spacy_sanitize/cli.py`` with ``add_attack_subparser(sub)``;
-until then it runs as ``python -m spacy_sanitize.risk.attack_cli DATA.jsonl ...``.
+Registered in ``spacy_sanitize/cli.py`` (``spacy-sanitize attack``) with
+``add_attack_subparser(sub)``; also ``python -m spacy_sanitize.risk.attack_cli DATA.jsonl ...``.
 """
 import argparse
 import json

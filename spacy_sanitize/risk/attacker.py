@@ -125,14 +125,6 @@ class LinearAttacker:
         docs = nlp.pipe(texts) if self.attr == "LEMMA" else (nlp.make_doc(t) for t in texts)
         return self.proba_docs(docs)
 
-    def top_features(self, label: str, n: int = 20) -> List[Tuple[str, float]]:
-        """The n-grams that most raise the probability of ``label`` against the others."""
-        c = self.classes.index(label)
-        margin = self.coef[c] - np.delete(self.coef, c, axis=0).mean(axis=0) if len(self.classes) > 1 else self.coef[c]
-        words = sorted(self.vocab, key=self.vocab.__getitem__)
-        order = np.argsort(-margin)[:n]
-        return [(words[i], float(margin[i])) for i in order]
-
     # serialization: plain data, no pickle
     def to_dict(self) -> Dict[str, Any]:
         words = sorted(self.vocab, key=self.vocab.__getitem__)
@@ -293,7 +285,13 @@ def accuracy_at_k(proba: np.ndarray, classes: Sequence[str], gold: Sequence[str]
     return float(np.mean(hits))
 
 
-def _blank(lang: str = "en") -> Language:
+def attr_nlp(attr: str, lang: str = "en") -> Language:
+    """A pipeline that gives the token attribute ``attr``: the English tagger pipeline for
+    LEMMA (lemmas need it), else a blank tokenizer."""
+    if attr == "LEMMA":
+        from ..models import load_english
+
+        return load_english()
     import spacy
 
     return spacy.blank(lang)
@@ -318,7 +316,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     evaluate.add_argument("--label-field", default="label")
     evaluate.add_argument("--text-field", default="text")
     args = parser.parse_args(argv)
-    nlp = _blank()
     if args.command == "train":
         if len(args.inputs) < 2:
             parser.error("give at least one JSONL file and the output directory")
@@ -329,18 +326,14 @@ def main(argv: Optional[List[str]] = None) -> int:
             _, t, lab = read_labeled(data_path, args.label_field, args.text_field)
             texts += [x[: args.max_chars] if args.max_chars else x for x in t]
             labels += lab
-        if args.attr == "LEMMA":
-            from ..models import load_english
-
-            nlp = load_english()
-        seqs = sequences_of(texts, nlp, args.attr)
+        seqs = sequences_of(texts, attr_nlp(args.attr), args.attr)
         attacker = train_attacker(seqs, labels, attr=args.attr, ngram_max=args.ngram_max, min_df=args.min_df, max_features=args.max_features, C=args.C)
         attacker.to_disk(output)
         print(json.dumps({"output": str(output), "classes": attacker.classes, "n_features": attacker.n_features, "n_train": len(labels)}))
     else:
         attacker = LinearAttacker.from_disk(args.model)
         _, texts, labels = read_labeled(args.data, args.label_field, args.text_field)
-        proba = attacker.proba_texts(texts, nlp)
+        proba = attacker.proba_texts(texts, attr_nlp(attacker.attr))
         print(json.dumps({"n": len(labels), "accuracy": accuracy_at_k(proba, attacker.classes, labels, 1), "top3": accuracy_at_k(proba, attacker.classes, labels, 3)}))
     return 0
 

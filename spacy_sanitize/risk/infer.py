@@ -43,8 +43,7 @@ from spacy.util import ensure_path
 
 from ..extensions import register_extensions
 from ..masker.component import regions_to_mask
-from ..spans import add_pii_spans
-from ..types import PII_TYPES
+from ..spans import add_pii_spans, check_label
 from .attacker import (
     LinearAttacker,
     read_labeled,
@@ -61,11 +60,6 @@ logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())
 
 View = Tuple[List[Optional[str]], List[bool], List[int]]  # forms, removable, doc token index (-1: placeholder)
-
-
-def register_doc_extension() -> None:
-    if not Doc.has_extension("risk_infer"):
-        Doc.set_extension("risk_infer", default=None)
 
 
 class RiskInfer:
@@ -93,15 +87,13 @@ class RiskInfer:
     ) -> None:
         if search not in SEARCHES:
             raise ValueError(Errors.E609.format(search=search, searches=", ".join(SEARCHES)))
-        if label not in PII_TYPES:
-            raise ValueError(Errors.E610.format(label=label, labels=", ".join(PII_TYPES)))
         if not 0 < threshold <= 1:
             raise ValueError(Errors.E611.format(threshold=threshold))
         self.nlp = nlp
         self.name = name
         self.key = risk_key(name)
         self.spans_key = spans_key
-        self.label = label
+        self.label = check_label(label)
         self.threshold = float(threshold)
         self.search = search
         self.greedy_criterion = greedy_criterion
@@ -115,16 +107,19 @@ class RiskInfer:
         self.score_existing = score_existing
         self.keep_stop_words = keep_stop_words
         self.attacker: Optional[LinearAttacker] = None
-        self._placeholder_forms: Dict[str, List[str]] = {}
+        self._placeholder_forms: Dict[Tuple[str, str, str, bool], List[str]] = {}
 
     # --- the attacker's view -------------------------------------------------------
     def _placeholder(self, label: str) -> List[str]:
-        if label not in self._placeholder_forms:
+        """The attacker's forms of the placeholder of ``label`` (cached per placeholder and
+        attacker setting, so a new attacker or placeholder needs no reset)."""
+        assert self.attacker is not None
+        key = (label, self.placeholder, self.attacker.attr, self.attacker.digits_to_zero)
+        if key not in self._placeholder_forms:
             text = self.placeholder.format(label=label) if self.placeholder else ""
-            assert self.attacker is not None
             forms = [token_form(t, self.attacker.attr, self.attacker.digits_to_zero) for t in self.nlp.make_doc(text)] if text else []
-            self._placeholder_forms[label] = [f for f in forms if f is not None]
-        return self._placeholder_forms[label]
+            self._placeholder_forms[key] = [f for f in forms if f is not None]
+        return self._placeholder_forms[key]
 
     def view(self, doc: Doc, removed_tokens: Set[int] = frozenset(), spans_key: Optional[str] = None) -> View:  # type: ignore[assignment]
         """The attacker's token sequence of ``doc`` as the masker would output it: masked
@@ -184,15 +179,19 @@ class RiskInfer:
             return {"beam_width": self.beam_width, "max_removals": self.max_removals}
         return {"max_removals": self.max_removals, "criterion": self.greedy_criterion}
 
-    def find_removals(self, doc: Doc) -> Tuple[Set[int], List[SearchResult]]:
-        """Token indices to remove, and the searches that chose them (one per round: a
-        round re-checks the text with the chosen words masked)."""
+    def find_removals(self, doc: Doc) -> Tuple[Set[int], List[SearchResult], np.ndarray, np.ndarray]:
+        """Token indices to remove, the searches that chose them (one per round: a round
+        re-checks the text with the chosen words masked), and the attacker's probabilities
+        before and after the removals."""
         attacker = self._check()
         removed: Set[int] = set()
         results: List[SearchResult] = []
-        for _ in range(self.max_rounds):
+        p_before: Optional[np.ndarray] = None
+        for round_ in range(self.max_rounds + 1):
             forms, removable, index = self.view(doc, removed)
-            if attacker.proba_seq(forms).max() < self.threshold:
+            p_now = attacker.proba_seq(forms)
+            p_before = p_now if p_before is None else p_before
+            if p_now.max() < self.threshold or round_ == self.max_rounds:
                 break
             result = run_search(build_problem(attacker, forms, removable), self.threshold, self.search, **self._search_kwargs())
             results.append(result)
@@ -201,15 +200,13 @@ class RiskInfer:
             if not new:
                 break
             removed |= new
-        return removed, results
+        return removed, results, p_before, p_now
 
     def __call__(self, doc: Doc) -> Doc:
         attacker = self._check()
         started = time.perf_counter()
         existing = list(doc.spans.get(self.spans_key, []))
-        p_before = self.proba(doc)
-        removed, results = self.find_removals(doc)
-        p_after = self.proba(doc, removed)
+        removed, results, p_before, p_after = self.find_removals(doc)
         success = bool(p_after.max() < self.threshold)
         new_spans = self._write_removals(doc, removed, p_after)
         if not success:
@@ -335,9 +332,13 @@ class RiskInfer:
                 raise ValueError(Errors.E602.format(text_field=text_field, label_field=label_field))
             if max_chars:
                 texts = [t[:max_chars] for t in texts]
-            seqs = sequences_of(texts, tokenizer_nlp, attr)
+            # Lemmas need the pipeline, but only the components before this one (this one
+            # has no attacker yet).
+            names = tokenizer_nlp.pipe_names
+            earlier = names[: names.index(self.name)] if self.name in names else names
+            with tokenizer_nlp.select_pipes(enable=earlier):
+                seqs = sequences_of(texts, tokenizer_nlp, attr)
             self.attacker = train_attacker(seqs, labels, attr=attr, ngram_max=ngram_max, min_df=min_df, max_features=max_features, C=C)
-        self._placeholder_forms = {}
         if threshold_path:
             self.threshold = fit_threshold(self, threshold_path)
 
@@ -352,7 +353,6 @@ class RiskInfer:
         msg = srsly.msgpack_loads(data)
         self.threshold = float(msg["cfg"]["threshold"])
         self.attacker = LinearAttacker.from_dict(msg["attacker"]) if msg.get("attacker") else None
-        self._placeholder_forms = {}
         return self
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
@@ -367,7 +367,6 @@ class RiskInfer:
         cfg = srsly.read_json(path / "cfg.json")
         self.threshold = float(cfg["threshold"])
         self.attacker = LinearAttacker.from_disk(path / "attacker") if cfg.get("trained") else None
-        self._placeholder_forms = {}
         return self
 
 
@@ -378,11 +377,11 @@ def fit_threshold(component: RiskInfer, tab_path: Union[str, Path], mask_key: st
 
     attacker = component._check()
     saved = component.placeholder
-    component.placeholder, component._placeholder_forms = "", {}
+    component.placeholder = ""
     try:
         values = [float(attacker.proba_seq(component.view(doc, spans_key=mask_key)[0]).max()) for doc in tab_to_docs(load_tab(tab_path), component.nlp) if doc._.annotator]
     finally:
-        component.placeholder, component._placeholder_forms = saved, {}
+        component.placeholder = saved
     if not values:
         raise ValueError(Errors.E612.format(path=tab_path))
     return float(np.mean(values))
@@ -433,7 +432,6 @@ def make_risk_infer(
     keep_stop_words (bool): never remove stop words (removing "the" everywhere kills many
     bigrams at once and lowers the confidence at a large cost in readability)."""
     register_extensions()
-    register_doc_extension()
     return RiskInfer(
         nlp,
         name,

@@ -24,7 +24,6 @@ class Errors:
     )
     E608 = "E608: no record of '{path}' has a string '{text_field}' and a '{label_field}' label."
     E609 = "E609: unknown search '{search}' for risk_infer; use one of {searches}."
-    E610 = "E610: label '{label}' of risk_infer is not a PII type; use one of {labels}."
     E611 = "E611: threshold must be in (0, 1], got {threshold}."
     E612 = "E612: no gold document in '{path}' could be scored to fit the threshold."
 

@@ -56,18 +56,17 @@ class SearchResult:
     evaluations: int = 0
     seconds: float = 0.0
 
-    def as_dict(self) -> Dict[str, object]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
 
 def build_problem(attacker: LinearAttacker, seq: Sequence[Optional[str]], removable: Sequence[bool]) -> DeletionProblem:
     """The deletion problem of a token sequence (None = gap). Only tokens flagged
     ``removable`` belong to units (placeholders of masked spans are not removable)."""
     kill_sets: Dict[int, Optional[set]] = {}
+    gram_of: Dict[int, str] = {}
     for gram, start, end in ngram_occurrences(seq, attacker.ngram_max):
         fid = attacker.vocab.get(gram)
         if fid is None:
             continue
+        gram_of.setdefault(fid, gram)
         units = {seq[i] for i in range(start, end) if removable[i]}
         # a feature dies only when every occurrence loses a token: intersect over occurrences
         previous = kill_sets.get(fid)
@@ -82,8 +81,7 @@ def build_problem(attacker: LinearAttacker, seq: Sequence[Optional[str]], remova
     kills = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(unit_index), len(fids)))
     weights = attacker.coef[:, fids].astype(np.float64) if fids else np.zeros((len(attacker.classes), 0))
     z0 = attacker.intercept + weights.sum(axis=1)
-    names = sorted(attacker.vocab, key=attacker.vocab.__getitem__)
-    return DeletionProblem(list(unit_index), z0, weights, kills, [names[f] for f in fids])
+    return DeletionProblem(list(unit_index), z0, weights, kills, [gram_of[f] for f in fids])
 
 
 def _result(problem: DeletionProblem, method: str, removed: List[int], threshold: float, reason: str, evaluations: int, started: float) -> SearchResult:
