@@ -208,6 +208,16 @@ def test_stop_allow_and_deny_lists(gazetteer_file):
     assert doc.spans["pii"][0]._.risk_explain["pii_gazetteer"]["property"] == "deny_list"
 
 
+def test_the_deny_list_label_wins_over_the_gazetteer_label():
+    """A term the gazetteer lists under one label and the deny list under another gets the
+    deny list's label and explanation."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_gazetteer", config={"deny_list": {"surgeon": "MISC"}})
+    doc = nlp("She was a surgeon.")
+    assert spans(doc) == [("surgeon", "MISC")]
+    assert doc.spans["pii"][0]._.risk_explain["pii_gazetteer"]["property"] == "deny_list"
+
+
 def test_shipped_stop_list_is_used():
     nlp = spacy.blank("en")
     nlp.add_pipe(

@@ -35,10 +35,10 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.util import ensure_path
+from spacy.util import ensure_path, minibatch
 
 from ..extensions import register_extensions
-from ..spans import add_pii_spans, check_label, longest_non_overlapping
+from ..spans import check_label, longest_non_overlapping
 from .errors import Errors
 from .matcher import GazetteerMatcher, Match, read_records
 from .normalize import normalize_set, term_key
@@ -146,7 +146,6 @@ class Gazetteer:
         self._stop: Optional[frozenset] = None
         self._setup_lock = threading.RLock()
         self._allow: frozenset = frozenset()
-        self._deny: frozenset = frozenset()
         self._settings_cache: Dict[Tuple[str, str], Dict[str, float]] = {}
 
     # ------------------------------------------------------------------ setup
@@ -172,7 +171,6 @@ class Gazetteer:
                 for term, label in self.deny_list.items()
             ]
             self._allow = normalize_set(self.allow_list)
-            self._deny = normalize_set(self.deny_list)
             self._deny_matcher = GazetteerMatcher.build(records)
             self._settings_cache = {}
             self._stop = normalize_set(stop)
@@ -209,8 +207,6 @@ class Gazetteer:
         span_key = _key(span.text)
         if key in self._allow or span_key in self._allow:
             return False
-        if key in self._deny or span_key in self._deny:
-            return True
         if key in self._stop or span_key in self._stop:  # type: ignore[operator]
             return False
         settings = self.settings(matcher.label(entry), matcher.property(entry))
@@ -252,18 +248,19 @@ class Gazetteer:
         sources: Dict[Tuple[int, int, str], Tuple[GazetteerMatcher, int]] = {}
         matcher = self.matcher
         spans: List[Span] = []
-        for source, matches in zip((matcher, self._deny_matcher), found):
+        # Deny-list matches come first: on equal spans they win (label and explanation).
+        for source, matches in ((self._deny_matcher, found[1]), (matcher, found[0])):
             for start, end, entry in matches:
                 label = source.label(entry)  # type: ignore[union-attr]
                 if self.labels is not None and label not in self.labels:
                     continue
                 if source is matcher and not self._keep(doc, start, end, entry):
                     continue
-                if source is not matcher and term_key(doc[start:end].text) in self._allow:
+                if source is not matcher and _key(doc[start:end].text) in self._allow:
                     continue
                 span = Span(doc, start, end, label=label)
                 spans.append(span)
-                sources[(start, end, label)] = (source, entry)  # type: ignore[assignment]
+                sources.setdefault((start, end, label), (source, entry))  # type: ignore[arg-type]
         return longest_non_overlapping([], spans), sources
 
     def __call__(self, doc: Doc) -> Doc:
@@ -292,8 +289,7 @@ class Gazetteer:
                 else:
                     relabelled.append(span)
             existing = relabelled
-        doc.spans[self.spans_key] = existing
-        add_pii_spans(doc, spans, self.spans_key)
+        doc.spans[self.spans_key] = longest_non_overlapping(existing, spans)
         # On equal spans the existing one wins: only explain the spans that are ours.
         theirs = {(span.start, span.end, span.label_) for span in existing}
         for span in doc.spans[self.spans_key]:
@@ -315,14 +311,8 @@ class Gazetteer:
 
     def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterable[Doc]:
         """Match batches of ``batch_size`` Docs at once (one vectorized pass each)."""
-        batch: List[Doc] = []
-        for doc in stream:
-            batch.append(doc)
-            if len(batch) >= batch_size:
-                yield from self._apply_batch(batch)
-                batch = []
-        if batch:
-            yield from self._apply_batch(batch)
+        for batch in minibatch(stream, size=batch_size):
+            yield from self._apply_batch(list(batch))
 
     def _apply_batch(self, docs: List[Doc]) -> Iterator[Doc]:
         for doc, found in zip(docs, self._find(docs)):
