@@ -15,6 +15,7 @@ Usage: python scripts/build_default_gazetteer.py [--output PATH]
 
 import argparse
 import gzip
+import io
 import json
 from pathlib import Path
 from typing import Dict, Iterator, List, Tuple
@@ -65,18 +66,15 @@ def generated_positions() -> Iterator[Record]:
         "Deputy Minister of",
         "Secretary of",
         "Secretary of State for",
-        "Ministry of",
     )
     for portfolio in portfolios:
         for head in heads:
-            label = "ORG" if head == "Ministry of" else "DEM"
-            if label == "DEM":
-                yield {
-                    "term": f"{head} {portfolio}",
-                    "label": label,
-                    "property": "P39",
-                    "source": "generated:positions",
-                }
+            yield {
+                "term": f"{head} {portfolio}",
+                "label": "DEM",
+                "property": "P39",
+                "source": "generated:positions",
+            }
 
 
 # mimesis' occupation list has department names, adjectives and surnames among the titles.
@@ -163,7 +161,7 @@ def build(output: Path) -> Dict[str, int]:
     seen = set()
     counts: Dict[str, int] = {}
     output.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.GzipFile(output, "wb", mtime=0) as raw, open_text(raw) as out:
+    with gzip.GzipFile(output, "wb", mtime=0) as raw, io.TextIOWrapper(raw, encoding="utf8") as out:
         for source in (
             curated(),
             generated_positions(),
@@ -180,12 +178,6 @@ def build(output: Path) -> Dict[str, int]:
                 family = str(record["source"]).split(":")[0]
                 counts[family] = counts.get(family, 0) + 1
     return counts
-
-
-def open_text(raw):  # type: ignore[no-untyped-def]
-    import io
-
-    return io.TextIOWrapper(raw, encoding="utf8")
 
 
 def main() -> None:

@@ -128,13 +128,8 @@ class Gazetteer:
         self.gazetteer = gazetteer
         self.spans_key = spans_key
         self.labels = None if labels is None else [check_label(label) for label in labels]
-        for scope, settings in filters.items():
-            for setting in settings:
-                if setting not in SETTINGS:
-                    raise ValueError(
-                        Errors.E204.format(setting=setting, scope=scope, known=", ".join(SETTINGS))
-                    )
-        self.filters = {scope: dict(settings) for scope, settings in filters.items()}
+        self._settings_cache: Dict[Tuple[str, str], Dict[str, float]] = {}
+        self.set_filters(filters)
         self.use_default_stop_list = use_default_stop_list
         self.stop_terms = list(stop_terms)
         self.allow_list = list(allow_list)
@@ -146,9 +141,20 @@ class Gazetteer:
         self._stop: Optional[frozenset] = None
         self._setup_lock = threading.RLock()
         self._allow: frozenset = frozenset()
-        self._settings_cache: Dict[Tuple[str, str], Dict[str, float]] = {}
 
     # ------------------------------------------------------------------ setup
+    def set_filters(self, filters: Dict[str, Dict[str, float]]) -> None:
+        """Replace the noise-control settings (``filters``: scope -> setting -> value; E204 on
+        an unknown setting)."""
+        for scope, settings in filters.items():
+            for setting in settings:
+                if setting not in SETTINGS:
+                    raise ValueError(
+                        Errors.E204.format(setting=setting, scope=scope, known=", ".join(SETTINGS))
+                    )
+        self.filters = {scope: dict(settings) for scope, settings in filters.items()}
+        self._settings_cache = {}
+
     @property
     def matcher(self) -> GazetteerMatcher:
         if self._matcher is None:

@@ -246,7 +246,6 @@ class GazetteerMatcher:
         "entry_prop",
         "entry_qid",
         "entry_count",
-        "entry_cased",
         "term_offsets",
         "term_blob",
         "words_blob",
@@ -263,7 +262,6 @@ class GazetteerMatcher:
         self.entry_prop = np.zeros(0, dtype=np.uint16)
         self.entry_qid = np.zeros(0, dtype=np.uint32)
         self.entry_count = np.zeros(0, dtype=np.uint32)
-        self.entry_cased = np.zeros(0, dtype=bool)
         self.term_offsets = np.zeros(1, dtype=np.uint64)
         self.term_blob = np.zeros(0, dtype=np.uint8)
         self.words_blob = np.zeros(0, dtype=np.uint8)
@@ -357,7 +355,6 @@ class GazetteerMatcher:
         matcher.entry_prop = np.array(e_prop, dtype=np.uint16)
         matcher.entry_qid = np.array(e_qid, dtype=np.uint32)
         matcher.entry_count = np.array(np.minimum(e_count, 2**32 - 1), dtype=np.uint32)
-        matcher.entry_cased = np.array([t[:1].isupper() for t in terms], dtype=bool)
         matcher.term_offsets, matcher.term_blob = _pack_strings(terms)
         matcher.words_blob = np.frombuffer("\n".join(words).encode("utf8"), dtype=np.uint8).copy()
         matcher._n_words = len(words)
@@ -410,8 +407,6 @@ class GazetteerMatcher:
     def count(self, entry: int) -> int:
         return int(self.entry_count[entry])
 
-    def cased(self, entry: int) -> bool:
-        return bool(self.entry_cased[entry])
 
     def record(self, entry: int) -> Dict[str, Any]:
         return {
@@ -638,7 +633,8 @@ class GazetteerMatcher:
     def _find_in_doc_py(self, doc: Any) -> List[Match]:
         """``find_in_doc`` without numpy calls per step (short Docs)."""
         cache, multi = self._py_state  # one snapshot: a reset replaces both together
-        classes = list(map(cache.get, doc.to_array(ORTH).tolist()))
+        orths = doc.to_array(ORTH).tolist()
+        classes = list(map(cache.get, orths))
         if None in classes:
             with self._cache_lock:
                 if cache is not self._py_state[0] or len(cache) > _ORTH_CACHE_MAX:
@@ -646,7 +642,7 @@ class GazetteerMatcher:
                         self._reset_caches()
                     return self._find_in_doc_py(doc)
                 strings = doc.vocab.strings
-                for i, orth in enumerate(doc.to_array(ORTH).tolist()):
+                for i, orth in enumerate(orths):
                     if classes[i] is None:
                         classes[i] = cache[orth] = self.token_class(strings[orth])
         word_ids: List[int] = []
