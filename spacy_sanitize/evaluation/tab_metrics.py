@@ -221,9 +221,15 @@ def detection_scores(
     """``predictions``: doc_id -> [start, end, label] triples. Every gold mention counts
     (NO_MASK ones too): this scores detection, not masking."""
     tokens = tokens or Tokens()
+    return pool_detection_counts(detection_counts(document, predictions.get(document.doc_id, []), tokens) for document in gold)
+
+
+def pool_detection_counts(per_doc: Iterable[Mapping[str, Sequence[int]]]) -> DetectionScores:
+    """The scores of summed ``detection_counts`` (of any set of documents: all of them,
+    cross-validation folds, bootstrap samples)."""
     counts: Dict[str, List[int]] = defaultdict(lambda: [0, 0, 0])
-    for document in gold:
-        for label, c in detection_counts(document, predictions.get(document.doc_id, []), tokens).items():
+    for doc_counts in per_doc:
+        for label, c in doc_counts.items():
             for i in range(3):
                 counts[label][i] += c[i]
     unlabelled = counts.pop(UNLABELLED, [0, 0, 0])

@@ -162,10 +162,6 @@ class Masker:
         doc._.privacy = self.privacy(doc, regions, text)
         return doc
 
-    def pipe(self, docs: Iterable[Doc], batch_size: int = 128) -> Iterable[Doc]:
-        for doc in docs:
-            yield self(doc)
-
     def privacy(self, doc: Doc, regions: List[Region], text: str) -> Dict[str, object]:
         p, source = self.cfg["p"], self.cfg["p_source"]
         gold_key = self.cfg["gold_key"]
@@ -180,11 +176,9 @@ class Masker:
         policies: Dict[str, Tuple[str, Any, List[int]]] = {}
         for region in regions:
             name, strategy = self.strategy(region.label)
-            original = text[region.start : region.end]
-            support_for = getattr(strategy, "support_for", None)
-            support = support_for(region.label, original) if support_for else strategy.policy(region.label).support
-            entry = policies.setdefault(region.label, (name, strategy.policy(region.label), []))
-            entry[2].append(support)
+            if region.label not in policies:
+                policies[region.label] = (name, strategy.policy(region.label), [])
+            policies[region.label][2].append(strategy.support_for(region.label, text[region.start : region.end]))
         return privacy_report(policies, max(p, 1e-9), source)
 
     def initialize(self, get_examples: Optional[Callable[[], Iterable[Example]]] = None, *, nlp: Optional[Language] = None, gold_key: Optional[str] = None) -> None:

@@ -20,6 +20,12 @@ def surrogates(name: str) -> Dict[str, Any]:
 
 
 @lru_cache(maxsize=None)
+def person_titles() -> frozenset:
+    """The lowercased titles of the surrogate names list ("mr", "dr", ...)."""
+    return frozenset(t.lower() for t in surrogates("names")["titles"])
+
+
+@lru_cache(maxsize=None)
 def generalize_table(name: str) -> Dict[str, Any]:
     """``regions``, ``cities``, ``demonyms``, ``org_classes``, ``dem_classes``, ``misc_classes``."""
     return _data("generalize", f"{name}.json")

@@ -12,7 +12,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..corpus.tab import TabDocument
-from ..evaluation.tab_metrics import UNLABELLED, Tokens, detection_counts
+from ..evaluation.tab_metrics import Tokens, detection_counts, pool_detection_counts
 from ..lm.context import ContextEncoder
 from .relabel import PIIRelabel, doc_features, relabel_decisions
 
@@ -86,17 +86,11 @@ def unchanged(docs: Sequence[Doc]) -> List[List[list]]:
 
 def micro_f1(per_doc: Sequence[Dict[str, List[int]]]) -> float:
     """Labelled micro F1 of summed per-document counts."""
-    tp = pred = gold = 0
-    for counts in per_doc:
-        for label, (a, b, c) in counts.items():
-            if label != UNLABELLED:
-                tp, pred, gold = tp + a, pred + b, gold + c
-    return 2 * tp / (pred + gold) if pred + gold else 0.0
+    return pool_detection_counts(per_doc).micro_labelled["F1"]
 
 
 def type_f1(per_doc: Sequence[Dict[str, List[int]]], label: str) -> float:
-    tp, pred, gold = (sum(c.get(label, [0, 0, 0])[i] for c in per_doc) for i in range(3))
-    return 2 * tp / (pred + gold) if pred + gold else 0.0
+    return pool_detection_counts(per_doc).per_type.get(label, {}).get("F1", 0.0)
 
 
 def choose_params(

@@ -80,6 +80,11 @@ class Strategy(ABC):
     def policy(self, label: str) -> Policy:
         return Policy("marker", note="placeholder outside the vocabulary")
 
+    def support_for(self, label: str, text: str) -> int:
+        """The support of the replacement distribution for one mention (the policy's, unless
+        a strategy's support depends on the mention)."""
+        return self.policy(label).support
+
     def set_secret(self, secret: Optional[str]) -> None:
         """Keyed strategies take the secret here; others ignore it."""
 

@@ -97,6 +97,11 @@ def _suffix(day: int) -> str:
     return {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
 
 
+def ordinal(n: int) -> str:
+    """``21`` -> ``"21st"``."""
+    return f"{n}{_suffix(n)}"
+
+
 def shift_match(m: DateMatch, days: int) -> str:
     g = m.match
     years = round(days / 365.25) or (1 if days > 0 else -1)

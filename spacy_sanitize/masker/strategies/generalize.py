@@ -15,7 +15,7 @@ from typing import Optional
 from ...registry import strategies
 from .. import resources
 from .base import DocState, Mention, Policy, Strategy, invalid
-from .dates import find_dates, most_specific_year
+from .dates import most_specific_year, ordinal
 from .formats import NUMBER_WORD_VALUES
 from .simple import Numbered
 
@@ -23,11 +23,6 @@ _TIME = re.compile(r"\d{1,2}[:.]\d{2}|\b(?:a\.?m\.?|p\.?m\.?|noon|midnight|morni
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _AGE = re.compile(r"\b(?:age[ds]?|years?[ -]old|year-old|aged)\b", re.IGNORECASE)
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$|^(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)$", re.IGNORECASE)
-
-
-def ordinal(n: int) -> str:
-    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def generalize_date(text: str, granularity: str) -> str:
@@ -44,8 +39,6 @@ def generalize_date(text: str, granularity: str) -> str:
         return f"the {ordinal(int(stripped) // 100 + 1)} century"
     if _TIME.search(text):
         return "a time of day"
-    if find_dates(text):
-        return "a date"
     return "a date"
 
 

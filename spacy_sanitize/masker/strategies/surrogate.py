@@ -19,13 +19,19 @@ from typing import Dict, List, Optional
 from ...registry import strategies
 from .. import resources
 from .base import DocState, Mention, Policy, Strategy, invalid
-from .dates import find_dates, shift_dates
+from .dates import shift_dates
 from .formats import NUMBER_WORD_VALUES, format_space, replace_format, replace_number_word
 from .keyed import DEFAULT_SECRET_ENV, KeyedChooser
 
 FEMALE_TITLES = frozenset(["mrs", "ms", "miss", "lady", "dame", "queen", "empress", "princess", "duchess", "countess", "baroness", "sister"])
 MALE_TITLES = frozenset(["mr", "sir", "lord", "king", "emperor", "prince", "duke", "count", "baron", "father", "brother"])
 _POSSESSIVE = re.compile(r"(['’]s?)$")
+# Labels whose surrogates come from lists of several kinds: (resource, what the support is).
+LIST_SOURCES = {
+    "ORG": ("organisations", "smallest organisation list of one kind"),
+    "DEM": ("dem", "smallest DEM list"),
+    "MISC": ("misc", "smallest MISC list"),
+}
 _NUMBER_WORD = re.compile(r"\b(?:" + "|".join(sorted(NUMBER_WORD_VALUES, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 
 
@@ -96,9 +102,9 @@ class Surrogate(Strategy):
 
     def _person(self, mention: Mention) -> str:
         names = resources.surrogates("names")
-        titles = {t.lower() for t in names["titles"]}
-        canonical_parts = [p for p in _name_tokens(mention.canonical) if _bare(p).lower() not in titles]
-        gender = _gender(mention.canonical, titles)
+        titles = resources.person_titles()
+        canonical_parts = [p for p in mention.canonical.split() if _bare(p).lower() not in titles]
+        gender = _gender(mention.canonical)
         pieces = re.split(r"(\s+)", mention.text)
         words = [p for p in pieces if p and not p.isspace() and _bare(p).lower() not in titles]
         out: List[str] = []
@@ -142,15 +148,10 @@ class Surrogate(Strategy):
             return Policy("deterministic", note="dates are shifted by one secret offset per document")
         if label == "LOC":
             return Policy("distribution", len(resources.surrogates("places")["cities"]), "city list (countries: pycountry, larger)")
-        if label == "ORG":
-            lists = resources.surrogates("organisations")
-            return Policy("distribution", min(len(v) for k, v in lists.items() if not k.startswith("_")), "smallest organisation list of one kind")
-        if label == "DEM":
-            lists = resources.surrogates("dem")
-            return Policy("distribution", min(len(v) for k, v in lists.items() if not k.startswith("_")), "smallest DEM list")
-        if label == "MISC":
-            lists = resources.surrogates("misc")
-            return Policy("distribution", min(len(v) for k, v in lists.items() if not k.startswith("_")), "smallest MISC list")
+        if label in LIST_SOURCES:
+            source, note = LIST_SOURCES[label]
+            lists = resources.surrogates(source)
+            return Policy("distribution", min(len(v) for k, v in lists.items() if not k.startswith("_")), note)
         return Policy("distribution", 0, "uniform over values of the same format; support depends on the mention")
 
     def support_for(self, label: str, text: str) -> int:
@@ -167,10 +168,6 @@ def _bare(token: str) -> str:
     return token.strip(".,")
 
 
-def _name_tokens(text: str) -> List[str]:
-    return [t for t in text.split() if t]
-
-
 def _role(piece: str, words: List[str], canonical_parts: List[str]) -> str:
     bare = _POSSESSIVE.sub("", piece)
     if bare in canonical_parts and len(canonical_parts) > 1:
@@ -180,8 +177,8 @@ def _role(piece: str, words: List[str], canonical_parts: List[str]) -> str:
     return "family"
 
 
-def _gender(canonical: str, titles: set) -> str:
-    for token in _name_tokens(canonical.lower()):
+def _gender(canonical: str) -> str:
+    for token in canonical.lower().split():
         token = _bare(token)
         if token in FEMALE_TITLES:
             return "female"
@@ -224,4 +221,4 @@ def make_surrogate(
     return Surrogate(secret_env, seed, min_shift_days, max_shift_days)
 
 
-__all__ = ["Surrogate", "make_surrogate", "find_dates"]
+__all__ = ["Surrogate", "make_surrogate"]
