@@ -172,6 +172,16 @@ def test_existing_masked_spans_are_seen_as_masked_and_scored(nlp):
     assert doc.spans["pii"][0]._.risk["infer"] > 0.3  # masking it lowers the confidence a lot
 
 
+def test_the_attacker_sees_what_the_pipelines_masker_will_output(nlp):
+    """A span the masker's allow list keeps in clear text is clear text for the attacker too."""
+    nlp.add_pipe("masker", config={"allow_list": ["Kyoto Gyoen"]})
+    doc = nlp.make_doc("I love Kyoto Gyoen and the temple.")
+    doc.spans["pii"] = [Span(doc, 2, 4, label="LOC")]
+    infer = nlp.get_pipe("risk_infer")
+    assert "kyoto" in infer.view(doc)[0]
+    assert "kyoto" not in infer.view(doc, spans_key="pii")[0]  # the default rules mask it
+
+
 def test_unmasked_existing_span_is_scored_and_masked_when_it_holds_a_removed_word(nlp):
     doc = nlp.make_doc("I love Kyoto Gyoen and the temple.")
     loc = Span(doc, 2, 4, label="LOC")

@@ -42,7 +42,7 @@ from spacy.training import Example
 from spacy.util import ensure_path
 
 from ..extensions import register_extensions
-from ..masker.component import regions_to_mask
+from ..masker.regions import Region, regions_to_mask
 from ..spans import add_pii_spans, check_label
 from .attacker import (
     LinearAttacker,
@@ -121,12 +121,22 @@ class RiskInfer:
             self._placeholder_forms[key] = [f for f in forms if f is not None]
         return self._placeholder_forms[key]
 
+    def _regions(self, doc: Doc, spans_key: Optional[str]) -> List[Region]:
+        """What the masker will replace: the pipeline's masker decides (its allow and deny
+        lists, propagation, overlap policy) when it reads this component's span group;
+        otherwise, or for another span group, the default masking rules."""
+        if spans_key is None:
+            for name, proc in self.nlp.pipeline:
+                if self.nlp.get_pipe_meta(name).factory == "masker" and proc.cfg["spans_key"] == self.spans_key:
+                    return proc.regions(doc)
+        return regions_to_mask(doc, spans_key or self.spans_key)
+
     def view(self, doc: Doc, removed_tokens: Set[int] = frozenset(), spans_key: Optional[str] = None) -> View:  # type: ignore[assignment]
         """The attacker's token sequence of ``doc`` as the masker would output it: masked
         regions become their placeholder (or a gap), ``removed_tokens`` become gaps."""
         assert self.attacker is not None
         region_of = np.full(len(doc.text) + 1, -1, dtype=np.int64)
-        regions = regions_to_mask(doc, spans_key or self.spans_key)
+        regions = self._regions(doc, spans_key)
         for number, region in enumerate(regions):
             region_of[region.start : region.end] = number
         forms: List[Optional[str]] = []
