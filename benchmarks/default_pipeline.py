@@ -11,10 +11,10 @@ import srsly
 
 from spacy_sanitize import load_pipeline
 from spacy_sanitize.corpus import load_tab, wiki_dev_path
-from spacy_sanitize.evaluation import Tokens, detection_scores, predicted_mask_offsets, tab_scores
+from spacy_sanitize.evaluation import MASKING_KEYS, Tokens, detected_triples, detection_scores, predicted_mask_offsets, tab_scores
 
 DEFAULT_WIKI = wiki_dev_path()
-KEYS = ["P", "P_w", "R_all", "F1", "R_ent", "R_direct", "R_quasi"]
+KEYS = MASKING_KEYS
 
 
 def run(wiki: Path) -> dict:
@@ -36,7 +36,7 @@ def run(wiki: Path) -> dict:
             detected = {d.doc_id: [[e.start_char, e.end_char, e.label_] for e in doc.ents] for d, doc in zip(gold, docs)}
         else:
             masked = {d.doc_id: predicted_mask_offsets(doc) for d, doc in zip(gold, docs)}
-            detected = {d.doc_id: [[s.start_char, s.end_char, s.label_] for s in doc.spans.get("pii", [])] for d, doc in zip(gold, docs)}
+            detected = {d.doc_id: detected_triples(doc) for d, doc in zip(gold, docs)}
         scores = tab_scores(gold, masked, tokens=tokens).as_dict()
         results[variant] = {
             "masking": {k: round(scores[k], 3) for k in KEYS},

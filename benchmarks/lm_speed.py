@@ -16,7 +16,7 @@ import srsly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from spacy_sanitize.corpus import shared_data_dir, tab
+from spacy_sanitize.corpus import shared_data_dir, tab, wiki_dev_path
 from spacy_sanitize.lm import FrequencyScorer, HFMaskedLMScorer, SpanQuery
 
 CANDIDATE = re.compile(r"\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)*|\d[\d/.-]*)\b")
@@ -40,7 +40,7 @@ def main() -> None:
     data = shared_data_dir()
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", default="spacy_sanitize:minilm-mlm")
-    parser.add_argument("--wiki", default=f"{data}/wiki/wiki_dev.json")
+    parser.add_argument("--wiki", default=str(wiki_dev_path()))
     parser.add_argument("--tab", default=f"{data}/tab/tab_dev_texts.jsonl")
     parser.add_argument("--wiki-spans", type=int, default=200)
     parser.add_argument("--tab-spans", type=int, default=100)

@@ -29,8 +29,8 @@ import spacy
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spacy_sanitize import load_pipeline
-from spacy_sanitize.corpus import shared_data_dir, tab
-from spacy_sanitize.evaluation import Tokens, tab_scores
+from spacy_sanitize.corpus import tab, wiki_dev_path
+from spacy_sanitize.evaluation import Tokens, detect_docs, tab_scores
 from spacy_sanitize.risk.perturb import fit_threshold, predictions_at, span_table
 from spacy_sanitize.risk.span_classifier import group_folds
 
@@ -41,8 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    data = shared_data_dir()
-    parser.add_argument("--wiki", default=str(Path(data) / "wiki/wiki_dev.json"))
+    parser.add_argument("--wiki", default=str(wiki_dev_path()))
     parser.add_argument("--model", default="spacy_sanitize:minilm-mlm")
     parser.add_argument("--modes", default="person,all")
     parser.add_argument(
@@ -70,20 +69,16 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     gold_tab = {d.doc_id: d for d in tab.load_tab(args.wiki)}
     gold_docs = {}
-    for doc in tab.read_tab(args.wiki, spacy.blank("en")):
+    for doc in tab.tab_to_docs(gold_tab.values(), spacy.blank("en")):
         gold_docs.setdefault(doc._.doc_id, doc)  # one annotator per biography; spans are the same
     doc_ids = sorted(gold_docs)
     conditions: dict[str, dict[str, Any]] = {"gold": gold_docs}
     timing: dict[str, Any] = {}
     if args.detected:
         t0 = time.time()
-        nlp = load_pipeline("default")
-        nlp.remove_pipe("masker")
-        detected = {}
-        for doc_id, doc in zip(doc_ids, nlp.pipe(gold_docs[i].text for i in doc_ids)):
-            doc._.doc_id = doc_id
-            detected[doc_id] = doc
-        conditions["detected"] = detected
+        # The default detector without the masker and without pii_relabel (fitted on these documents).
+        detected = detect_docs(load_pipeline("default"), [gold_docs[i].text for i in doc_ids], doc_ids)
+        conditions["detected"] = dict(zip(doc_ids, detected))
         timing["detector_s"] = round(time.time() - t0, 1)
 
     tokens = Tokens()
@@ -182,8 +177,7 @@ def main() -> None:
             results.setdefault("curves", {})[f"{mode}/{objective}"] = [
                 {k: round(v, 4) for k, v in p.items()} for p in curve
             ]
-        srsly_dump(results, args.output)
-    srsly_dump(results, args.output)
+        write_results(results, args.output)  # a checkpoint after each mode
     for name, row in results["rows"].items():
         print(name, {k: row[k] for k in KEYS}, row.get("fold_thresholds", ""))
 
@@ -208,7 +202,7 @@ def influence_auc(gold_docs: dict[str, Any], table: dict[str, Any]) -> dict[str,
     }
 
 
-def srsly_dump(results: dict[str, Any], path: str) -> None:
+def write_results(results: dict[str, Any], path: str) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(results, indent=1) + "\n", encoding="utf8")
 

@@ -23,13 +23,14 @@ from spacy.tokens import Doc
 
 from spacy_sanitize import load_pipeline
 from spacy_sanitize.corpus import load_tab, tab_to_docs, wiki_dev_path
-from spacy_sanitize.evaluation import Tokens, detection_scores
+from spacy_sanitize.evaluation import Tokens, pool_detection_counts
+from spacy_sanitize.types import PII_TYPES
 from spacy_sanitize.ner.relabel import PIIRelabel, gold_span_labels
 from spacy_sanitize.evaluation.tab_metrics import detection_counts
 from spacy_sanitize.ner.relabel_cv import ENCODER, ENCODER_LAYERS, ENCODER_SCALE, GRID, choose_params, detect, features_of, fit, folds, micro_f1, relabelled, type_f1, unchanged
 
 DEFAULT_WIKI = wiki_dev_path()
-TYPES = ["PERSON", "ORG", "LOC", "DATETIME", "CODE", "QUANTITY", "DEM", "MISC"]
+TYPES = PII_TYPES
 # Fixed settings for the comparison of model families.
 DEFAULTS = {"C": 1.0, "none_class": False, "min_prob": 0.5, "entity_vote": True}
 
@@ -54,10 +55,12 @@ def fit_boosting(params: Dict[str, Any], predicted: Sequence[Doc], references: S
     from sklearn.feature_extraction import DictVectorizer
     from threadpoolctl import threadpool_limits
 
-    component = PIIRelabel("pii_relabel", "pii", None, params["min_prob"], params["entity_vote"], params["C"], params["none_class"], 2)
-    rows, y = component.training_rows(predicted, references, [features_of(doc) for doc in predicted])
+    encoder, scale, layers = params.get("encoder"), params.get("encoder_scale", ENCODER_SCALE), params.get("encoder_layers", ENCODER_LAYERS)
+    component = PIIRelabel("pii_relabel", "pii", None, params["min_prob"], params["entity_vote"], params["C"], params["none_class"], 2, None, encoder, scale, layers)
+    # The same features as the logistic regression (span vectors and min_count included).
+    rows, y = component.training_rows(predicted, references, [features_of(doc, encoder, scale, layers) for doc in predicted])
     counts = Counter(name for row in rows for name in row)
-    kept = [{k: v for k, v in row.items() if counts[k] >= 3} for row in rows]
+    kept = [{k: v for k, v in row.items() if counts[k] >= component.min_count} for row in rows]
     vectorizer = DictVectorizer()
     X = vectorizer.fit_transform(kept).toarray()
     clf = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.1, max_leaf_nodes=15, random_state=0)
@@ -103,6 +106,8 @@ def main() -> None:
     span_stats = {"spans": sum(map(len, labels)), "no_gold_overlap": sum(lab is None for ls in labels for lab in ls), "wrong_label_before": sum(lab is not None and lab != s.label_ for p, ls in zip(predicted, labels) for s, lab in zip(p.spans["pii"], ls))}
 
     before_preds = unchanged(predicted)
+    before_counts = [detection_counts(d, p, tokens) for d, p in zip(gold, before_preds)]
+    after_counts: List[Any] = [None] * len(predicted)
     after_preds: List[Any] = [None] * len(predicted)
     family_preds: Dict[str, List[Any]] = {"lr": [None] * len(predicted), "boosting": [None] * len(predicted)}
     fold_rows = []
@@ -115,27 +120,23 @@ def main() -> None:
         preds = relabelled(component, [predicted[i] for i in held])
         for i, p in zip(held, preds):
             after_preds[i] = p
-        held_gold = [gold[i] for i in held]
-        b = detection_scores(held_gold, {gold[i].doc_id: before_preds[i] for i in held}, tokens=tokens).as_dict()
-        a = detection_scores(held_gold, {gold[i].doc_id: p for i, p in zip(held, preds)}, tokens=tokens).as_dict()
+            after_counts[i] = detection_counts(gold[i], p, tokens)
+        b = pool_detection_counts([before_counts[i] for i in held]).as_dict()
+        a = pool_detection_counts([after_counts[i] for i in held]).as_dict()
         fold_rows.append({"fold": k, "params": params, "inner_cv_micro_F1": round(inner_f1, 4), "before_micro_F1": b["micro_labelled"]["F1"], "after_micro_F1": a["micro_labelled"]["F1"], "after_unlabelled_F1": a["micro_unlabelled"]["F1"], "before_unlabelled_F1": b["micro_unlabelled"]["F1"]})
         print(fold_rows[-1], f"({time.perf_counter() - start:.0f}s)")
         for family in ("lr",) if args.no_boosting else ("lr", "boosting"):
-            model = fit({**DEFAULTS, "encoder": encoder, "encoder_scale": args.encoder_scale, "encoder_layers": args.encoder_layers}, tr_pred, tr_ref) if family == "lr" else fit_boosting(DEFAULTS, tr_pred, tr_ref)
+            fixed = {**DEFAULTS, "encoder": encoder, "encoder_scale": args.encoder_scale, "encoder_layers": args.encoder_layers}
+            model = (fit if family == "lr" else fit_boosting)(fixed, tr_pred, tr_ref)
             for i, p in zip(held, relabelled(model, [predicted[i] for i in held])):
                 family_preds[family][i] = p
 
-    def scores(preds):
-        return detection_scores(gold, {d.doc_id: p for d, p in zip(gold, preds)}, tokens=tokens).as_dict()
-
-    before, after = scores(before_preds), scores(after_preds)
-    before_counts = [detection_counts(d, p, tokens) for d, p in zip(gold, before_preds)]
-    after_counts = [detection_counts(d, p, tokens) for d, p in zip(gold, after_preds)]
-    assert abs(micro_f1(before_counts) - before["micro_labelled"]["F1"]) < 1e-6
+    before, after = pool_detection_counts(before_counts).as_dict(), pool_detection_counts(after_counts).as_dict()
     families = {}
     for family, preds in family_preds.items():
         if all(p is not None for p in preds):
-            families[family] = {"params": DEFAULTS, "micro_labelled": scores(preds)["micro_labelled"]}
+            counts = [detection_counts(d, p, tokens) for d, p in zip(gold, preds)]
+            families[family] = {"params": DEFAULTS, "micro_labelled": pool_detection_counts(counts).micro_labelled}
     fold_types = {t: [] for t in TYPES}
     for held in outer:
         for t in TYPES:

@@ -21,8 +21,8 @@ import srsly
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spacy_sanitize import load_pipeline
-from spacy_sanitize.corpus import shared_data_dir, tab
-from spacy_sanitize.evaluation import Tokens, tab_scores
+from spacy_sanitize.corpus import tab, wiki_dev_path
+from spacy_sanitize.evaluation import Tokens, detect_docs, tab_scores
 from spacy_sanitize.lm import FrequencyScorer, lm_token_weighting
 from spacy_sanitize.lm.frequency import WORD
 from spacy_sanitize.risk.llm_prob import labels_and_groups
@@ -79,8 +79,7 @@ def row_doc_ids(docs, scored) -> List[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    data = shared_data_dir()
-    parser.add_argument("--wiki", default=str(Path(data) / "wiki/wiki_dev.json"))
+    parser.add_argument("--wiki", default=str(wiki_dev_path()))
     parser.add_argument("--scorer", action="append", default=[])
     parser.add_argument("--with-text", action="store_true")
     parser.add_argument("--detected", action="store_true")
@@ -106,13 +105,8 @@ def main() -> None:
     conditions = {"gold": gold_docs}
     if args.detected:
         t0 = time.time()
-        nlp = load_pipeline("default")
-        nlp.remove_pipe("masker")
-        detected = []
-        for doc, ref in zip(nlp.pipe(d.text for d in gold_docs), gold_docs):
-            doc._.doc_id = ref._.doc_id
-            detected.append(doc)
-        conditions["detected"] = detected
+        # The default detector without the masker and without pii_relabel (fitted on these documents).
+        conditions["detected"] = detect_docs(load_pipeline("default"), [d.text for d in gold_docs], doc_ids)
         print(f"detected spans in {time.time() - t0:.1f}s", file=sys.stderr)
 
     def score(preds) -> Dict[str, Any]:

@@ -21,7 +21,7 @@ import spacy
 
 from spacy_sanitize import load_pipeline
 from spacy_sanitize.corpus import docs_to_tab, read_tab, wiki_dev_path
-from spacy_sanitize.evaluation import Tokens, tab_scores
+from spacy_sanitize.evaluation import Tokens, detect_docs, tab_scores
 from spacy_sanitize.risk.seq_train import DEFAULT_EPOCHS, FAMILIES, train_risk_seq
 
 THRESHOLDS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
@@ -30,17 +30,17 @@ METRICS = ("P", "R_all", "F1", "R_ent", "R_direct", "R_quasi")
 
 
 def span_docs(nlp, references, source: str, detector=None):
-    """Docs to tag: the annotated pii spans copied onto a fresh tokenization, or the detector's."""
+    """Docs to tag: the annotated pii spans copied onto a fresh tokenization, or the
+    detector's (without the masker and pii_relabel, which was fitted on these documents)."""
+    ids = [ref._.doc_id for ref in references]
     if source == "detected":
-        docs = list(detector.pipe(ref.text for ref in references))
-    else:
-        docs = []
-        for ref in references:
-            doc = nlp.make_doc(ref.text)
-            doc.spans["pii"] = [doc.char_span(s.start_char, s.end_char, label=s.label_) for s in ref.spans["pii"]]
-            docs.append(doc)
-    for doc, ref in zip(docs, references):
-        doc._.doc_id = ref._.doc_id
+        return detect_docs(detector, [ref.text for ref in references], ids)
+    docs = []
+    for ref, doc_id in zip(references, ids):
+        doc = nlp.make_doc(ref.text)
+        doc.spans["pii"] = [doc.char_span(s.start_char, s.end_char, label=s.label_) for s in ref.spans["pii"]]
+        doc._.doc_id = doc_id
+        docs.append(doc)
     return docs
 
 
@@ -89,7 +89,6 @@ def main() -> None:
     folds = [sorted(order[i :: args.folds]) for i in range(args.folds)]
 
     detector = load_pipeline("default")
-    detector.remove_pipe("masker")
     docs = {"annotated": span_docs(blank, references, "annotated"), "detected": span_docs(blank, references, "detected", detector)}
     tokens = Tokens()
     results: Dict[str, Any] = {"data": str(args.data), "folds": args.folds, "seed": args.seed, "epochs": epochs,

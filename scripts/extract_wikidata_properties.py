@@ -8,6 +8,8 @@ import re
 import sys
 from pathlib import Path
 
+from spacy_sanitize.gazetteer.build import properties_path
+
 ROW = re.compile(
     r"\\raggedright\s+(?P<name>.*?)\s*\(P(?P<pid>\d+)\)\s*&\s*\\raggedright\s*(?P<example>.*?)\s*&"
 )
@@ -29,11 +31,7 @@ def extract(text: str):
 
 def main() -> None:
     seed = Path(sys.argv[1])
-    out = (
-        Path(sys.argv[2])
-        if len(sys.argv) > 2
-        else Path(__file__).parents[1] / "spacy_sanitize/data/wikidata_properties.tsv"
-    )
+    out = Path(sys.argv[2]) if len(sys.argv) > 2 else properties_path()
     rows = extract(seed.read_text(encoding="utf8"))
     with out.open("w", encoding="utf8") as file_:
         file_.write(

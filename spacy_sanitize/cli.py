@@ -155,8 +155,10 @@ def token_weighting(name: str) -> Any:
 
 
 def format_table(result: Dict[str, Any]) -> str:
+    from .evaluation import MASKING_KEYS
+
     masking = result["masking"]
-    keys = ["P", "P_w", "R_all", "F1", "R_ent", "R_direct", "R_quasi"]
+    keys = MASKING_KEYS
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys), "| " + " | ".join(f"{masking[k]:.3f}" for k in keys) + " |"]
     if "detection" in result:
         det = result["detection"]

@@ -24,6 +24,21 @@ def char_after(doc: Doc, i: int) -> str:
     return doc[i + 1].text[:1] if i + 1 < len(doc) else ""
 
 
+def is_list_number(doc: Doc, start: int, end: int) -> bool:
+    """A paragraph or list number ("1.", "12)") at the start of a line: structure, not PII."""
+    if end - start != 1 or not doc[start].like_num:
+        return False
+    if char_after(doc, start) not in (".", ")"):
+        return False
+    # First on its line: only whitespace between the previous line break and the number.
+    for j in range(start - 1, -1, -1):
+        if not doc[j].is_space:
+            return False
+        if "\n" in doc[j].text:
+            return True
+    return True
+
+
 def check_label(label: str) -> str:
     if label not in PII_TYPES:
         raise ValueError(Errors.E001.format(label=label, labels=", ".join(PII_TYPES)))

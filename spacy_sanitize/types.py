@@ -20,5 +20,5 @@ GOLD_MASK_KEY = "mask"
 
 # Titles and honorifics: never a name part on their own (coreference, propagation).
 PERSON_TITLES = frozenset(
-    ["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "sir", "dame", "lady", "lord", "judge", "justice", "president", "king", "queen", "prince", "princess", "emperor", "empress", "saint", "st", "rev", "father", "sister", "brother", "captain", "general", "colonel", "major", "lieutenant", "senator", "governor", "mayor", "chief", "bishop", "pope", "sheikh", "count", "duke", "baron", "jr", "sr"]
+    ["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "sir", "dame", "lady", "lord", "judge", "justice", "president", "king", "queen", "prince", "princess", "emperor", "empress", "saint", "st", "rev", "father", "sister", "brother", "captain", "general", "colonel", "major", "lieutenant", "senator", "governor", "mayor", "chief", "bishop", "pope", "sheikh", "count", "duke", "baron", "jr", "sr", "madam", "madame", "monsieur", "herr", "frau"]
 )

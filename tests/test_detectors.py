@@ -110,6 +110,22 @@ def test_coref_without_propagation(nlp_blank):
     assert [s.text for s in doc.spans["pii"]] == ["Maya Kodnani"]
 
 
+@pytest.mark.parametrize("title", ["Mr", "Herr", "Frau", "Madame", "Monsieur"])
+def test_coref_never_propagates_a_bare_title(nlp_blank, title):
+    nlp_blank.add_pipe("pii_coref")
+    doc = nlp_blank.make_doc(f"{title} Schmidt came . {title} Weber left .")
+    doc.spans["pii"] = [Span(doc, 0, 2, label="PERSON")]
+    doc = nlp_blank.get_pipe("pii_coref")(doc)
+    assert [s.text for s in doc.spans["pii"]] == [f"{title} Schmidt"]
+
+
+def test_every_title_of_the_title_detector_is_a_person_title():
+    from spacy_sanitize.ner.titles import DEFAULT_TITLES
+    from spacy_sanitize.types import PERSON_TITLES
+
+    assert {t.lower() for t in DEFAULT_TITLES} <= PERSON_TITLES
+
+
 def test_titles_detector(nlp_blank):
     nlp_blank.add_pipe("pii_titles")
     doc = nlp_blank("She was represented by Mr Per Aasen, a lawyer, and Dr. van Berg met Judge Nilsen.")

@@ -1,6 +1,7 @@
 """The TAB metrics as a spaCy scorer, so ``spacy evaluate`` and training report them."""
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
+from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
@@ -16,6 +17,30 @@ def predicted_mask_offsets(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List
     if doc._.replacements is not None:
         return [[row[0], row[1]] for row in doc._.replacements]
     return [[s.start_char, s.end_char] for s in doc.spans.get(spans_key, []) if s._.mask is not False]
+
+
+def detected_triples(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[Any]]:
+    """``[start, end, label]`` of the detected spans of a processed Doc (what
+    ``detection_scores`` reads)."""
+    return [[s.start_char, s.end_char, s.label_] for s in doc.spans.get(spans_key, [])]
+
+
+# Components fitted on the annotated biographies: evaluations on those documents leave them
+# out, or every detected row would be in-sample.
+FITTED_ON_EVALUATION_DATA = ("pii_relabel",)
+
+
+def detect_docs(nlp: Language, texts: Sequence[str], doc_ids: Optional[Sequence[Optional[str]]] = None) -> List[Doc]:
+    """The detector's docs for an evaluation: ``nlp`` without the masker and without the
+    components fitted on the evaluation documents (``FITTED_ON_EVALUATION_DATA``), with
+    ``doc._.doc_id`` set from ``doc_ids``."""
+    disable = [n for n in nlp.pipe_names if n == "masker" or nlp.get_pipe_meta(n).factory in FITTED_ON_EVALUATION_DATA]
+    with nlp.select_pipes(disable=disable):
+        docs = list(nlp.pipe(texts))
+    for doc, doc_id in zip(docs, doc_ids or [None] * len(docs)):
+        if doc_id is not None:
+            doc._.doc_id = doc_id
+    return docs
 
 
 def score_tab(examples: Iterable[Example], spans_key: str = DEFAULT_SPANS_KEY, tokens: Optional[Tokens] = None, **_: Any) -> Dict[str, Any]:

@@ -239,6 +239,8 @@ def pool_detection_counts(per_doc: Iterable[Mapping[str, Sequence[int]]]) -> Det
 
 
 UNLABELLED = "_unlabelled"
+# The masking scores reported in tables, in order.
+MASKING_KEYS = ("P", "P_w", "R_all", "F1", "R_ent", "R_direct", "R_quasi")
 
 
 def detection_counts(document: TabDocument, predictions: Iterable[Sequence], tokens: Tokens) -> Dict[str, List[int]]:

@@ -24,7 +24,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
-from ..spans import add_pii_spans, char_after, check_label
+from ..spans import add_pii_spans, check_label, is_list_number
 
 DEFAULT_LABEL_MAP: Dict[str, str] = {
     "PERSON": "PERSON",
@@ -59,21 +59,6 @@ def trim(doc: Doc, start: int, end: int) -> Tuple[int, int]:
     while end > start and (doc[end - 1].lower_ in TRAILING_WORDS or doc[end - 1].is_punct):
         end -= 1
     return start, end
-
-
-def is_list_number(doc: Doc, start: int, end: int) -> bool:
-    """A paragraph or list number ("1.", "12)") at the start of a line: structure, not PII."""
-    if end - start != 1 or not doc[start].like_num:
-        return False
-    if char_after(doc, start) not in (".", ")"):
-        return False
-    # First on its line: only whitespace between the previous line break and the number.
-    for j in range(start - 1, -1, -1):
-        if not doc[j].is_space:
-            return False
-        if "\n" in doc[j].text:
-            return True
-    return True
 
 
 class EntMapper:

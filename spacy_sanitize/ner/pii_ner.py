@@ -18,8 +18,7 @@ from spacy.util import registry
 from thinc.api import Model
 
 from ..extensions import register_extensions
-from ..spans import add_pii_spans
-from .ent_mapper import is_list_number
+from ..spans import add_pii_spans, is_list_number
 
 
 def score_pii_spans(examples: Iterable[Example], spans_key: str = "pii", **kwargs: Any) -> Dict[str, Any]:

@@ -12,6 +12,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..corpus.tab import TabDocument
+from ..evaluation.scorer import detect_docs, detected_triples
 from ..evaluation.tab_metrics import Tokens, detection_counts, pool_detection_counts
 from ..lm.context import ContextEncoder
 from .relabel import PIIRelabel, doc_features, relabel_decisions
@@ -31,10 +32,8 @@ _ENCODERS: Dict[Tuple[str, int], ContextEncoder] = {}
 
 
 def detect(nlp: Language, texts: Sequence[str]) -> List[Doc]:
-    """The detector's docs: ``nlp`` without pii_relabel and the masker."""
-    disable = [n for n in nlp.pipe_names if n == "masker" or nlp.get_pipe_meta(n).factory == "pii_relabel"]
-    with nlp.select_pipes(disable=disable):
-        return list(nlp.pipe(texts))
+    """The detector's docs: ``nlp`` without pii_relabel and the masker (``evaluation.detect_docs``)."""
+    return detect_docs(nlp, texts)
 
 
 def folds(n: int, k: int, seed: int) -> List[List[int]]:
@@ -81,7 +80,7 @@ def relabelled(component: PIIRelabel, docs: Sequence[Doc]) -> List[List[list]]:
 
 
 def unchanged(docs: Sequence[Doc]) -> List[List[list]]:
-    return [[[s.start_char, s.end_char, s.label_] for s in doc.spans.get("pii", [])] for doc in docs]
+    return [detected_triples(doc) for doc in docs]
 
 
 def micro_f1(per_doc: Sequence[Dict[str, List[int]]]) -> float:

@@ -13,7 +13,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..extensions import register_extensions
-from ..spans import add_char_spans, check_label
+from ..spans import add_char_spans, add_pii_spans, check_label
 
 WORD = re.compile(r"[^\W\d_]+")
 JOINER = re.compile(r"[\s\u200e\u200f·'’-]*")
@@ -40,7 +40,7 @@ class ScriptDetector:
         letters = [c for c in text if c.isalpha()]
         foreign = [c for c in letters if _script(c) not in ("LATIN", None)]
         if not foreign or len(foreign) / len(letters) > self.max_share:
-            add_char_spans(doc, [], self.spans_key)  # the span group exists, empty
+            add_pii_spans(doc, [], self.spans_key)  # the span group exists, empty
             return doc
         runs: List[List[int]] = []
         for match in WORD.finditer(text):
