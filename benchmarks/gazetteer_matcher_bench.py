@@ -107,7 +107,7 @@ def child(path: str, terms_path: str, n_unlabeled: int, repeats: int, batch_size
     from spacy.matcher import PhraseMatcher
 
     sys.path.insert(0, str(ROOT))
-    from spacy_sanitize.gazetteer.matcher import GazetteerMatcher
+    from spacy_sanitize.detect.gazetteer.matcher import GazetteerMatcher
 
     nlp = spacy.blank("en")
     doc_sets = {name: list(nlp.pipe(texts)) for name, texts in text_sets(n_unlabeled).items()}
@@ -170,7 +170,7 @@ def run_child(args: argparse.Namespace, path: Path, terms_path: Path) -> Dict[st
 
 def build_ours(terms: List[str], path: Path) -> Dict[str, Any]:
     sys.path.insert(0, str(ROOT))
-    from spacy_sanitize.gazetteer.matcher import GazetteerMatcher
+    from spacy_sanitize.detect.gazetteer.matcher import GazetteerMatcher
 
     records = (
         {

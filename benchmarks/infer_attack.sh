@@ -4,8 +4,8 @@
 set -euo pipefail
 DATA="${1:-../shared/data}"
 mkdir -p corpus benchmarks/results
-python -m spacy_sanitize.risk.country_labels "$DATA/unlabeled/echr.jsonl" corpus/echr_countries.jsonl --report benchmarks/results/infer_weak_labels_echr.json > /dev/null
-python -m spacy_sanitize.risk.country_labels "$DATA/tab/tab_dev_texts.jsonl" --gold-field meta.countries --report benchmarks/results/infer_weak_labels_tab_dev.json > /dev/null
-python -m spacy_sanitize.risk.attack_cli -v "$DATA/tab/tab_dev_texts.jsonl" --label-field meta.countries \
+python -m spacy_sanitize country-labels "$DATA/unlabeled/echr.jsonl" corpus/echr_countries.jsonl --report benchmarks/results/infer_weak_labels_echr.json > /dev/null
+python -m spacy_sanitize country-labels "$DATA/tab/tab_dev_texts.jsonl" --gold-field meta.countries --report benchmarks/results/infer_weak_labels_tab_dev.json > /dev/null
+python -m spacy_sanitize -v attack "$DATA/tab/tab_dev_texts.jsonl" --label-field meta.countries \
   --extra-train corpus/echr_countries.jsonl --folds 5 --threshold 0.37 --search greedy \
   --gold "$DATA/wiki/wiki_dev.json" -o benchmarks/results/infer_attack.json

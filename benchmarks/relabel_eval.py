@@ -25,9 +25,9 @@ from spacy_sanitize import load_pipeline
 from spacy_sanitize.corpus import load_tab, tab_to_docs, wiki_dev_path
 from spacy_sanitize.evaluation import Tokens, pool_detection_counts
 from spacy_sanitize.types import PII_TYPES
-from spacy_sanitize.ner.relabel import PIIRelabel, gold_span_labels
+from spacy_sanitize.detect.relabel import PIIRelabel, gold_span_labels
 from spacy_sanitize.evaluation.tab_metrics import detection_counts
-from spacy_sanitize.ner.relabel_cv import ENCODER, ENCODER_LAYERS, ENCODER_SCALE, GRID, choose_params, detect, features_of, fit, folds, micro_f1, relabelled, type_f1, unchanged
+from spacy_sanitize.training.relabel_cv import ENCODER, ENCODER_LAYERS, ENCODER_SCALE, GRID, choose_params, detect, features_of, fit, folds, micro_f1, relabelled, type_f1, unchanged
 
 DEFAULT_WIKI = wiki_dev_path()
 TYPES = PII_TYPES

@@ -22,7 +22,7 @@ import spacy
 from spacy_sanitize import load_pipeline
 from spacy_sanitize.corpus import docs_to_tab, read_tab, wiki_dev_path
 from spacy_sanitize.evaluation import Tokens, detect_docs, tab_scores
-from spacy_sanitize.risk.seq_train import DEFAULT_EPOCHS, FAMILIES, train_risk_seq
+from spacy_sanitize.training.seq_train import DEFAULT_EPOCHS, FAMILIES, train_risk_seq
 
 THRESHOLDS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 MATCHES = {"partial": np.max, "full": np.min}

@@ -3,7 +3,7 @@ spacy_sanitize/data/gazetteer/default.jsonl.gz.
 
 Sources (all installable from PyPI, see the ``gazetteer`` extra in setup.cfg):
 
-- the curated lists in spacy_sanitize/gazetteer/lists/*.txt (one term a line, with
+- the curated lists in spacy_sanitize/training/gazetteer_lists/*.txt (one term a line, with
   ``# label:`` and ``# property:`` headers), and generated positions
   ("Minister of X", "Minister of State for X", "Secretary of X") from portfolios.txt;
 - ``mimesis`` (MIT): English occupations, nationalities, languages;
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
-LISTS = ROOT / "spacy_sanitize" / "gazetteer" / "lists"
+LISTS = ROOT / "spacy_sanitize" / "training" / "gazetteer_lists"
 OUTPUT = ROOT / "spacy_sanitize" / "data" / "gazetteer" / "default.jsonl.gz"
 
 Record = Dict[str, object]

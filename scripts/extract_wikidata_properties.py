@@ -8,7 +8,7 @@ import re
 import sys
 from pathlib import Path
 
-from spacy_sanitize.gazetteer.build import properties_path
+from spacy_sanitize.training.gazetteer_build import properties_path
 
 ROW = re.compile(
     r"\\raggedright\s+(?P<name>.*?)\s*\(P(?P<pid>\d+)\)\s*&\s*\\raggedright\s*(?P<example>.*?)\s*&"

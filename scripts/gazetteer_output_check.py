@@ -48,8 +48,8 @@ def dump(output: Path, n_unlabeled: int) -> None:
     import spacy
 
     from spacy_sanitize import load_pipeline
-    from spacy_sanitize.gazetteer.component import load_gazetteer
-    from spacy_sanitize.gazetteer.matcher import GazetteerMatcher
+    from spacy_sanitize.detect.gazetteer.component import load_gazetteer
+    from spacy_sanitize.detect.gazetteer.matcher import GazetteerMatcher
 
     all_texts = texts(n_unlabeled)
     tokenizer = spacy.blank("en")

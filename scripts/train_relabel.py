@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from spacy_sanitize import load_pipeline  # noqa: E402
 from spacy_sanitize.corpus import load_tab, tab_to_docs  # noqa: E402
 from spacy_sanitize.evaluation import Tokens  # noqa: E402
-from spacy_sanitize.ner.relabel_cv import ENCODER, ENCODER_LAYERS, ENCODER_SCALE, choose_params, detect, fit  # noqa: E402
+from spacy_sanitize.training.relabel_cv import ENCODER, ENCODER_LAYERS, ENCODER_SCALE, choose_params, detect, fit  # noqa: E402
 
 
 def main() -> None:

@@ -4,9 +4,9 @@ from .extensions import register_extensions
 register_extensions()
 
 from . import corpus, evaluation  # noqa: E402,F401
-from .gazetteer import component as _gazetteer  # noqa: E402,F401
+from .detect.gazetteer import component as _gazetteer  # noqa: E402,F401
 from .masker import component as _masker  # noqa: E402,F401
-from .ner import (  # noqa: E402,F401
+from .detect import (  # noqa: E402,F401
     codes as _codes,
     coref as _coref,
     ent_mapper as _ent_mapper,
@@ -16,13 +16,13 @@ from .ner import (  # noqa: E402,F401
     script as _script,
     titles as _titles,
 )
+from .decide import vote as _risk_vote  # noqa: E402,F401
 from .pipeline import load_pipeline  # noqa: E402,F401
 from .risk import (  # noqa: E402,F401
     infer as _risk_infer,
     llm_prob as _risk_llm_prob,
     perturb as _risk_perturb,
     seq as _risk_seq,
-    vote as _risk_vote,
     web as _risk_web,
 )
 

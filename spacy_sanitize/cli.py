@@ -223,9 +223,13 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     evaluate.set_defaults(func=cmd_evaluate)
 
-    from .risk.attack_cli import add_attack_subparser
+    from .training.attack_cli import add_attack_subparser
 
     add_attack_subparser(sub)
+
+    from .training.commands import add_tool_subparsers
+
+    add_tool_subparsers(sub)
 
     info = sub.add_parser("info", help="list shipped pipelines, registered factories and strategies")
     info.set_defaults(func=cmd_info)

@@ -53,7 +53,7 @@ def test_two_dates_in_a_row_are_not_one_phone_number(nlp_blank):
 
 @pytest.mark.parametrize("value", ["2013/13/45", "36110/97", "22-33-44-55", "32.13.2013"])
 def test_impossible_dates_stay_codes(value):
-    from spacy_sanitize.ner.codes import is_numeric_date
+    from spacy_sanitize.detect.codes import is_numeric_date
 
     assert not is_numeric_date(value)
 
@@ -120,7 +120,7 @@ def test_coref_never_propagates_a_bare_title(nlp_blank, title):
 
 
 def test_every_title_of_the_title_detector_is_a_person_title():
-    from spacy_sanitize.ner.titles import DEFAULT_TITLES
+    from spacy_sanitize.detect.titles import DEFAULT_TITLES
     from spacy_sanitize.types import PERSON_TITLES
 
     assert {t.lower() for t in DEFAULT_TITLES} <= PERSON_TITLES

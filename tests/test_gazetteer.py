@@ -9,9 +9,9 @@ import srsly
 from spacy.tokens import Span
 
 import spacy_sanitize  # noqa: F401  (registers the factories)
-from spacy_sanitize.gazetteer import GazetteerMatcher
-from spacy_sanitize.gazetteer.component import load_gazetteer, shipped_gazetteer_path
-from spacy_sanitize.gazetteer.normalize import normalize, split_words, term_keys
+from spacy_sanitize.detect.gazetteer import GazetteerMatcher
+from spacy_sanitize.detect.gazetteer.component import load_gazetteer, shipped_gazetteer_path
+from spacy_sanitize.detect.gazetteer.normalize import normalize, split_words, term_keys
 
 RECORDS = [
     {"term": "actress", "label": "DEM", "property": "P106", "qid": "Q33999", "count": 50},

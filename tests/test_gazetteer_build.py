@@ -14,14 +14,14 @@ import pytest
 import spacy
 
 import spacy_sanitize  # noqa: F401
-from spacy_sanitize.gazetteer.build import (
+from spacy_sanitize.training.gazetteer_build import (
     SparqlClient,
     load_properties,
     main,
     records_from_dump,
     records_from_sparql,
 )
-from spacy_sanitize.gazetteer.matcher import GazetteerMatcher, read_records
+from spacy_sanitize.detect.gazetteer.matcher import GazetteerMatcher, read_records
 
 
 def item_claim(pid: str, qid: str, rank: str = "normal") -> Dict[str, Any]:

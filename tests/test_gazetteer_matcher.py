@@ -11,9 +11,9 @@ import srsly
 from spacy.tokens import Doc
 
 import spacy_sanitize  # noqa: F401  (registers the factories)
-from spacy_sanitize.gazetteer import GazetteerMatcher
-from spacy_sanitize.gazetteer.matcher import HashTable, MatchArrays
-from spacy_sanitize.gazetteer.normalize import split_words
+from spacy_sanitize.detect.gazetteer import GazetteerMatcher
+from spacy_sanitize.detect.gazetteer.matcher import HashTable, MatchArrays
+from spacy_sanitize.detect.gazetteer.normalize import split_words
 
 RECORDS = [
     {"term": "actress", "label": "DEM", "count": 5},
@@ -239,7 +239,7 @@ def test_component_pipe_equals_per_doc_calls(tmp_path):
 def test_threads_and_cache_resets_keep_results(matcher, monkeypatch):
     import threading
 
-    from spacy_sanitize.gazetteer import matcher as matcher_module
+    from spacy_sanitize.detect.gazetteer import matcher as matcher_module
 
     docs = random_docs(60, seed=5)
     expected = matcher.find_in_docs(docs)

@@ -8,7 +8,7 @@ import spacy
 from spacy.tokens import DocBin, Span
 from spacy.training import Example
 
-from spacy_sanitize.ner.silver import build_silver
+from spacy_sanitize.training.silver import build_silver
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = [

@@ -90,15 +90,40 @@ def test_factories_found_through_entry_points():
 
 
 @pytest.mark.parametrize("name", ["risk_seq", "risk_llm_prob", "risk_llm_prob_frequency", "risk_perturb", "vote"])
-def test_shipped_configs_share_the_default_detector(name):
+def test_shipped_configs_share_the_accurate_detector(name):
     from thinc.api import Config
 
     from spacy_sanitize.pipeline import config_path
 
-    base = Config().from_disk(config_path("default"), interpolate=False)
+    base = Config().from_disk(config_path("accurate"), interpolate=False)
     config = Config().from_disk(config_path(name), interpolate=False)
     detector = [n for n in base["nlp"]["pipeline"] if n != "masker"]
     assert config["nlp"]["pipeline"][: len(detector)] == detector
     assert config["nlp"]["pipeline"][-1] == "masker"
     for component in detector:
         assert config["components"][component] == base["components"][component], component
+
+
+def test_default_pipeline_runs_without_torch():
+    """The README's first command installs no torch: the default pipeline must not need it."""
+    code = (
+        "import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None\n"
+        "import spacy_sanitize\n"
+        "nlp = spacy_sanitize.load_pipeline('default')\n"
+        "print(nlp('Anna Berg lives in Oslo; mail anna@example.org.')._.sanitized)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "Anna" not in out.stdout and "anna@example.org" not in out.stdout
+
+
+def test_accurate_is_default_plus_relabel():
+    from thinc.api import Config
+
+    from spacy_sanitize.pipeline import config_path
+
+    default = Config().from_disk(config_path("default"), interpolate=False)
+    accurate = Config().from_disk(config_path("accurate"), interpolate=False)
+    assert [n for n in accurate["nlp"]["pipeline"] if n != "pii_relabel"] == default["nlp"]["pipeline"]
+    for name in default["nlp"]["pipeline"]:
+        assert accurate["components"][name] == default["components"][name], name

@@ -2,7 +2,7 @@ import pytest
 import spacy
 from spacy.tokens import Span
 
-from spacy_sanitize.ner.refine import refine_summary
+from spacy_sanitize.detect.refine import refine_summary
 
 
 def refined(nlp, text, phrase, label, detector="pii_ent_mapper:DATE", **config):

@@ -4,7 +4,7 @@ import pytest
 import spacy
 from spacy.tokens import Span
 
-from spacy_sanitize.ner.relabel import LabelModel, PIIRelabel, gold_span_labels
+from spacy_sanitize.detect.relabel import LabelModel, PIIRelabel, gold_span_labels
 from spacy_sanitize.types import PII_TYPES
 
 # (sentence, span text, detector label, gold label)
@@ -162,7 +162,7 @@ def test_relabelling_improves_labelled_f1_on_held_out_documents(wiki_path, defau
     trained on the other documents only."""
     from spacy_sanitize.corpus import load_tab, tab_to_docs
     from spacy_sanitize.evaluation import Tokens, detection_scores
-    from spacy_sanitize.ner.relabel_cv import detect, fit, folds, relabelled, unchanged
+    from spacy_sanitize.training.relabel_cv import detect, fit, folds, relabelled, unchanged
 
     gold = load_tab(wiki_path)
     references = list(tab_to_docs(gold, default_nlp))

@@ -13,11 +13,10 @@ from hypothesis import strategies as st
 from spacy.tokens import Span
 
 import spacy_sanitize  # noqa: F401  (registers the factories)
-from spacy_sanitize.risk import attacker as attacker_module
-from spacy_sanitize.risk.attack import masked_token_fraction, run_attack_benchmark, short_snippet
-from spacy_sanitize.risk.attack_cli import add_attack_subparser
+from spacy_sanitize.training.attack import masked_token_fraction, run_attack_benchmark, short_snippet
+from spacy_sanitize.training.attack_cli import add_attack_subparser
 from spacy_sanitize.risk.attacker import LinearAttacker, ngram_occurrences, softmax, train_attacker
-from spacy_sanitize.risk.country_labels import (
+from spacy_sanitize.training.country_labels import (
     label_opening,
     label_records,
     label_title,
@@ -330,10 +329,12 @@ def test_fit_threshold_on_human_masked_documents(tmp_path):
 
 
 def test_attacker_cli_train_and_evaluate(tmp_path, capsys):
+    from spacy_sanitize.cli import main as cli_main
+
     srsly.write_jsonl(tmp_path / "train.jsonl", toy_corpus())
-    assert attacker_module.main(["train", str(tmp_path / "train.jsonl"), str(tmp_path / "model"), "--label-field", "meta.city", "--min-df", "1"]) == 0
+    assert cli_main(["attacker", "train", str(tmp_path / "train.jsonl"), str(tmp_path / "model"), "--label-field", "meta.city", "--min-df", "1"]) == 0
     assert (tmp_path / "model" / "attacker.msgpack").exists()
-    assert attacker_module.main(["evaluate", str(tmp_path / "model"), str(tmp_path / "train.jsonl"), "--label-field", "meta.city"]) == 0
+    assert cli_main(["attacker", "evaluate", str(tmp_path / "model"), str(tmp_path / "train.jsonl"), "--label-field", "meta.city"]) == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["n"] == 18 and result["accuracy"] > 0.9
 

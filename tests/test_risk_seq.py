@@ -11,7 +11,7 @@ import srsly
 import spacy_sanitize  # noqa: F401 - registers factories
 from spacy_sanitize.corpus import create_tab_corpus_reader, read_tab
 from spacy_sanitize.risk.seq_models import load_tagger, token_labels, windows
-from spacy_sanitize.risk.seq_train import examples_from, train_risk_seq
+from spacy_sanitize.training.seq_train import examples_from, train_risk_seq
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

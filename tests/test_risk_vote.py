@@ -3,7 +3,7 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from spacy_sanitize.risk.vote import vote_summary
+from spacy_sanitize.decide.vote import vote_summary
 
 
 def _doc(nlp, risks, label="PERSON", explains=None) -> Doc:

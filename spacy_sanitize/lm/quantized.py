@@ -65,20 +65,3 @@ def load_int8(path: Union[str, Path]) -> Any:
     model.load_state_dict(state, strict=False)
     model.tie_weights()
     return model
-
-
-def main() -> None:
-    """``python -m spacy_sanitize.lm.quantized IN_DIR OUT_DIR``: convert a saved masked LM."""
-    import sys
-
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
-
-    src, dst = sys.argv[1], sys.argv[2]
-    model = AutoModelForMaskedLM.from_pretrained(src).float()
-    save_int8(model, AutoTokenizer.from_pretrained(src), dst)
-    size = sum(f.stat().st_size for f in Path(dst).iterdir() if f.is_file())
-    print(f"{dst}: {size / 1e6:.1f} MB")
-
-
-if __name__ == "__main__":
-    main()

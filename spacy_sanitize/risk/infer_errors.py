@@ -7,7 +7,7 @@ class Errors:
         "which words give the attribute away. Initialize it with a training file "
         "(`[initialize.components.{name}] train_path = \"data.jsonl\"` with a text and a label "
         "field) or a trained attacker (`attacker_path = \"dir\"` from "
-        "`python -m spacy_sanitize.risk.attacker train`), or load a pipeline saved after that."
+        "`python -m spacy_sanitize attacker train`), or load a pipeline saved after that."
     )
     E602 = (
         "E602: risk_infer.initialize needs training data: give train_path (JSONL with "
@@ -16,7 +16,7 @@ class Errors:
     )
     E603 = "E603: attacker file format {found} is not supported (expected {expected}); retrain it with this version."
     E604 = "E604: attacker coefficients have shape {shape}, expected ({classes}, {features}); the file is corrupt."
-    E605 = "E605: '{path}' does not exist; train an attacker with `python -m spacy_sanitize.risk.attacker train`."
+    E605 = "E605: '{path}' does not exist; train an attacker with `python -m spacy_sanitize attacker train`."
     E606 = "E606: unknown token attribute '{attr}' for the attacker; use one of {attrs}."
     E607 = (
         "E607: cannot train an attacker from {n} texts and {n_labels} labels with {n_classes} "

@@ -37,12 +37,12 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import ensure_path, minibatch
 
-from ..extensions import register_extensions
-from ..spans import check_label, longest_non_overlapping
+from ...extensions import register_extensions
+from ...spans import check_label, longest_non_overlapping
 from .errors import Errors
 from .matcher import GazetteerMatcher, Match, read_records
 from .normalize import normalize_set, term_key
-from ..shipped import data_path
+from ...shipped import data_path
 
 logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())

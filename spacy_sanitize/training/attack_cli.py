@@ -1,19 +1,18 @@
 """``attack``: the attribute-inference attack benchmark on the command line.
 
 Registered in ``spacy_sanitize/cli.py`` (``spacy-sanitize attack``) with
-``add_attack_subparser(sub)``; also ``python -m spacy_sanitize.risk.attack_cli DATA.jsonl ...``.
+``add_attack_subparser(sub)``.
 """
 import argparse
 import json
 import logging
-import sys
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, List
 
 import srsly
 
-from .attacker import ATTRS, read_labeled
-from .infer_search import SEARCHES
+from ..risk.attacker import ATTRS, read_labeled
+from ..risk.infer_search import SEARCHES
 
 logger = logging.getLogger("spacy_sanitize")
 
@@ -101,17 +100,4 @@ def run_attack(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m spacy_sanitize.risk.attack_cli", description="Attribute-inference attack benchmark.")
-    parser.add_argument("-v", "--verbose", action="store_true")
-    _add_arguments(parser)
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    return run_attack(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-
-
-__all__: List[str] = ["add_attack_subparser", "run_attack", "main"]
+__all__: List[str] = ["add_attack_subparser", "run_attack"]

@@ -15,7 +15,7 @@ from ..corpus.tab import TabDocument
 from ..evaluation.scorer import detect_docs, detected_triples
 from ..evaluation.tab_metrics import Tokens, detection_counts, pool_detection_counts
 from ..lm.context import ContextEncoder
-from .relabel import PIIRelabel, doc_features, relabel_decisions
+from ..detect.relabel import PIIRelabel, doc_features, relabel_decisions
 
 GRID: Dict[str, List[Any]] = {"C": [0.3, 1.0, 3.0], "none_class": [False, True], "min_prob": [0.0, 0.5, 0.7], "entity_vote": [True]}
 # entity_vote is fixed (not searched): mentions of one entity must get one type, or the

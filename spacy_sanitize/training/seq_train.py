@@ -1,6 +1,6 @@
 """Training ``risk_seq`` taggers on gold TAB data, and the command that builds the shipped one:
 
-    python -m spacy_sanitize.risk.seq_train ../shared/data/wiki/wiki_dev.json spacy_sanitize/data/risk_seq --family cnn
+    python -m spacy_sanitize train-seq ../shared/data/wiki/wiki_dev.json spacy_sanitize/data/risk_seq --family cnn
 """
 import argparse
 import random
@@ -15,7 +15,7 @@ from spacy.training import Example
 from spacy.util import minibatch
 
 from ..corpus.tab import read_tab
-from .seq_models import save_tagger
+from ..risk.seq_models import save_tagger
 
 FAMILIES: Dict[str, Dict[str, Any]] = {
     "cnn": {"@misc": "spacy_sanitize.seq_cnn.v1"},
@@ -68,7 +68,7 @@ def train_risk_seq(
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
-    parser = argparse.ArgumentParser(description="Train a risk_seq tagger on TAB JSON and save it.")
+    parser = argparse.ArgumentParser(prog="spacy-sanitize train-seq", description="Train a risk_seq tagger on TAB JSON and save it.")
     parser.add_argument("data", type=Path, help="TAB JSON with gold masking decisions (e.g. wiki_dev.json)")
     parser.add_argument("output", type=Path, help="directory for the saved tagger")
     parser.add_argument("--family", choices=sorted(FAMILIES), default="cnn")
@@ -85,6 +85,3 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     save_tagger(nlp.get_pipe("risk_seq").tagger, args.output)
     print(f"trained {args.family} on {len(references)} docs in {time.perf_counter() - start:.1f}s -> {args.output}")
 
-
-if __name__ == "__main__":
-    main()

@@ -13,12 +13,11 @@ often the rules agree (and, with gold labels, how often they are right). Names c
 
 CLI::
 
-    python -m spacy_sanitize.risk.country_labels echr.jsonl out.jsonl --report report.json
+    python -m spacy_sanitize country-labels echr.jsonl out.jsonl --report report.json
 """
 import argparse
 import json
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -83,7 +82,7 @@ def procedure_and_facts(text: str, max_chars: int = 0) -> str:
 
 def label_records(records: Iterable[Dict[str, Any]], gold_field: Optional[str] = None, skip_prefix: Sequence[str] = ("lacour:",), max_chars: int = 0) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
     """Weakly labelled records (text cut to procedure and facts) and the label report."""
-    from .attacker import get_field
+    from ..risk.attacker import get_field
 
     out: List[Dict[str, Any]] = []
     counts: Counter = Counter()
@@ -122,7 +121,7 @@ def label_records(records: Iterable[Dict[str, Any]], gold_field: Optional[str] =
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m spacy_sanitize.risk.country_labels", description="Weak respondent-state labels for ECHR judgments.")
+    parser = argparse.ArgumentParser(prog="spacy-sanitize country-labels", description="Weak respondent-state labels for ECHR judgments.")
     parser.add_argument("input", type=Path, help="JSONL with id and text (e.g. unlabeled/echr.jsonl)")
     parser.add_argument("output", type=Path, nargs="?", help="labelled JSONL to write (text cut to procedure and facts)")
     parser.add_argument("--gold-field", help="dotted field with a gold label, to measure the rules' accuracy (e.g. meta.countries)")
@@ -139,6 +138,3 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(json.dumps(report, indent=1))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -26,9 +26,9 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
-from .base import is_risk_component, risk_key
+from ..risk.base import is_risk_component, risk_key
 
-logger = logging.getLogger("spacy_sanitize.risk.vote")
+logger = logging.getLogger("spacy_sanitize.decide.vote")
 logger.addHandler(logging.NullHandler())
 
 RULES = ("k", "any", "all", "majority", "mean")

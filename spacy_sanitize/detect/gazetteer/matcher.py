@@ -49,7 +49,7 @@ import numpy as np
 import srsly
 from spacy.attrs import ORTH
 
-from ..types import PII_TYPES
+from ...types import PII_TYPES
 from .errors import Errors, Warnings
 from .normalize import split_words, term_variants, word_spans
 

@@ -2,7 +2,7 @@
 mapped to PII types, CODE rules, gazetteers...) and write spaCy DocBin files whose docs carry
 the PII spans both as ``doc.ents`` (what pii_ner trains on) and as ``doc.spans["pii"]``.
 
-    python -m spacy_sanitize.ner.silver INPUT.jsonl [INPUT2 ...] --output corpus/silver \\
+    python -m spacy_sanitize silver INPUT.jsonl [INPUT2 ...] --output corpus/silver \\
         [--pipeline default] [--limit 5000] [--chars-per-input 2000000] [--max-chars 3000]
         [--dev-share 0.1] [--exclude gold.json]
 
@@ -97,7 +97,7 @@ def build_silver(
 
 
 def main(argv: Optional[Iterable[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m spacy_sanitize.ner.silver", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="spacy-sanitize silver", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("inputs", nargs="+", help="JSONL files with a text field, .txt files or folders")
     parser.add_argument("--output", type=Path, required=True, help="folder for train.spacy and dev.spacy")
     parser.add_argument("--pipeline", default="default", help="detection pipeline (its masker and risk components are disabled)")
@@ -117,6 +117,3 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     print(" ".join(f"{k}={v}" for k, v in counts.items()))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -11,8 +11,8 @@ Or through a SPARQL endpoint (paged queries with retries and timeouts). Both wri
 records ``{"term", "label", "property", "qid", "count"}`` that ``pii_gazetteer`` loads
 (``gazetteer = "path/to/file.jsonl.gz"``), and can compile them for fast loading.
 
-    python -m spacy_sanitize.gazetteer.build dump latest-all.json.gz gazetteer.jsonl.gz --compile gazetteer/
-    python -m spacy_sanitize.gazetteer.build sparql https://query.wikidata.org/sparql gazetteer.jsonl.gz
+    python -m spacy_sanitize build-gazetteer dump latest-all.json.gz gazetteer.jsonl.gz --compile gazetteer/
+    python -m spacy_sanitize build-gazetteer sparql https://query.wikidata.org/sparql gazetteer.jsonl.gz
 """
 
 import argparse
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple, Union
 
-from .errors import Errors, Warnings
+from ..detect.gazetteer.errors import Errors, Warnings
 from ..shipped import data_path
 
 logger = logging.getLogger(__name__)
@@ -360,7 +360,7 @@ def compile_gazetteer(
     jsonl: Union[str, Path], output_dir: Union[str, Path], progress: bool = False
 ) -> int:
     """Build the matcher for a JSONL gazetteer and save it (binary, fast to load)."""
-    from .matcher import GazetteerMatcher, read_records
+    from ..detect.gazetteer.matcher import GazetteerMatcher, read_records
 
     matcher = GazetteerMatcher.build(read_records(jsonl), progress=progress)
     matcher.to_disk(output_dir)
@@ -369,7 +369,7 @@ def compile_gazetteer(
 
 def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m spacy_sanitize.gazetteer.build", description=__doc__.split("\n\n")[0]
+        prog="spacy-sanitize build-gazetteer", description=__doc__.split("\n\n")[0]
     )
     sub = parser.add_subparsers(dest="source", required=True)
     dump = sub.add_parser("dump", help="from a Wikidata JSON dump (.json, .json.gz, .json.bz2)")
@@ -420,6 +420,3 @@ def main(argv: Optional[List[str]] = None) -> None:
         entries = compile_gazetteer(args.output, args.compile, progress)
         logger.info("compiled %d entries into %s", entries, args.compile)
 
-
-if __name__ == "__main__":
-    main()

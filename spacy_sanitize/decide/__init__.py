@@ -1,0 +1,1 @@
+"""The decide stage: components that turn risk scores into ``Span._.mask``."""
