@@ -106,6 +106,7 @@ class RiskLLMProb:
         cv_folds: int,
         seed: int,
         batch_size: int,
+        allow_pickle: bool = False,
     ) -> None:
         self.nlp = nlp
         self.name = name
@@ -122,6 +123,7 @@ class RiskLLMProb:
         self.cv_folds = cv_folds
         self.seed = seed
         self.batch_size = batch_size
+        self.allow_pickle = allow_pickle
         self.classifier: Optional[SpanClassifier] = None
         self.meta: Dict[str, Any] = {}
         self._load_failed: Optional[str] = None
@@ -265,7 +267,7 @@ class RiskLLMProb:
         self.meta = dict(state.get("meta") or {})
         self.meta.pop("threshold", None)
         self.threshold = float(state.get("threshold", self.threshold))
-        self.classifier = SpanClassifier.from_dict(state["classifier"]) if state.get("classifier") else None
+        self.classifier = SpanClassifier.from_dict(state["classifier"], self.allow_pickle) if state.get("classifier") else None
         trained = self.meta.get("scorer")
         if self.classifier is not None and trained and trained != self.scorer.name:
             logger.warning(Errors.W430.format(trained=trained, now=self.scorer.name))
@@ -301,6 +303,7 @@ def labels_and_groups(docs: Sequence[Doc], scored: Sequence[Any], spans_key: str
         "cv_folds": 5,
         "seed": 0,
         "batch_size": 32,
+        "allow_pickle": False,
     },
     requires=["doc.spans"],
     assigns=["span._.risk", "span._.risk_explain", "span._.mask"],
@@ -320,6 +323,7 @@ def make_risk_llm_prob(
     cv_folds: int,
     seed: int,
     batch_size: int,
+    allow_pickle: bool,
 ) -> RiskLLMProb:
     """scorer (SpanScorer): span log-prob backend (frequency by default; ``spacy_sanitize.lm.hf.v1`` for a masked LM).
     spans_key (str): the PII span group.
@@ -335,6 +339,8 @@ def make_risk_llm_prob(
     cv_folds (int): folds of the grouped model selection in ``initialize``.
     seed (int): random seed of the classifiers and folds.
     batch_size (int): docs per scorer call.
+    allow_pickle (bool): also load classifiers saved with pickled members by earlier versions
+        (unpickling can run code: only for a model from a source you trust).
     """
     register_extensions()
-    return RiskLLMProb(nlp, name, scorer, spans_key, classifier, threshold, set_mask, with_text, text_encoder, coref_masking, model, cv_folds, seed, batch_size)
+    return RiskLLMProb(nlp, name, scorer, spans_key, classifier, threshold, set_mask, with_text, text_encoder, coref_masking, model, cv_folds, seed, batch_size, allow_pickle=allow_pickle)
