@@ -85,7 +85,7 @@ def make_modes(
     phrase: Any, ours: Any, docs: List[Any], batches: List[List[Any]]
 ) -> Dict[str, Callable[[], int]]:
     """The timed runs: each returns its number of matches. (A matcher without the batch
-    API, like format 1's, is timed per Doc only: copy this script into an older tree to
+    API, like the old format 1's, is timed per Doc only: copy this script into an older tree to
     measure it.)"""
     modes: Dict[str, Callable[[], int]] = {
         "phrase_matcher.per_doc": lambda: sum(len(phrase(doc)) for doc in docs),

@@ -12,7 +12,8 @@ from spacy.tokens import Doc
 
 import spacy_sanitize  # noqa: F401  (registers the factories)
 from spacy_sanitize.detect.gazetteer import GazetteerMatcher
-from spacy_sanitize.detect.gazetteer.matcher import HashTable, MatchArrays
+from spacy_sanitize.detect.gazetteer.hashtable import HashTable
+from spacy_sanitize.detect.gazetteer.matcher import MatchArrays
 from spacy_sanitize.detect.gazetteer.normalize import split_words
 
 RECORDS = [
@@ -151,43 +152,16 @@ def test_round_trip_keeps_batched_matches(matcher, tmp_path):
         assert list(loaded.records()) == list(matcher.records())
 
 
-def test_format_1_directory_is_upgraded(tmp_path):
-    """A matcher saved by format 1 (word codes for pyahocorasick) loads, with W201."""
-
-    def code(index: int) -> str:  # format 1's bijective base-32 word code
-        digits = []
-        index += 1
-        while index > 0:
-            index -= 1
-            digits.append(chr(0x30 + index % 32))
-            index //= 32
-        return "".join(reversed(digits))
-
-    assert code(0) == "0" and code(31) == "O" and code(32) == "00" and code(199) == "57"
-    # 40 more frequent words first: the words of RECORDS get two-character codes.
-    filler = [{"term": f"zz{i} zz{i}", "label": "MISC"} for i in range(40)]
-    matcher = GazetteerMatcher.build(filler + RECORDS)
-    assert matcher.word_index["actress"] >= 32
+def test_format_1_directory_is_refused(tmp_path):
+    """Format 1 (word codes for pyahocorasick) was never released: no upgrade path, a
+    clear error (E208) instead of a silent conversion."""
+    matcher = GazetteerMatcher.build(RECORDS)
     matcher.to_disk(tmp_path / "m")
-    with np.load(tmp_path / "m" / "table.npz") as data:
-        arrays = {name: data[name] for name in data.files}
-    offsets, ids = arrays.pop("key_offsets"), arrays.pop("key_word_ids")
-    coded = [
-        "|" + "|".join(code(int(w)) for w in ids[a:b]) + "|"
-        for a, b in zip(offsets[:-1], offsets[1:])
-    ]
-    arrays["keys_blob"] = np.frombuffer("\n".join(coded).encode(), dtype=np.uint8)
-    for name in GazetteerMatcher.INDEX_ARRAYS:
-        arrays.pop(name)
-    np.savez(tmp_path / "m" / "table.npz", **arrays)
     meta = srsly.read_json(tmp_path / "m" / "meta.json")
     meta["format"] = 1
-    del meta["index"]
     srsly.write_json(tmp_path / "m" / "meta.json", meta)
-    with pytest.warns(UserWarning, match="W201"):
-        loaded = GazetteerMatcher.from_disk(tmp_path / "m")
-    docs = random_docs(50, seed=2)
-    assert loaded.find_in_docs(docs) == matcher.find_in_docs(docs)
+    with pytest.raises(ValueError, match="E208.*format 1"):
+        GazetteerMatcher.from_disk(tmp_path / "m")
 
 
 def test_hash_table_grows_and_probes():
@@ -239,12 +213,12 @@ def test_component_pipe_equals_per_doc_calls(tmp_path):
 def test_threads_and_cache_resets_keep_results(matcher, monkeypatch):
     import threading
 
-    from spacy_sanitize.detect.gazetteer import matcher as matcher_module
+    from spacy_sanitize.detect.gazetteer import tokens as tokens_module
 
     docs = random_docs(60, seed=5)
     expected = matcher.find_in_docs(docs)
     fresh = GazetteerMatcher.from_bytes(matcher.to_bytes())
-    monkeypatch.setattr(matcher_module, "_ORTH_CACHE_MAX", 5)  # a reset at almost every call
+    monkeypatch.setattr(tokens_module, "ORTH_CACHE_MAX", 5)  # a reset at almost every call
     results: List[bool] = []
 
     def work(seed: int) -> None:

@@ -83,7 +83,7 @@ def test_serialization_round_trip(counts, tmp_path, family):
     before = [[s._.risk["llm_prob"] for s in d.spans["pii"]] for d in component.pipe(docs)]
     component.to_disk(tmp_path / "m")
     assert (tmp_path / "m" / "model.json").exists()
-    assert (tmp_path / "m" / "model.pkl").exists() == (family != "logreg_c1")
+    assert not (tmp_path / "m" / "model.pkl").exists()  # boosted trees as plain data too
     for loaded in (
         make(spacy.blank("en"), counts).from_disk(tmp_path / "m"),
         make(spacy.blank("en"), counts).from_bytes(component.to_bytes()),
@@ -233,3 +233,97 @@ def test_vote_is_the_mean_of_its_members(counts):
     assert numpy.allclose(vote.predict_proba(X), (members[0] + members[1]) / 2)
     again = SpanClassifier.from_dict(vote.to_dict())
     assert numpy.allclose(again.predict_proba(X), vote.predict_proba(X))
+
+
+def fitted(kind, seed=0):
+    """A SpanClassifier candidate fitted on random rows (with missing values for the trees)."""
+    from spacy_sanitize.risk.span_classifier import CANDIDATES, SpanClassifier
+
+    rng = numpy.random.RandomState(seed)
+    X = rng.normal(size=(300, 6))
+    y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int)
+    if kind.startswith("hgb"):
+        X[rng.rand(300, 6) < 0.1] = numpy.nan
+    return SpanClassifier(dict(CANDIDATES[kind], name=kind)).fit(X, y), X
+
+
+def test_boosted_trees_as_plain_data_predict_exactly_as_sklearn():
+    import srsly
+
+    from spacy_sanitize.risk.span_classifier import BoostedTrees, SpanClassifier
+
+    for kind in ("hgb_small", "hgb_deep"):
+        classifier, X = fitted(kind)
+        data = classifier.to_dict()
+        assert "pickle" not in data and "trees" in data
+        again = SpanClassifier.from_dict(srsly.json_loads(srsly.json_dumps(data)))  # srsly's JSON: 10 decimals
+        assert isinstance(again.model, BoostedTrees)
+        assert numpy.array_equal(again.predict_proba(X), classifier.predict_proba(X))
+        with pytest.raises(ValueError):
+            again.predict_proba(X[:, :5])  # too few features: E433 in the component
+        with pytest.raises(ValueError):
+            again.predict_proba(numpy.where(numpy.isnan(X), numpy.inf, X))  # as scikit-learn
+
+
+def save_the_old_way(classifier, path):
+    """A model directory as earlier versions wrote it: the trees pickled in model.pkl."""
+    import pickle
+
+    import srsly
+
+    data = {"params": classifier.params, "cv": classifier.cv}
+    if classifier.kind == "vote":
+        data["members"] = [m.to_dict() for m in classifier.model]
+        blobs = [pickle.dumps(m.model) if m.kind == "hgb" else None for m in classifier.model]
+        for member, blob in zip(data["members"], blobs):
+            if blob is not None:
+                del member["trees"]
+        data["pickle"] = pickle.dumps(blobs)
+    else:
+        data["pickle"] = pickle.dumps(classifier.model)
+    path.mkdir(parents=True)
+    srsly.write_json(path / "meta.json", {"threshold": 0.5})
+    (path / "model.pkl").write_bytes(data.pop("pickle"))
+    srsly.write_json(path / "model.json", data)
+
+
+@pytest.mark.parametrize("family", ["hgb_small", "vote_lr_hgb"])
+def test_pickled_model_loads_only_with_opt_in(counts, tmp_path, family):
+    nlp = spacy.blank("en")
+    component = make(nlp, counts, classifier=family)
+    component.fit(gold_docs(nlp))
+    save_the_old_way(component.classifier, tmp_path / "old")
+    with pytest.raises(ValueError, match="E423.*allow_pickle"):
+        make(spacy.blank("en"), counts).from_disk(tmp_path / "old")
+    # loaded lazily on first use: fail closed, and the user is told why
+    lazy = make(spacy.blank("en"), counts, model=str(tmp_path / "old"))
+    doc = lazy(gold_docs(nlp, 1)[0])
+    assert [s._.risk["llm_prob"] for s in doc.spans["pii"]] == [1.0, 1.0, 1.0]
+    assert "E423" in doc.spans["pii"][0]._.risk_explain["llm_prob"]["error"]
+    # opted in: the same probabilities (to srsly's 10 JSON decimals of the logreg weights);
+    # saved again, no pickle any more
+    def risks(c):
+        return [[s._.risk["llm_prob"] for s in d.spans["pii"]] for d in c.pipe(gold_docs(nlp, 6))]
+
+    expected = risks(component)
+    trusted = make(spacy.blank("en"), counts, allow_pickle=True).from_disk(tmp_path / "old")
+    assert numpy.allclose(risks(trusted), expected, rtol=0, atol=1e-8)
+    trusted.to_disk(tmp_path / "new")
+    assert not (tmp_path / "new" / "model.pkl").exists()
+    plain = make(spacy.blank("en"), counts).from_disk(tmp_path / "new")
+    assert risks(plain) == risks(trusted)
+
+
+def test_shipped_classifiers_load_without_pickle():
+    import srsly
+
+    from spacy_sanitize.risk.span_classifier import SpanClassifier
+    from spacy_sanitize.shipped import data_path
+
+    root = data_path("risk_llm_prob")
+    assert not list(root.glob("**/*.pkl"))
+    for sub in ("frequency", "minilm_mlm"):
+        classifier = SpanClassifier.from_dict(srsly.read_json(root / sub / "model.json"))
+        assert [m.kind for m in classifier.model] == ["logreg", "logreg", "hgb", "hgb"]
+        X = numpy.random.RandomState(0).normal(size=(20, 15))
+        assert ((classifier.predict_proba(X) >= 0) & (classifier.predict_proba(X) <= 1)).all()

@@ -111,6 +111,7 @@ class RiskLLMProb:
         cv_folds: int,
         seed: int,
         batch_size: int,
+        allow_pickle: bool = False,
     ) -> None:
         self.nlp = nlp
         self.name = name
@@ -127,6 +128,7 @@ class RiskLLMProb:
         self.cv_folds = cv_folds
         self.seed = seed
         self.batch_size = batch_size
+        self.allow_pickle = allow_pickle
         self.classifier: Optional[SpanClassifier] = None
         self.meta: Dict[str, Any] = {}
         self._load_failed: Optional[str] = None
@@ -255,11 +257,8 @@ class RiskLLMProb:
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
         def write_model(p: Path) -> None:
             data = self._classifier_data()
-            if data is None:
-                return
-            if "pickle" in data:
-                p.with_suffix(".pkl").write_bytes(data.pop("pickle"))
-            srsly.write_json(p.with_suffix(".json"), data)
+            if data is not None:  # every member is plain data: nothing is pickled
+                srsly.write_json(p.with_suffix(".json"), data)
 
         util.to_disk(path, {"meta.json": lambda p: srsly.write_json(p, self._meta()), "model": write_model}, exclude)
 
@@ -302,7 +301,7 @@ class RiskLLMProb:
         for setting in ("threshold", "saved_with_model"):  # settings come from the config
             meta.pop(setting, None)
         self.meta = meta
-        self.classifier = SpanClassifier.from_dict(state["classifier"]) if state.get("classifier") else None
+        self.classifier = SpanClassifier.from_dict(state["classifier"], self.allow_pickle) if state.get("classifier") else None
         trained = self.meta.get("scorer")
         if self.classifier is not None and trained and trained != self.scorer.name:
             logger.warning(Errors.W430.format(trained=trained, now=self.scorer.name))
@@ -338,6 +337,7 @@ def labels_and_groups(docs: Sequence[Doc], scored: Sequence[Any], spans_key: str
         "cv_folds": 5,
         "seed": 0,
         "batch_size": 32,
+        "allow_pickle": False,
     },
     requires=["doc.spans"],
     assigns=["span._.risk", "span._.risk_explain", "span._.mask"],
@@ -357,6 +357,7 @@ def make_risk_llm_prob(
     cv_folds: int,
     seed: int,
     batch_size: int,
+    allow_pickle: bool,
 ) -> RiskLLMProb:
     """scorer (SpanScorer): span log-prob backend (frequency by default; ``spacy_sanitize.lm.hf.v1`` for a masked LM).
     spans_key (str): the PII span group.
@@ -374,6 +375,8 @@ def make_risk_llm_prob(
     cv_folds (int): folds of the grouped model selection in ``initialize``.
     seed (int): random seed of the classifiers and folds.
     batch_size (int): docs per scorer call.
+    allow_pickle (bool): also load classifiers saved with pickled members by earlier versions
+        (unpickling can run code: only for a model from a source you trust).
     """
     register_extensions()
-    return RiskLLMProb(nlp, name, scorer, spans_key, classifier, threshold, set_mask, with_text, text_encoder, coref_masking, model, cv_folds, seed, batch_size)
+    return RiskLLMProb(nlp, name, scorer, spans_key, classifier, threshold, set_mask, with_text, text_encoder, coref_masking, model, cv_folds, seed, batch_size, allow_pickle=allow_pickle)

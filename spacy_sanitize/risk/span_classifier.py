@@ -2,9 +2,11 @@
 trees and soft-voting ensembles of both (the paper's AutoML ensemble, in small), a model
 selection by grouped cross-validation, and safe serialization.
 
-Logistic regression is stored as plain numbers (scaler mean/scale, coefficients, intercept)
-in JSON. Boosted trees are stored with pickle: **only load a risk_llm_prob model from a
-source you trust**, since unpickling can run code.
+Everything is stored as plain data: logistic regression as its numbers (scaler mean/scale,
+coefficients, intercept), boosted trees as their node arrays (``BoostedTrees``), which
+predict exactly what the fitted scikit-learn model predicts. Models saved by earlier
+versions hold the trees as pickles, and unpickling can run code: ``from_dict`` refuses them
+(E423) unless ``allow_pickle=True`` says the source is trusted.
 """
 import pickle
 from dataclasses import dataclass, field
@@ -28,6 +30,104 @@ FAMILIES = {
     "ensemble": ["vote_lr_hgb", "vote_lr_hgb_deep"],
 }
 FAMILIES["auto"] = FAMILIES["logreg"] + FAMILIES["hgb"] + FAMILIES["ensemble"]
+
+
+E423 = (
+    "E423: this risk_llm_prob classifier holds pickled members (model.pkl, saved by an earlier "
+    "version), and unpickling can run code. If you trust its source, load it with "
+    "allow_pickle = true on the component ([components.risk_llm_prob] allow_pickle = true, or "
+    "SpanClassifier.from_dict(data, allow_pickle=True)), then save it again to store it as plain data"
+)
+# BoostedTrees' node arrays, in its ``to_dict``: floats as float.hex strings (exact whatever
+# the JSON writer's float precision), the other fields as ints.
+_FLOAT_FIELDS = ("threshold", "value")
+_INT_FIELDS = ("feature", "left", "right", "missing_left", "leaf")
+
+
+class BoostedTrees:
+    """The prediction of a fitted binary ``HistGradientBoostingClassifier`` from its trees as
+    plain arrays, without pickle: the same traversal (NaN follows ``missing_left``, else
+    ``x <= threshold`` goes left), the same summation order and the same link (expit), so the
+    same probabilities to the last bit. Node indices are global (trees concatenated)."""
+
+    def __init__(self, baseline: float, n_features: int, roots: Sequence[int], nodes: Dict[str, numpy.ndarray]) -> None:
+        self.baseline = float(baseline)
+        self.n_features = int(n_features)
+        self.roots = numpy.asarray(roots, dtype=numpy.intp)
+        self.nodes = nodes
+        self.classes_ = numpy.asarray([0, 1])
+
+    @classmethod
+    def from_sklearn(cls, model: Any) -> "BoostedTrees":
+        if model.n_trees_per_iteration_ != 1 or list(model.classes_) != [0, 1] or model.is_categorical_ is not None:
+            raise ValueError("E424: only binary 0/1 boosted trees on numeric features can be stored as plain data.")
+        parts: Dict[str, List[numpy.ndarray]] = {name: [] for name in _FLOAT_FIELDS + _INT_FIELDS}
+        roots: List[int] = []
+        offset = 0
+        for (predictor,) in model._predictors:
+            tree = predictor.nodes
+            roots.append(offset)
+            parts["threshold"].append(tree["num_threshold"].astype(numpy.float64))
+            parts["value"].append(tree["value"].astype(numpy.float64))
+            parts["feature"].append(tree["feature_idx"].astype(numpy.int64))
+            parts["left"].append(tree["left"].astype(numpy.int64) + offset)
+            parts["right"].append(tree["right"].astype(numpy.int64) + offset)
+            parts["missing_left"].append(tree["missing_go_to_left"].astype(bool))
+            parts["leaf"].append(tree["is_leaf"].astype(bool))
+            offset += len(tree)
+        nodes = {name: numpy.concatenate(arrays) for name, arrays in parts.items()}
+        return cls(float(model._baseline_prediction.ravel()[0]), model.n_features_in_, roots, nodes)
+
+    def predict_proba(self, X: numpy.ndarray) -> numpy.ndarray:
+        from scipy.special import expit  # the link scikit-learn's binomial loss uses
+
+        X = numpy.asarray(X, dtype=numpy.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(f"X has {X.shape[-1]} features, but the boosted trees expect {self.n_features}")
+        if numpy.isinf(X).any():  # as scikit-learn: NaN is a missing value, infinity an error
+            raise ValueError("Input X contains infinity.")
+        n = self.nodes
+        rows = numpy.arange(len(X))[:, None]
+        node = numpy.broadcast_to(self.roots, (len(X), len(self.roots))).copy()
+        inner = ~n["leaf"][node]
+        while inner.any():
+            x = X[rows, n["feature"][node]]
+            left = numpy.where(numpy.isnan(x), n["missing_left"][node], x <= n["threshold"][node])
+            node = numpy.where(inner, numpy.where(left, n["left"][node], n["right"][node]), node)
+            inner = ~n["leaf"][node]
+        # scikit-learn adds the trees to the baseline one after another: cumsum keeps that order.
+        terms = numpy.hstack([numpy.full((len(X), 1), self.baseline), n["value"][node]])
+        raw = numpy.cumsum(terms, axis=1)[:, -1] if len(X) else numpy.zeros(0)
+        proba = numpy.empty((len(X), 2))
+        proba[:, 1] = expit(raw)
+        proba[:, 0] = 1 - proba[:, 1]
+        return proba
+
+    def to_dict(self) -> Dict[str, Any]:
+        nodes: Dict[str, Any] = {name: [float(v).hex() for v in self.nodes[name].tolist()] for name in _FLOAT_FIELDS}
+        nodes.update({name: self.nodes[name].astype(numpy.int64).tolist() for name in _INT_FIELDS})
+        return {"baseline": self.baseline.hex(), "n_features": self.n_features, "roots": self.roots.tolist(), "nodes": nodes}
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "BoostedTrees":
+        raw = data["nodes"]
+        nodes = {name: numpy.asarray([float.fromhex(v) for v in raw[name]], dtype=numpy.float64) for name in _FLOAT_FIELDS}
+        nodes.update({name: numpy.asarray(raw[name], dtype=numpy.int64) for name in ("feature", "left", "right")})
+        nodes.update({name: numpy.asarray(raw[name], dtype=bool) for name in ("missing_left", "leaf")})
+        sizes = {len(v) for v in nodes.values()}
+        n_nodes = sizes.pop() if len(sizes) == 1 else -1
+        roots = numpy.asarray(data["roots"], dtype=numpy.intp)
+        inner = ~nodes["leaf"]
+        if (
+            n_nodes < 1
+            or not len(roots)
+            or roots.min() < 0
+            or roots.max() >= n_nodes
+            or any(((nodes[k][inner] < 0) | (nodes[k][inner] >= n_nodes)).any() for k in ("left", "right"))
+            or ((nodes["feature"][inner] < 0) | (nodes["feature"][inner] >= int(data["n_features"]))).any()
+        ):
+            raise ValueError("the boosted trees' node arrays are inconsistent")
+        return cls(float.fromhex(data["baseline"]), int(data["n_features"]), roots, nodes)
 
 
 @dataclass
@@ -79,11 +179,7 @@ class SpanClassifier:
     def to_dict(self) -> Dict[str, Any]:
         data: Dict[str, Any] = {"params": self.params, "cv": self.cv}
         if self.kind == "vote":
-            # one top-level "pickle" (the trees' pickles, None for JSON members), like hgb
-            members = [member.to_dict() for member in self.model]
-            data["members"] = [{k: v for k, v in m.items() if k != "pickle"} for m in members]
-            if any("pickle" in m for m in members):
-                data["pickle"] = pickle.dumps([m.get("pickle") for m in members])
+            data["members"] = [member.to_dict() for member in self.model]
         elif self.kind == "logreg":
             scaler, lr = self.model[0], self.model[-1]
             data["weights"] = {
@@ -94,16 +190,22 @@ class SpanClassifier:
                 "classes": [int(c) for c in lr.classes_],
             }
         else:
-            data["pickle"] = pickle.dumps(self.model)
+            trees = self.model if isinstance(self.model, BoostedTrees) else BoostedTrees.from_sklearn(self.model)
+            data["trees"] = trees.to_dict()
         return data
 
     @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "SpanClassifier":
+    def from_dict(cls, data: Dict[str, Any], allow_pickle: bool = False) -> "SpanClassifier":
+        """The classifier of ``to_dict``. allow_pickle (bool): also load pickled members (saved
+        by earlier versions; unpickling can run code, so only from a trusted source)."""
+        if "pickle" in data and not allow_pickle:
+            raise ValueError(E423)
         self = cls(dict(data["params"]), cv=dict(data.get("cv", {})))
         if self.kind == "vote":
-            pickles = pickle.loads(data["pickle"]) if "pickle" in data else [None] * len(data["members"])  # trusted source only
+            # Earlier versions: one top-level pickle, a list of the members' pickles (None for JSON ones).
+            pickles = pickle.loads(data["pickle"]) if "pickle" in data else [None] * len(data["members"])
             self.model = [
-                cls.from_dict(dict(member, pickle=blob) if blob is not None else member)
+                cls.from_dict(dict(member, pickle=blob) if blob is not None else member, allow_pickle)
                 for member, blob in zip(data["members"], pickles)
             ]
         elif self.kind == "logreg":
@@ -123,8 +225,10 @@ class SpanClassifier:
             lr.classes_ = numpy.asarray(w["classes"])
             lr.n_features_in_ = lr.coef_.shape[1]
             self.model = make_pipeline(scaler, lr)
+        elif "trees" in data:
+            self.model = BoostedTrees.from_dict(data["trees"])
         else:
-            self.model = pickle.loads(data["pickle"])  # trusted source only (see module docstring)
+            self.model = pickle.loads(data["pickle"])  # allow_pickle: the caller trusts the source
         return self
 
 
