@@ -12,6 +12,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy
 
+from ..lm.linear import LinearWeights
+
 CANDIDATES: Dict[str, Dict[str, Any]] = {
     "logreg_c0.1": {"kind": "logreg", "C": 0.1},
     "logreg_c1": {"kind": "logreg", "C": 1.0},
@@ -86,13 +88,7 @@ class SpanClassifier:
                 data["pickle"] = pickle.dumps([m.get("pickle") for m in members])
         elif self.kind == "logreg":
             scaler, lr = self.model[0], self.model[-1]
-            data["weights"] = {
-                "mean": scaler.mean_.tolist(),
-                "scale": scaler.scale_.tolist(),
-                "coef": lr.coef_.tolist(),
-                "intercept": lr.intercept_.tolist(),
-                "classes": [int(c) for c in lr.classes_],
-            }
+            data["weights"] = {"mean": scaler.mean_.tolist(), "scale": scaler.scale_.tolist(), **LinearWeights.from_sklearn(lr, softmax_rows=False).to_dict()}
         else:
             data["pickle"] = pickle.dumps(self.model)
         return data
@@ -107,7 +103,6 @@ class SpanClassifier:
                 for member, blob in zip(data["members"], pickles)
             ]
         elif self.kind == "logreg":
-            from sklearn.linear_model import LogisticRegression
             from sklearn.pipeline import make_pipeline
             from sklearn.preprocessing import StandardScaler
 
@@ -117,12 +112,7 @@ class SpanClassifier:
             scaler.scale_ = numpy.asarray(w["scale"], dtype=float)
             scaler.var_ = scaler.scale_**2
             scaler.n_features_in_ = len(scaler.mean_)
-            lr = LogisticRegression()
-            lr.coef_ = numpy.asarray(w["coef"], dtype=float)
-            lr.intercept_ = numpy.asarray(w["intercept"], dtype=float)
-            lr.classes_ = numpy.asarray(w["classes"])
-            lr.n_features_in_ = lr.coef_.shape[1]
-            self.model = make_pipeline(scaler, lr)
+            self.model = make_pipeline(scaler, LinearWeights.from_dict(w).to_sklearn())
         else:
             self.model = pickle.loads(data["pickle"])  # trusted source only (see module docstring)
         return self
