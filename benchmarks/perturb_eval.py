@@ -113,7 +113,6 @@ def main() -> None:
                     "model": args.model,
                     "window": args.window,
                     "batch_size": args.batch_size,
-                    "num_threads": args.threads,
                     "cache_dir": args.cache_dir or None,
                 },
             },

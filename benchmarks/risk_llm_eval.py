@@ -31,11 +31,11 @@ from spacy_sanitize.risk.span_classifier import group_folds, select_and_fit
 SYSTEMS = {"logreg": "logreg", "hgb": "hgb", "ensemble": "ensemble", "auto": "auto"}
 
 
-def scorer_config(spec: str, threads: int) -> Dict[str, Any]:
+def scorer_config(spec: str) -> Dict[str, Any]:
     if spec == "frequency":
         return {"@misc": "spacy_sanitize.lm.frequency.v1"}
     if spec.startswith("hf:"):
-        return {"@misc": "spacy_sanitize.lm.hf.v1", "model": spec[3:], "window": 256, "batch_size": 32, "num_threads": threads}
+        return {"@misc": "spacy_sanitize.lm.hf.v1", "model": spec[3:], "window": 256, "batch_size": 32}
     raise SystemExit(f"unknown scorer {spec!r}: use frequency or hf:<model>")
 
 
@@ -118,7 +118,7 @@ def main() -> None:
         results["rows"][f"{cond}/mask_all"] = score({d._.doc_id: [[s.start_char, s.end_char] for s in d.spans.get("pii", [])] for d in docs})
     for spec in scorers:
         with_text = args.with_text and spec == scorers[0]
-        comp = spacy.blank("en").add_pipe("risk_llm_prob", config={"scorer": scorer_config(spec, args.threads), "model": None, "with_text": with_text})
+        comp = spacy.blank("en").add_pipe("risk_llm_prob", config={"scorer": scorer_config(spec), "model": None, "with_text": with_text})
         timing: Dict[str, Any] = {}
         feats: Dict[str, Any] = {}
         for cond, docs in conditions.items():

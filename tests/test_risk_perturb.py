@@ -60,7 +60,6 @@ def scorer_cfg(model, batch_size=4):
         "model": model,
         "window": 128,
         "batch_size": batch_size,
-        "num_threads": 1,
     }
 
 

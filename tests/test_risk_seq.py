@@ -66,7 +66,7 @@ def tiny_bert(tmp_path_factory) -> Path:
 
 def _trf(model, **kw):
     return {"@misc": "spacy_sanitize.seq_transformer.v1", "model": str(model), "learning_rate": 0.01,
-            "num_threads": 1, "save_dtype": "float32", **kw}
+            "save_dtype": "float32", **kw}
 
 
 CNN = {"@misc": "spacy_sanitize.seq_cnn.v1", "pretrained": False, "width": 32, "depth": 2, "learning_rate": 0.01}

