@@ -63,6 +63,7 @@ class Masker:
         min_propagate_chars: int = 3,
         p: Optional[float] = None,
         gold_key: Optional[str] = None,
+        scorer: Optional[Callable[..., Dict[str, Any]]] = None,
     ) -> None:
         """strategy (dict): default strategy config. operators (dict): per-type configs and
         an optional ``DEFAULT``. overlap (str): ``union`` or ``separate``. allow_list
@@ -72,10 +73,12 @@ class Masker:
         propagate_person_parts (bool): also of PERSON name parts of at least
         ``min_propagate_chars`` characters. p (float): replacement probability for the
         privacy report (None: 1, assumed). gold_key (str): spans key of gold masked spans;
-        when a doc carries them, its p is estimated from them."""
+        when a doc carries them, its p is estimated from them. scorer (Callable): scores
+        examples for ``nlp.evaluate`` (the TAB metrics by default)."""
         if overlap not in OVERLAP_POLICIES:
             raise ValueError(Errors.E104.format(policy=overlap))
         self.name = name
+        self.scorer = scorer
         self.cfg: Dict[str, Any] = {
             "strategy": dict(strategy), "operators": {k: dict(v) for k, v in operators.items()},
             "spans_key": spans_key, "overlap": overlap, "allow_list": list(allow_list),
@@ -181,6 +184,13 @@ class Masker:
             policies[region.label][2].append(strategy.support_for(region.label, text[region.start : region.end]))
         return privacy_report(policies, max(p, 1e-9), source)
 
+    def score(self, examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
+        """The configured scorer on examples this pipeline processed (TAB's P, R_all, F1 and
+        entity recalls against the reference's ``mask`` spans by default)."""
+        if self.scorer is None:
+            return {}
+        return self.scorer(examples, **{"spans_key": self.cfg["spans_key"], **kwargs})
+
     def initialize(self, get_examples: Optional[Callable[[], Iterable[Example]]] = None, *, nlp: Optional[Language] = None, gold_key: Optional[str] = None) -> None:
         """With ``gold_key`` (e.g. ``"mask"``), estimate p from the examples: run the
         pipeline up to and including this component on each example's text and measure
@@ -228,18 +238,23 @@ class Masker:
         "strategy": {"name": "typed.v1"}, "operators": {}, "spans_key": "pii", "overlap": "union",
         "allow_list": [], "deny_list": [], "deny_label": "MISC", "propagate": True,
         "propagate_person_parts": True, "min_propagate_chars": 3, "p": None, "gold_key": None,
+        "scorer": {"@scorers": "spacy_sanitize.tab_scorer.v1"},
     },
     requires=["doc.spans"],
     assigns=["doc._.sanitized", "doc._.replacements", "doc._.privacy"],
+    default_score_weights={
+        "tab_f1": 1.0, "tab_p": 0.0, "tab_r_all": 0.0, "tab_r_ent": 0.0, "tab_r_direct": 0.0, "tab_r_quasi": 0.0,
+    },
 )
 def make_masker(
     nlp: Language, name: str, strategy: Dict[str, Any], operators: Dict[str, Dict[str, Any]], spans_key: str,
     overlap: str, allow_list: List[str], deny_list: List[Any], deny_label: str, propagate: bool,
     propagate_person_parts: bool, min_propagate_chars: int, p: Optional[float], gold_key: Optional[str],
+    scorer: Optional[Callable[..., Dict[str, Any]]],
 ) -> Masker:
     """See ``Masker``. strategy/operators values: ``{"name": "<registered>", **params}``."""
     register_extensions()
     return Masker(
         name, strategy, operators, spans_key, overlap, allow_list, deny_list, deny_label, propagate,
-        propagate_person_parts, min_propagate_chars, p, gold_key,
+        propagate_person_parts, min_propagate_chars, p, gold_key, scorer=scorer,
     )
