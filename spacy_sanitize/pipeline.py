@@ -46,6 +46,19 @@ def load_config_pipeline(path: Union[str, Path], overrides: Optional[Dict[str, A
     return nlp
 
 
+def load_directory_pipeline(path: Union[str, Path], overrides: Optional[Dict[str, Any]] = None) -> Language:
+    """A pipeline saved with ``nlp.to_disk``, with config overrides. Unlike ``spacy.load``,
+    which flattens a dict value into dotted keys (merged into the saved section, and an
+    error for a section the saved config lacks), a dict value replaces the whole section: the
+    CLI's ``components.masker.strategy = {"@strategies": "spacy_sanitize.redact.v1"}`` must not inherit the saved
+    strategy's parameters, and ``components.masker.operators`` may add types."""
+    path = Path(path)
+    overrides = overrides or {}
+    config = Config().from_disk(path / "config.cfg", overrides=overrides)
+    nlp = spacy.util.load_model_from_config(config, meta=spacy.util.get_model_meta(path))
+    return nlp.from_disk(path, overrides=overrides)
+
+
 def load_pipeline(name: Union[str, Path] = "default", overrides: Optional[Dict[str, Any]] = None) -> Language:
     """``name``: a shipped config name (``default``...), a ``.cfg`` file, a pipeline
     directory, or an installed pipeline package."""
@@ -55,6 +68,8 @@ def load_pipeline(name: Union[str, Path] = "default", overrides: Optional[Dict[s
         path = Path(name)
         if path.suffix == ".cfg" and path.exists():
             return load_config_pipeline(path, overrides)
+        if (path / "config.cfg").is_file():
+            return load_directory_pipeline(path, overrides)
         return spacy.load(name, config=overrides or {})
     except OSError as err:
         raise OSError(Errors.E005.format(name=name, err=err)) from None

@@ -34,3 +34,8 @@ def nlp_blank():
 @pytest.fixture(scope="session")
 def default_nlp():
     return spacy_sanitize.load_pipeline("default")
+
+
+@pytest.fixture(scope="session")
+def accurate_nlp():
+    return spacy_sanitize.load_pipeline("accurate")

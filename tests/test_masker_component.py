@@ -182,13 +182,13 @@ def test_p_from_gold_key_in_doc_and_initialize():
     report = m(doc)._.privacy
     assert report["p"] == 0.5 and "gold" in report["p_source"]
     assert report["labels"]["PERSON"]["epsilon"] != 0.0  # p < 1 leaves a finite, positive epsilon
-    # initialize: p is the recall over examples, kept in cfg
+    # initialize: p is the recall over examples, kept as the learned p
     nlp2, m2 = masker()
     ref = nlp2.make_doc(text)
     ref.spans["mask"] = [ref.char_span(0, 4, "DIRECT"), ref.char_span(14, 18, "QUASI")]
     pred = doc_with(nlp2, text, [(14, 18, "LOC", "e1")])
     m2.initialize(lambda: [Example(pred, ref)], gold_key="mask")
-    assert m2.cfg["p"] == 0.5 and "recall" in m2.cfg["p_source"]
+    assert m2.learned_p == 0.5 and "recall" in m2.learned_p_source and m2.cfg["p"] is None
 
 
 def test_in_default_pipeline_config_override():

@@ -152,8 +152,8 @@ def test_shipped_model_loads_offline(nlp_blank):
     assert all(s.label_ in PII_TYPES for s in doc.spans["pii"])
 
 
-def test_default_pipeline_relabels_after_coreference(default_nlp):
-    names = default_nlp.pipe_names
+def test_accurate_pipeline_relabels_after_coreference(accurate_nlp):
+    names = accurate_nlp.pipe_names
     assert names.index("pii_relabel") == names.index("pii_coref") + 1
 
 

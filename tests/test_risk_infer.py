@@ -235,9 +235,13 @@ def test_attacker_round_trip(tmp_path):
 
 
 def test_pipeline_round_trip(nlp, tmp_path):
-    nlp.get_pipe("risk_infer").threshold = 0.56
+    # the fitted threshold travels; the configured one (0.6, in config.cfg) wins unless
+    # the load sets threshold = null
+    infer = nlp.get_pipe("risk_infer")
+    infer.fitted_threshold, infer.threshold = 0.56, None
     nlp.to_disk(tmp_path / "pipe")
-    loaded = spacy.load(tmp_path / "pipe")
+    assert spacy.load(tmp_path / "pipe").get_pipe("risk_infer").threshold == 0.6
+    loaded = spacy.load(tmp_path / "pipe", config={"components": {"risk_infer": {"threshold": None}}})
     text = "I love Kyoto Gyoen and the temple."
     assert loaded.get_pipe("risk_infer").threshold == 0.56
     doc_loaded, doc = loaded(text), nlp(text)

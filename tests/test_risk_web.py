@@ -426,6 +426,9 @@ def test_serialization_round_trip(server, tmp_path):
     assert web2.backend.endpoint == server.url and str(web2.cache.path) == str(tmp_path / "c")
     again = nlp.get_pipe("risk_web").from_bytes(web2.to_bytes())
     assert again.labels == ["LOC"]
+    # settings come from config.cfg only: a load-time override wins (web.json used to undo it)
+    overridden = spacy.load(tmp_path / "p", config={"components": {"risk_web": {"min_hits": 3, "method": "hits"}}})
+    assert (overridden.get_pipe("risk_web").min_hits, overridden.get_pipe("risk_web").method) == (3, "hits")
     doc = by_text(web2(bio(loaded)))
     assert "web" not in doc["Anna Lee"]._.risk  # PERSON not in labels
     assert doc["Oslo"]._.risk["web"] == 1.0

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 import srsly
+from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -80,9 +81,14 @@ class Masker:
         (bool): mask every whole-word occurrence of a masked string;
         propagate_person_parts (bool): also of PERSON name parts of at least
         ``min_propagate_chars`` characters. p (float): replacement probability for the
-        privacy report (None: 1, assumed). gold_key (str): spans key of gold masked spans;
-        when a doc carries them, its p is estimated from them. scorer (Callable): scores
-        examples for ``nlp.evaluate`` (the TAB metrics by default)."""
+        privacy report. gold_key (str): spans key of gold masked spans; when a doc carries
+        them, its p is estimated from them. scorer (Callable): scores examples for
+        ``nlp.evaluate`` (the TAB metrics by default).
+
+        Which p the report uses: the doc's gold spans (``gold_key``), else ``p`` from the
+        config when it is set, else the p learned by ``initialize`` (saved with the
+        component), else 1 (assumed). A configured p always wins over a learned one.
+        Only the learned p is serialized: every other setting comes from the config."""
         if overlap not in OVERLAP_POLICIES:
             raise ValueError(Errors.E104.format(policy=overlap))
         self.name = name
@@ -95,8 +101,10 @@ class Masker:
             "deny_label": deny_label, "propagate": propagate,
             "propagate_person_parts": propagate_person_parts,
             "min_propagate_chars": min_propagate_chars, "p": p, "gold_key": gold_key,
-            "p_source": None,
         }
+        # Learned by ``initialize``; used only where the config leaves p unset.
+        self.learned_p: Optional[float] = None
+        self.learned_p_source: Optional[str] = None
         self._build()
 
     def _build(self) -> None:
@@ -174,7 +182,9 @@ class Masker:
         return doc
 
     def privacy(self, doc: Doc, regions: List[Region], text: str) -> Dict[str, object]:
-        p, source = self.cfg["p"], self.cfg["p_source"]
+        p, source = self.cfg["p"], "set in the config"
+        if p is None:
+            p, source = self.learned_p, self.learned_p_source
         gold_key = self.cfg["gold_key"]
         if gold_key and gold_key in doc.spans:
             hit, total = coverage(((r.start, r.end) for r in regions), ((s.start_char, s.end_char) for s in doc.spans[gold_key]))
@@ -182,8 +192,6 @@ class Masker:
                 p, source = hit / total, f"masked fraction of the {total} gold characters in doc.spans['{gold_key}']"
         if p is None:
             p, source = 1.0, P_ASSUMED
-        elif source is None:
-            source = "set in the config"
         policies: Dict[str, Tuple[str, Any, List[int]]] = {}
         for region in regions:
             name, strategy = self.strategy(region.label)
@@ -202,7 +210,8 @@ class Masker:
     def initialize(self, get_examples: Optional[Callable[[], Iterable[Example]]] = None, *, nlp: Optional[Language] = None, gold_key: Optional[str] = None) -> None:
         """With ``gold_key`` (e.g. ``"mask"``), estimate p from the examples: run the
         pipeline up to and including this component on each example's text and measure
-        the fraction of the reference's gold masked characters that get replaced."""
+        the fraction of the reference's gold masked characters that get replaced. The
+        estimate is kept as ``learned_p``; a ``p`` set in the config still wins (W103)."""
         if not gold_key or get_examples is None:
             return
         pairs = []
@@ -217,28 +226,38 @@ class Masker:
             pairs.append((self(doc), eg.reference))
         p, total = estimate_p(pairs, gold_key)
         if p is not None:
-            self.cfg["p"] = max(p, 1e-6)
-            self.cfg["p_source"] = f"recall on {total} gold characters of {len(pairs)} documents (doc.spans['{gold_key}'])"
+            self.learned_p = max(p, 1e-6)
+            self.learned_p_source = f"recall on {total} gold characters of {len(pairs)} documents (doc.spans['{gold_key}'])"
+            if self.cfg["p"] is not None:
+                logger.warning(Warnings.W103.format(p=self.cfg["p"], learned=self.learned_p))
 
-    # serialization: the config only; the secret is never written
+    # Serialization: only what initialize learned. Settings (strategies, lists, p) live in
+    # config.cfg, so an override at load time wins; the secret is never written.
+    def _learned(self) -> Dict[str, Any]:
+        return {"p": self.learned_p, "p_source": self.learned_p_source}
+
+    def _set_learned(self, learned: Dict[str, Any]) -> None:
+        p = learned.get("p")
+        self.learned_p = None if p is None else check_p(float(p))
+        self.learned_p_source = learned.get("p_source")
+
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
-        return srsly.json_dumps(self.cfg).encode("utf-8")
+        return util.to_bytes({"learned": lambda: self._learned()}, exclude)
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "Masker":
-        # Files written before strategies moved to the config carry them: the config wins.
-        self.cfg.update({k: v for k, v in srsly.json_loads(data).items() if k not in ("strategy", "operators")})
-        secret = self._secret
-        self._build()
-        self.set_secret(secret)
+        util.from_bytes(data, {"learned": self._set_learned}, exclude)
         return self
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "cfg.json", self.cfg)
+        util.to_disk(path, {"learned.json": lambda p: srsly.write_json(p, self._learned())}, exclude)
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "Masker":
-        return self.from_bytes(srsly.json_dumps(srsly.read_json(Path(path) / "cfg.json")).encode("utf-8"))
+        def read(p: Path) -> None:
+            if p.exists():
+                self._set_learned(srsly.read_json(p))
+
+        util.from_disk(path, {"learned.json": read}, exclude)
+        return self
 
 
 @Language.factory(

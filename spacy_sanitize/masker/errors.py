@@ -48,3 +48,7 @@ class Warnings:
         "'[{label}]' instead. Check the span's type (a surrogate or generalization of another "
         "type leaves the text as is) or the strategy configured for {label}."
     )
+    W103 = (
+        "W103: p = {p} is set in the config, so the privacy report keeps it; the p estimated "
+        "by initialize ({learned:.3f}) is saved but unused. Set p = null to use the estimate."
+    )

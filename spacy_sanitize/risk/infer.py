@@ -36,6 +36,7 @@ from typing import (
 
 import numpy as np
 import srsly
+from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
@@ -59,6 +60,7 @@ from .infer_search import SEARCHES, SearchResult, build_problem, run_search
 logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())
 
+DEFAULT_THRESHOLD = 0.37  # seed 001
 View = Tuple[List[Optional[str]], List[bool], List[int]]  # forms, removable, doc token index (-1: placeholder)
 
 
@@ -72,7 +74,7 @@ class RiskInfer:
         *,
         spans_key: str = "pii",
         label: str = "MISC",
-        threshold: float = 0.37,
+        threshold: Optional[float] = None,
         search: str = "greedy",
         greedy_criterion: str = "maxprob",
         beam_width: int = 5,
@@ -87,14 +89,15 @@ class RiskInfer:
     ) -> None:
         if search not in SEARCHES:
             raise ValueError(Errors.E609.format(search=search, searches=", ".join(SEARCHES)))
-        if not 0 < threshold <= 1:
+        if threshold is not None and not 0 < threshold <= 1:
             raise ValueError(Errors.E611.format(threshold=threshold))
         self.nlp = nlp
         self.name = name
         self.key = risk_key(name)
         self.spans_key = spans_key
         self.label = check_label(label)
-        self.threshold = float(threshold)
+        self.configured_threshold = None if threshold is None else float(threshold)
+        self.fitted_threshold: Optional[float] = None  # learned by initialize, saved
         self.search = search
         self.greedy_criterion = greedy_criterion
         self.beam_width = beam_width
@@ -108,6 +111,20 @@ class RiskInfer:
         self.keep_stop_words = keep_stop_words
         self.attacker: Optional[LinearAttacker] = None
         self._placeholder_forms: Dict[Tuple[str, str, str, bool], List[str]] = {}
+
+    @property
+    def threshold(self) -> float:
+        """The configured threshold, else the fitted one, else ``DEFAULT_THRESHOLD``."""
+        if self.configured_threshold is not None:
+            return self.configured_threshold
+        if self.fitted_threshold is not None:
+            return self.fitted_threshold
+        return DEFAULT_THRESHOLD
+
+    @threshold.setter
+    def threshold(self, value: Optional[float]) -> None:
+        """Setting it is setting it in the config: it wins over a fitted one."""
+        self.configured_threshold = None if value is None else float(value)
 
     # --- the attacker's view -------------------------------------------------------
     def _placeholder(self, label: str) -> List[str]:
@@ -321,7 +338,8 @@ class RiskInfer:
         ``meta.countries``), or from the examples' reference ``doc.cats`` (the label is the
         category with the highest value). ``threshold_path``: TAB JSON with documents
         masked by people; the threshold becomes the attacker's mean maximum probability
-        on them (how seed 001 fitted 0.37)."""
+        on them (how seed 001 fitted 0.37), used (and saved) unless the config sets a
+        threshold (W602)."""
         tokenizer_nlp = nlp or self.nlp
         if attacker_path:
             self.attacker = LinearAttacker.from_disk(ensure_path(attacker_path))
@@ -350,33 +368,50 @@ class RiskInfer:
                 seqs = sequences_of(texts, tokenizer_nlp, attr)
             self.attacker = train_attacker(seqs, labels, attr=attr, ngram_max=ngram_max, min_df=min_df, max_features=max_features, C=C)
         if threshold_path:
-            self.threshold = fit_threshold(self, threshold_path)
+            self.fitted_threshold = fit_threshold(self, threshold_path)
+            if self.configured_threshold is not None:
+                logger.warning(Warnings.W602.format(threshold=self.configured_threshold, fitted=self.fitted_threshold))
 
     # --- serialization -------------------------------------------------------------
-    def _cfg(self) -> Dict[str, Any]:
-        return {"threshold": self.threshold, "trained": self.attacker is not None}
+    # Only what initialize learned (the attacker, the fitted threshold): the settings live
+    # in config.cfg, so an override at load time wins.
+    def _learned(self) -> Dict[str, Any]:
+        return {"fitted_threshold": self.fitted_threshold}
+
+    def _set_learned(self, learned: Dict[str, Any]) -> None:
+        fitted = learned.get("fitted_threshold")
+        self.fitted_threshold = None if fitted is None else float(fitted)
+
+    def _set_attacker_bytes(self, data: Optional[bytes]) -> None:
+        self.attacker = LinearAttacker.from_bytes(data) if data else None
+
+    def _write_attacker(self, path: Path) -> None:
+        if self.attacker is not None:
+            self.attacker.to_disk(path)
+
+    def _read_attacker(self, path: Path) -> None:
+        self.attacker = LinearAttacker.from_disk(path) if path.exists() else None
 
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
-        return srsly.msgpack_dumps({"cfg": self._cfg(), "attacker": self.attacker.to_dict() if self.attacker else None})
+        return util.to_bytes(
+            {"learned": self._learned, "attacker": lambda: self.attacker.to_bytes() if self.attacker else None},
+            exclude,
+        )
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "RiskInfer":
-        msg = srsly.msgpack_loads(data)
-        self.threshold = float(msg["cfg"]["threshold"])
-        self.attacker = LinearAttacker.from_dict(msg["attacker"]) if msg.get("attacker") else None
+        util.from_bytes(data, {"learned": self._set_learned, "attacker": self._set_attacker_bytes}, exclude)
         return self
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "cfg.json", self._cfg())
-        if self.attacker is not None:
-            self.attacker.to_disk(path / "attacker")
+        writers = {"learned.json": lambda p: srsly.write_json(p, self._learned()), "attacker": self._write_attacker}
+        util.to_disk(path, writers, exclude)
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskInfer":
-        path = ensure_path(path)
-        cfg = srsly.read_json(path / "cfg.json")
-        self.threshold = float(cfg["threshold"])
-        self.attacker = LinearAttacker.from_disk(path / "attacker") if cfg.get("trained") else None
+        def read_learned(p: Path) -> None:
+            if p.exists():
+                self._set_learned(srsly.read_json(p))
+
+        util.from_disk(path, {"learned.json": read_learned, "attacker": self._read_attacker}, exclude)
         return self
 
 
@@ -402,7 +437,7 @@ def fit_threshold(component: RiskInfer, tab_path: Union[str, Path], mask_key: st
     default_config={
         "spans_key": "pii",
         "label": "MISC",
-        "threshold": 0.37,
+        "threshold": None,
         "search": "greedy",
         "greedy_criterion": "maxprob",
         "beam_width": 5,
@@ -423,7 +458,7 @@ def make_risk_infer(
     name: str,
     spans_key: str,
     label: str,
-    threshold: float,
+    threshold: Optional[float],
     search: str,
     greedy_criterion: str,
     beam_width: int,
@@ -436,8 +471,10 @@ def make_risk_infer(
     score_existing: bool,
     keep_stop_words: bool,
 ) -> RiskInfer:
-    """threshold (float): a text is de-identified when the attacker's maximum class
-    probability is below it (seed 001: 0.37). search (str): exact, greedy or beam.
+    """threshold (Optional[float]): a text is de-identified when the attacker's maximum
+    class probability is below it. None: the threshold fitted by ``initialize``
+    (``threshold_path``, saved with the component), else 0.37 (seed 001); a value set here
+    always wins over a fitted one. search (str): exact, greedy or beam.
     placeholder (str): how the masker renders a masked span for the attacker ("" = gap).
     keep_stop_words (bool): never remove stop words (removing "the" everywhere kills many
     bigrams at once and lowers the confidence at a large cost in readability)."""

@@ -33,3 +33,7 @@ class Warnings:
         "W601: risk_infer could not bring the attacker's confidence in '{label}' below "
         "{threshold:.3f} (reached {reached:.3f}, {reason}); the words it found are masked anyway."
     )
+    W602 = (
+        "W602: threshold = {threshold} is set in the config, so it stays in use; the fitted "
+        "threshold ({fitted:.4f}) is saved but unused. Set threshold = null to use it."
+    )

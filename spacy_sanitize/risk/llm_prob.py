@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 
 import numpy
 import srsly
+from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
@@ -52,6 +53,10 @@ class Errors:
     E435 = (
         "E435: no shipped risk_llm_prob classifier fits the scorer '{scorer}' (shipped: the frequency "
         "scorer and spacy_sanitize:minilm-mlm); train one with nlp.initialize on gold docs."
+    )
+    W431 = (
+        "W431: the saved risk_llm_prob classifier was saved with model = {saved!r}, but the config "
+        "now says model = {model!r}: the config wins and the saved classifier is not used."
     )
     W430 = "W430: the classifier was trained with scorer '{trained}' but scores come from '{now}'; its probabilities may be off."
 
@@ -229,42 +234,74 @@ class RiskLLMProb:
         return self.classifier
 
     # serialization -------------------------------------------------------------------------
+    # Only what was learned: the classifier and its meta (scorer, features, training counts,
+    # and the ``model`` setting it was saved under). threshold, classifier family, with_text...
+    # are settings from config.cfg, so an override at load time wins.
+    def _meta(self) -> Dict[str, Any]:
+        return dict(self.meta, saved_with_model=self.model_path)
+
+    def _classifier_data(self) -> Optional[Dict[str, Any]]:
+        return self.classifier.to_dict() if self.classifier is not None else None
+
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
-        return srsly.msgpack_dumps({"meta": self.meta, "threshold": self.threshold, "classifier": self.classifier.to_dict() if self.classifier else None})
+        return util.to_bytes({"meta": self._meta, "classifier": self._classifier_data}, exclude)
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "RiskLLMProb":
-        self._set_state(srsly.msgpack_loads(data))
+        state: Dict[str, Any] = {}
+        util.from_bytes(data, {"meta": lambda v: state.update(meta=v), "classifier": lambda v: state.update(classifier=v)}, exclude)
+        self._restore(state)
         return self
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "meta.json", dict(self.meta, threshold=self.threshold))
-        if self.classifier is None:
-            return
-        data = self.classifier.to_dict()
-        if "pickle" in data:
-            (path / "model.pkl").write_bytes(data.pop("pickle"))
-        srsly.write_json(path / "model.json", data)
+        def write_model(p: Path) -> None:
+            data = self._classifier_data()
+            if data is None:
+                return
+            if "pickle" in data:
+                p.with_suffix(".pkl").write_bytes(data.pop("pickle"))
+            srsly.write_json(p.with_suffix(".json"), data)
+
+        util.to_disk(path, {"meta.json": lambda p: srsly.write_json(p, self._meta()), "model": write_model}, exclude)
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskLLMProb":
-        self._load_model(ensure_path(path))
+        self._restore(self._read_model(ensure_path(path), exclude))
         return self
 
-    def _load_model(self, path: Path) -> None:
-        meta = srsly.read_json(path / "meta.json")
-        state: Dict[str, Any] = {"meta": meta, "threshold": meta.get("threshold", self.threshold), "classifier": None}
-        if (path / "model.json").exists():
-            data = srsly.read_json(path / "model.json")
-            if (path / "model.pkl").exists():
-                data["pickle"] = (path / "model.pkl").read_bytes()  # trusted source only
-            state["classifier"] = data
+    def _restore(self, state: Dict[str, Any]) -> None:
+        """Take a saved classifier unless the config now names another ``model`` than the
+        one it was saved under: then the config wins (W431) and ``model`` loads lazily."""
+        meta = state.get("meta") or {}
+        if state.get("classifier") and meta.get("saved_with_model", self.model_path) != self.model_path:
+            logger.warning(Errors.W431.format(saved=meta["saved_with_model"], model=self.model_path))
+            return
         self._set_state(state)
 
+    @staticmethod
+    def _read_model(path: Path, exclude: Iterable[str] = ()) -> Dict[str, Any]:
+        state: Dict[str, Any] = {}
+
+        def read_meta(p: Path) -> None:
+            state["meta"] = srsly.read_json(p)
+
+        def read_model(p: Path) -> None:
+            if p.with_suffix(".json").exists():
+                data = srsly.read_json(p.with_suffix(".json"))
+                if p.with_suffix(".pkl").exists():
+                    data["pickle"] = p.with_suffix(".pkl").read_bytes()  # trusted source only
+                state["classifier"] = data
+
+        util.from_disk(path, {"meta.json": read_meta, "model": read_model}, exclude)
+        return state
+
+    def _load_model(self, path: Path) -> None:
+        """The classifier directory named by ``model`` (shipped or a path)."""
+        self._set_state(self._read_model(path))
+
     def _set_state(self, state: Dict[str, Any]) -> None:
-        self.meta = dict(state.get("meta") or {})
-        self.meta.pop("threshold", None)
-        self.threshold = float(state.get("threshold", self.threshold))
+        meta = dict(state.get("meta") or {})
+        for setting in ("threshold", "saved_with_model"):  # settings come from the config
+            meta.pop(setting, None)
+        self.meta = meta
         self.classifier = SpanClassifier.from_dict(state["classifier"]) if state.get("classifier") else None
         trained = self.meta.get("scorer")
         if self.classifier is not None and trained and trained != self.scorer.name:
@@ -324,14 +361,16 @@ def make_risk_llm_prob(
     """scorer (SpanScorer): span log-prob backend (frequency by default; ``spacy_sanitize.lm.hf.v1`` for a masked LM).
     spans_key (str): the PII span group.
     classifier (str): "logreg", "hgb", "ensemble" (soft voting of both), "auto" (model selection by grouped CV over all) or a candidate name.
-    threshold (float): P(mask) at or above which a span is masked.
+    threshold (float): P(mask) at or above which a span is masked (a setting: it is not saved
+        with the classifier, so a load-time override applies).
     set_mask (Optional[bool]): write ``Span._.mask``; None: only when no other risk component is in the pipeline.
     with_text (bool): add a vector of the span text (span classification, seed 000).
     text_encoder (str): "minilm" (packaged all-MiniLM-L6-v2) or an encoder name/path.
     coref_masking (bool): hide the other mentions of the span's entity as well.
     model (Optional[str]): classifier directory used when the component was neither initialized
         nor loaded: "shipped" (the one trained on the Wikipedia biographies for this scorer:
-        frequency or spacy_sanitize:minilm-mlm) or a path; None: none.
+        frequency or spacy_sanitize:minilm-mlm) or a path; None: none. A saved pipeline keeps
+        its classifier unless the config names another ``model`` than it was saved with.
     cv_folds (int): folds of the grouped model selection in ``initialize``.
     seed (int): random seed of the classifiers and folds.
     batch_size (int): docs per scorer call.

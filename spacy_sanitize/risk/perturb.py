@@ -41,10 +41,11 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import srsly
+from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
-from spacy.util import ensure_path, minibatch
+from spacy.util import minibatch
 
 from ..extensions import register_extensions
 from ..lm.base import SpanLogProbs, SpanQuery, SpanScorer
@@ -77,6 +78,13 @@ class Errors:
         "W450: the scorer '{scorer}' ignores the context (word frequencies), so every influence is 0 "
         "and risk_perturb masks nothing; use a masked LM scorer (spacy_sanitize.lm.hf.v1)."
     )
+    W451 = (
+        "W451: threshold = {threshold} is set in the config, so it stays in use; the fitted "
+        "threshold ({fitted:.4f}) is saved but unused. Set threshold = null to use it."
+    )
+
+
+DEFAULT_THRESHOLD = 3.5  # seed 000, RoBERTa-large on the Wikipedia biographies
 
 
 # --------------------------------------------------------------------------------------------
@@ -267,7 +275,7 @@ class RiskPerturb:
         name: str,
         scorer: SpanScorer,
         spans_key: str,
-        threshold: float,
+        threshold: float | None,
         scale: float,
         set_mask: bool | None,
         coref_masking: bool,
@@ -294,7 +302,8 @@ class RiskPerturb:
         self.risk_key = risk_key(name)
         self.scorer = scorer
         self.spans_key = spans_key
-        self.threshold = float(threshold)
+        self.configured_threshold = None if threshold is None else float(threshold)
+        self.fitted_threshold: float | None = None  # learned by initialize, saved
         self.scale = float(scale)
         self.set_mask = set_mask
         self.coref_masking = coref_masking
@@ -307,6 +316,20 @@ class RiskPerturb:
         self.meta: dict[str, Any] = {}
         if str(getattr(scorer, "name", "")).startswith("frequency"):
             logger.warning(Errors.W450.format(scorer=scorer.name))
+
+    @property
+    def threshold(self) -> float:
+        """The configured threshold, else the fitted one, else ``DEFAULT_THRESHOLD``."""
+        if self.configured_threshold is not None:
+            return self.configured_threshold
+        if self.fitted_threshold is not None:
+            return self.fitted_threshold
+        return DEFAULT_THRESHOLD
+
+    @threshold.setter
+    def threshold(self, value: float | None) -> None:
+        """Setting it is setting it in the config: it wins over a fitted one."""
+        self.configured_threshold = None if value is None else float(value)
 
     def influences(self, docs: Sequence[Doc]) -> list[DocInfluence | str]:
         return compute_influences(
@@ -398,8 +421,9 @@ class RiskPerturb:
     def initialize(
         self, get_examples: Callable[[], Iterable[Example]], *, nlp: Language | None = None
     ) -> None:
-        """Fit ``threshold`` on gold examples (reference docs with ``spans_key`` spans and
-        ``mask`` decisions) with ``objective``; without mask decisions the threshold is kept."""
+        """Fit the threshold on gold examples (reference docs with ``spans_key`` spans and
+        ``mask`` decisions) with ``objective``; without mask decisions nothing is fitted.
+        The fitted threshold is used (and saved) unless the config sets one (W451)."""
         register_extensions()
         docs = [eg.reference for eg in get_examples()]
         if any(
@@ -409,7 +433,8 @@ class RiskPerturb:
             self.fit(docs)
 
     def fit(self, docs: Sequence[Doc]) -> float:
-        """Choose the threshold on gold docs (see :func:`fit_threshold`) and keep it."""
+        """Choose the threshold on gold docs (see :func:`fit_threshold`) and keep it as
+        ``fitted_threshold``."""
         from ..corpus.tab import docs_to_tab
 
         gold = docs_to_tab(docs, self.spans_key, GOLD_MASK_KEY)
@@ -426,7 +451,9 @@ class RiskPerturb:
             doc_id: span_table(doc, info, self.spans_key) for doc_id, (doc, info) in by_id.items()
         }
         best, curve = fit_threshold(gold, scored, self.objective)
-        self.threshold = best
+        self.fitted_threshold = best
+        if self.configured_threshold is not None:
+            logger.warning(Errors.W451.format(threshold=self.configured_threshold, fitted=best))
         self.meta = {
             "scorer": self.scorer.name,
             "objective": self.objective,
@@ -437,28 +464,32 @@ class RiskPerturb:
         return best
 
     # serialization -----------------------------------------------------------------------------
-    def _state(self) -> dict[str, Any]:
-        return {"threshold": self.threshold, "scale": self.scale, "meta": self.meta}
+    # Only what initialize learned: the settings (threshold, scale...) live in config.cfg, so
+    # an override at load time wins.
+    def _learned(self) -> dict[str, Any]:
+        return {"fitted_threshold": self.fitted_threshold, "meta": self.meta}
 
-    def _set_state(self, state: dict[str, Any]) -> None:
-        self.threshold = float(state.get("threshold", self.threshold))
-        self.scale = float(state.get("scale", self.scale))
-        self.meta = dict(state.get("meta") or {})
+    def _set_learned(self, learned: dict[str, Any]) -> None:
+        fitted = learned.get("fitted_threshold")
+        self.fitted_threshold = None if fitted is None else float(fitted)
+        self.meta = dict(learned.get("meta") or {})
 
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
-        return srsly.msgpack_dumps(self._state())
+        return util.to_bytes({"learned": self._learned}, exclude)
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> RiskPerturb:
-        self._set_state(srsly.msgpack_loads(data))
+        util.from_bytes(data, {"learned": self._set_learned}, exclude)
         return self
 
     def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "perturb.json", self._state())
+        util.to_disk(path, {"learned.json": lambda p: srsly.write_json(p, self._learned())}, exclude)
 
     def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> RiskPerturb:
-        self._set_state(srsly.read_json(ensure_path(path) / "perturb.json"))
+        def read(p: Path) -> None:
+            if p.exists():
+                self._set_learned(srsly.read_json(p))
+
+        util.from_disk(path, {"learned.json": read}, exclude)
         return self
 
 
@@ -545,7 +576,7 @@ def fit_threshold(
     default_config={
         "scorer": {"@misc": "spacy_sanitize.lm.hf.v1"},
         "spans_key": DEFAULT_SPANS_KEY,
-        "threshold": 3.5,
+        "threshold": None,
         "scale": 1.0,
         "set_mask": None,
         "coref_masking": True,
@@ -564,7 +595,7 @@ def make_risk_perturb(
     name: str,
     scorer: SpanScorer,
     spans_key: str,
-    threshold: float,
+    threshold: float | None,
     scale: float,
     set_mask: bool | None,
     coref_masking: bool,
@@ -578,8 +609,9 @@ def make_risk_perturb(
     """scorer (SpanScorer): span log-prob backend; a masked LM (default: the shipped domain MLM
         ``spacy_sanitize:minilm-mlm``, offline). The frequency scorer ignores context: useless here.
     spans_key (str): the PII span group.
-    threshold (float): influence (nats) at or above which an entity is masked; ``initialize``
-        on gold docs refits it.
+    threshold (Optional[float]): influence (nats) at or above which an entity is masked. None:
+        the threshold fitted by ``initialize`` on gold docs (saved with the component), else
+        3.5 (seed 000). A value set here always wins over a fitted one.
     scale (float): temperature (nats) of the logistic squashing of the influence into ``Span._.risk``.
     set_mask (Optional[bool]): write ``Span._.mask``; None: only when no other risk component is in the pipeline.
     coref_masking (bool): perturb (hide) all mentions of an entity (``Span._.entity_id``)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 from urllib.parse import urlsplit
 
-import srsly
+from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import minibatch, registry
@@ -326,43 +326,20 @@ class RiskWeb:
         return next(self.pipe([doc]))
 
     # ---------------------------------------------------------------- serialization
-
-    def _settings(self) -> Dict[str, Any]:
-        return {
-            "method": self.method,
-            "query_template": self.query_template,
-            "target_template": self.target_template,
-            "min_hits": self.min_hits,
-            "max_hits": self.max_hits,
-            "labels": self.labels,
-            "threshold": self.threshold,
-            "set_mask": self.set_mask,
-        }
+    # risk_web learns nothing: every setting (the backend, allow_external, cache_dir
+    # included) lives in config.cfg, so an override at load time wins, and the cache stays
+    # where it is. The methods exist for spaCy's nlp.to_disk/to_bytes.
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
-        """Only settings: the backend (and allow_external, cache_dir) live in config.cfg,
-        and the cache stays where it is."""
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "web.json", self._settings())
+        util.to_disk(path, {}, exclude)
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskWeb":
-        return self._set_settings(srsly.read_json(Path(path) / "web.json"))
+        return self
 
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
-        return srsly.msgpack_dumps(self._settings())
+        return util.to_bytes({}, exclude)
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = ()) -> "RiskWeb":
-        return self._set_settings(srsly.msgpack_loads(bytes_data))
-
-    def _set_settings(self, settings: Dict[str, Any]) -> "RiskWeb":
-        """Restore what ``_settings`` saved (an unknown method is E802)."""
-        if settings.get("method") not in METHODS:
-            raise ValueError(
-                WebErrors.E802.format(method=settings.get("method"), methods=", ".join(METHODS))
-            )
-        for name, value in settings.items():
-            setattr(self, name, list(value) if name == "labels" else value)
         return self
 
 

@@ -23,7 +23,8 @@ scope wins, setting by setting):
 The gazetteer loads on first use (or in ``initialize``): ``"default"`` is the gazetteer
 shipped in ``spacy_sanitize/data/gazetteer/``, anything else a JSONL(.gz) file of terms
 or a directory written by ``GazetteerMatcher.to_disk``. ``nlp.to_disk`` saves the
-compiled gazetteer with the pipeline, so ``spacy.load`` needs nothing else.
+compiled gazetteer with the pipeline, so ``spacy.load`` needs nothing else; settings come
+from the config, and a config naming another ``gazetteer`` than the one saved wins.
 """
 
 import logging
@@ -33,13 +34,14 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import srsly
+from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import ensure_path, minibatch
 
 from ...extensions import register_extensions
 from ...spans import check_label, longest_non_overlapping
-from .errors import Errors
+from .errors import Errors, Warnings
 from .matcher import GazetteerMatcher, Match, read_records
 from .normalize import normalize_set, term_key
 from ...shipped import data_path
@@ -126,6 +128,7 @@ class Gazetteer:
     ) -> None:
         self.name = name
         self.gazetteer = gazetteer
+        self._configured_gazetteer = gazetteer  # initialize(gazetteer=...) may change the other
         self.spans_key = spans_key
         self.labels = None if labels is None else [check_label(label) for label in labels]
         self._settings_cache: Dict[Tuple[str, str], Dict[str, float]] = {}
@@ -325,29 +328,49 @@ class Gazetteer:
             yield self._apply(doc, self._match(doc, found))
 
     # ------------------------------------------------------------------ serialization
-    def _cfg(self) -> Dict[str, Any]:
-        return {"gazetteer": self.gazetteer}
+    # Only the compiled matcher, with the ``gazetteer`` setting it was compiled under; every
+    # other setting (filters, lists, labels) lives in config.cfg, so a load-time override
+    # applies. A config naming another gazetteer wins over the saved matcher (W202).
+    def _source(self) -> Dict[str, Any]:
+        return {"configured": self._configured_gazetteer, "gazetteer": self.gazetteer}
+
+    def _take_source(self, source: Dict[str, Any]) -> bool:
+        """Whether the saved matcher may be used with this component's config."""
+        if source.get("configured", self._configured_gazetteer) != self._configured_gazetteer:
+            logger.warning(
+                Warnings.W202.format(saved=source.get("configured"), configured=self._configured_gazetteer)
+            )
+            return False
+        self.gazetteer = source.get("gazetteer", self.gazetteer)
+        return True
+
+    def _set_matcher(self, matcher: GazetteerMatcher) -> None:
+        with self._setup_lock:
+            self._matcher = matcher
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(path / "cfg", self._cfg())
-        self.matcher.to_disk(path / "matcher")
+        writers = {
+            "source.json": lambda p: srsly.write_json(p, self._source()),
+            "matcher": lambda p: self.matcher.to_disk(p),
+        }
+        util.to_disk(path, writers, exclude)
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "Gazetteer":
         path = ensure_path(path)
-        if (path / "cfg").exists():
-            self.gazetteer = srsly.read_json(path / "cfg").get("gazetteer", self.gazetteer)
-        self._matcher = GazetteerMatcher.from_disk(path / "matcher")
+        source_path = path / "source.json"
+        if "matcher" in exclude or not self._take_source(srsly.read_json(source_path) if source_path.exists() else {}):
+            return self
+        util.from_disk(path, {"matcher": lambda p: self._set_matcher(GazetteerMatcher.from_disk(p))}, exclude)
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
-        return srsly.msgpack_dumps({"cfg": self._cfg(), "matcher": self.matcher.to_bytes()})
+        return util.to_bytes({"source": self._source, "matcher": lambda: self.matcher.to_bytes()}, exclude)
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "Gazetteer":
         msg = srsly.msgpack_loads(data)
-        self.gazetteer = msg["cfg"].get("gazetteer", self.gazetteer)
-        self._matcher = GazetteerMatcher.from_bytes(msg["matcher"])
+        if "matcher" in exclude or "matcher" not in msg or not self._take_source(msg.get("source") or {}):
+            return self
+        self._set_matcher(GazetteerMatcher.from_bytes(msg["matcher"]))
         return self
 
 

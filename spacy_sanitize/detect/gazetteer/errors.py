@@ -24,3 +24,7 @@ class Warnings:
         "W201: could not use the saved gazetteer index in '{path}' ({err}); it was rebuilt "
         "from the saved keys. Save the matcher or pipeline again to store the current index."
     )
+    W202 = (
+        "W202: the saved pii_gazetteer matcher was compiled for gazetteer = {saved!r}, but the config "
+        "says gazetteer = {configured!r}: the config wins and the saved matcher is not used."
+    )
