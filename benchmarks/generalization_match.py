@@ -65,7 +65,7 @@ def equivalent(label: str, mine: str, option: str) -> bool:
 def run(data: Path) -> Dict[str, Dict[str, float]]:
     docs = json.loads(data.read_text(encoding="utf-8"))
     nlp = spacy.blank("en")
-    masker = nlp.add_pipe("masker", config={"strategy": {"name": "generalize.v1"}, "propagate": False})
+    masker = nlp.add_pipe("masker", config={"strategy": {"@strategies": "spacy_sanitize.generalize.v1"}, "propagate": False})
     counts: Dict[str, Dict[str, int]] = defaultdict(lambda: defaultdict(int))
     examples: Dict[str, List[List[str]]] = defaultdict(list)
     for record in docs:

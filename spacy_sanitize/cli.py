@@ -20,12 +20,16 @@ logger = logging.getLogger("spacy_sanitize")
 
 
 def masker_overrides(strategy: Optional[str], operators: Optional[str]) -> Dict[str, Any]:
-    """Config overrides for the masker from ``--strategy`` and ``--operators``."""
+    """Config overrides for the masker from ``--strategy`` and ``--operators``: whole
+    ``[components.masker.strategy]``/``operators`` blocks, ``{"@strategies": ..., **params}``."""
     if not strategy and not operators:
         return {}
     from .masker.options import build_operators
 
-    strategy_cfg, operators_cfg = build_operators(strategy or "typed", operators)
+    try:
+        strategy_cfg, operators_cfg = build_operators(strategy or "spacy_sanitize.typed.v1", operators)
+    except ValueError as err:
+        raise InputError(str(err)) from None  # a bad --strategy/--operators is bad usage (exit 2)
     overrides: Dict[str, Any] = {"components.masker.strategy": strategy_cfg}
     if operators_cfg:
         overrides["components.masker.operators"] = operators_cfg
@@ -197,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     sanitize.add_argument("-p", "--pipeline", default="default", help="'default', a shipped config name, an installed pipeline package, a pipeline directory or a .cfg file")
     sanitize.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: from the file name)")
     sanitize.add_argument("--output-format", choices=("text", "jsonl"), help="default: text for .txt/stdin, jsonl otherwise")
-    sanitize.add_argument("--strategy", help="replacement strategy for every type: redact, typed, numbered, surrogate, generalize")
+    sanitize.add_argument("--strategy", help="replacement strategy for every type: redact, typed, numbered, surrogate, generalize (short for spacy_sanitize.<name>.v1; see 'info'), or JSON with parameters")
     sanitize.add_argument("--operators", help="per-type strategies, e.g. 'PERSON=numbered,DATETIME=generalize,DEFAULT=redact' or JSON")
     sanitize.add_argument("--text-field", default="text", help="JSONL field with the text (default: text)")
     sanitize.add_argument("--id-field", default="id", help="JSONL field with the record id (default: id)")

@@ -27,3 +27,4 @@ class Errors:
 class Warnings:
     W001 = "W001: skipped {n} malformed mention(s) in '{path}' (lenient mode); first problem: {first}."
     W002 = "W002: skipped {n} record(s) without usable text in '{path}'."
+    W003 = "W003: skipped {n} document(s) of more than {max_length} tokens in '{path}' (max_length); raise max_length or set it to 0 to read them."

@@ -50,7 +50,7 @@ def load_directory_pipeline(path: Union[str, Path], overrides: Optional[Dict[str
     """A pipeline saved with ``nlp.to_disk``, with config overrides. Unlike ``spacy.load``,
     which flattens a dict value into dotted keys (merged into the saved section, and an
     error for a section the saved config lacks), a dict value replaces the whole section: the
-    CLI's ``components.masker.strategy = {"name": "redact.v1"}`` must not inherit the saved
+    CLI's ``components.masker.strategy = {"@strategies": "spacy_sanitize.redact.v1"}`` must not inherit the saved
     strategy's parameters, and ``components.masker.operators`` may add types."""
     path = Path(path)
     overrides = overrides or {}

@@ -119,3 +119,35 @@ def test_evaluate_with_frequency_weighting(tmp_path):
     scores = json.loads(out.read_text())["masking"]
     # "met" is a frequent word: it weighs less than the names, so P_w > P = 2/3.
     assert scores["P"] == pytest.approx(2 / 3) and scores["P_w"] > scores["P"] and scores["weighting"] == "frequency"
+
+
+def test_masker_overrides_are_config_blocks():
+    from spacy_sanitize.cli import masker_overrides
+
+    assert masker_overrides(None, None) == {}
+    assert masker_overrides('{"name": "redact", "marker": "[X]"}', "PERSON=numbered") == {
+        "components.masker.strategy": {"@strategies": "spacy_sanitize.redact.v1", "marker": "[X]"},
+        "components.masker.operators": {"PERSON": {"@strategies": "spacy_sanitize.numbered.v1"}},
+    }
+
+
+def test_strategy_and_operators_options(tmp_path):
+    source = tmp_path / "note.txt"
+    source.write_text(TEXT)
+    out = tmp_path / "out.txt"
+    args = ["sanitize", str(source), "-o", str(out), "-q", "--strategy", '{"name": "redact", "marker": "[X]"}', "--operators", "PERSON=numbered"]
+    assert main(args) == 0
+    assert out.read_text().startswith("[PERSON 1] was born in [X].")
+
+
+def test_bad_strategy_name_is_a_usage_error():
+    result = run_cli("sanitize", "-", "--strategy", "bogus", stdin=TEXT)
+    assert result.returncode == 2
+    assert "E100: strategy 'bogus' is not registered" in result.stderr and "spacy_sanitize.typed.v1" in result.stderr
+
+
+def test_info_lists_strategies(capsys):
+    assert main(["info"]) == 0
+    listed = json.loads(capsys.readouterr().out)["strategies"]
+    for kind in ("redact", "typed", "numbered", "surrogate", "generalize", "custom"):
+        assert f"spacy_sanitize.{kind}.v1" in listed

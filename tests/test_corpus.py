@@ -115,6 +115,45 @@ def test_registered_reader_yields_examples(tab_file, nlp_blank):
     assert [s.text for s in examples[0].reference.spans["mask"]] == ["Anna Berg", "Oslo"]
 
 
+def _two_documents(tmp_path):
+    data = tab_data() + [{"doc_id": "d2", "text": "Short one.", "annotations": {"A": {"entity_mentions": []}}}]
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_reader_limit_reads_the_first_documents(tmp_path, nlp_blank):
+    path = _two_documents(tmp_path)
+    make = registry.readers.get("spacy_sanitize.TabCorpus.v1")
+    assert [eg.reference._.doc_id for eg in make(path=path)(nlp_blank)] == ["d1", "d1", "d2"]
+    assert [eg.reference._.doc_id for eg in make(path=path, limit=1)(nlp_blank)] == ["d1", "d1"]
+
+
+def test_reader_max_length_skips_longer_documents_with_a_warning(tmp_path, nlp_blank):
+    path = _two_documents(tmp_path)
+    make = registry.readers.get("spacy_sanitize.TabCorpus.v1")
+    assert len(nlp_blank.make_doc(TEXT)) == 7 and len(nlp_blank.make_doc("Short one.")) == 3
+    assert [eg.reference._.doc_id for eg in make(path=path, max_length=7)(nlp_blank)] == ["d1", "d1", "d2"]
+    with pytest.warns(UserWarning, match="W003: skipped 1 document"):
+        examples = list(make(path=path, max_length=6)(nlp_blank))
+    assert [eg.reference._.doc_id for eg in examples] == ["d2"]
+
+
+def test_reader_options_resolve_from_a_config(tmp_path, nlp_blank):
+    from thinc.api import Config
+
+    path = _two_documents(tmp_path)
+    config = Config().from_str(f"""
+[corpora]
+[corpora.dev]
+@readers = "spacy_sanitize.TabCorpus.v1"
+path = "{path}"
+limit = 1
+""")
+    reader = registry.resolve(config)["corpora"]["dev"]
+    assert len(list(reader(nlp_blank))) == 2
+
+
 def test_submission_round_trip(tmp_path):
     path = tmp_path / "sub.json"
     write_submission({"d1": [[0, 9], [23, 27]]}, path)

@@ -27,7 +27,7 @@ def doc_with(nlp, text, spans, mask=None):
 
 def masker(**cfg):
     nlp = spacy.blank("en")
-    return nlp, nlp.add_pipe("masker", config={"strategy": {"name": "typed.v1"}, **cfg})
+    return nlp, nlp.add_pipe("masker", config={"strategy": {"@strategies": "spacy_sanitize.typed.v1"}, **cfg})
 
 
 def test_rows_layout_and_unchanged_outside():
@@ -118,7 +118,7 @@ def test_resolve_overlaps_union_takes_longest_label():
 
 @pytest.mark.parametrize("strategy", ["numbered.v1", "surrogate.v1", "redact.v1", "generalize.v1"])
 def test_restore_roundtrip_via_json(tmp_path, strategy, caplog):
-    nlp, m = masker(strategy={"name": strategy})
+    nlp, m = masker(strategy={"@strategies": f"spacy_sanitize.{strategy}"})
     m.set_secret("s")
     text = "Anna Berg met Bob Ray in Oslo on 3 May 2001. Berg left."
     doc = m(doc_with(nlp, text, [(0, 9, "PERSON", "e1"), (14, 21, "PERSON", "e2"), (25, 29, "LOC", "e3"), (33, 43, "DATETIME", "e4")]))
@@ -130,7 +130,7 @@ def test_restore_roundtrip_via_json(tmp_path, strategy, caplog):
 
 
 def test_restore_after_edit_and_errors():
-    nlp, m = masker(strategy={"name": "numbered.v1"})
+    nlp, m = masker(strategy={"@strategies": "spacy_sanitize.numbered.v1"})
     doc = m(doc_with(nlp, "Anna met Bob.", [(0, 4, "PERSON", "e1"), (9, 12, "PERSON", "e2")]))
     mapping = build_mapping(doc)
     assert restore("Note: " + doc._.sanitized, mapping) == "Note: Anna met Bob."
@@ -143,7 +143,7 @@ def test_restore_after_edit_and_errors():
 def test_serialization_roundtrip_without_secret(tmp_path, monkeypatch):
     monkeypatch.setenv("SPACY_SANITIZE_SECRET", "from-env")
     nlp = spacy.blank("en")
-    nlp.add_pipe("masker", config={"strategy": {"name": "surrogate.v1", "seed": 3}, "operators": {"DATETIME": {"name": "generalize.v1"}},
+    nlp.add_pipe("masker", config={"strategy": {"@strategies": "spacy_sanitize.surrogate.v1", "seed": 3}, "operators": {"DATETIME": {"@strategies": "spacy_sanitize.generalize.v1"}},
                                    "allow_list": ["Oslo"], "p": 0.9})
     nlp.get_pipe("masker").set_secret("explicit-secret-never-written")
     nlp.to_disk(tmp_path / "pipe")
@@ -164,7 +164,7 @@ def test_serialization_roundtrip_without_secret(tmp_path, monkeypatch):
 
 
 def test_privacy_report_in_doc():
-    nlp, m = masker(strategy={"name": "surrogate.v1"}, operators={"PERSON": {"name": "numbered.v1"}})
+    nlp, m = masker(strategy={"@strategies": "spacy_sanitize.surrogate.v1"}, operators={"PERSON": {"@strategies": "spacy_sanitize.numbered.v1"}})
     m.set_secret("s")
     doc = m(doc_with(nlp, "Anna lives in Oslo.", [(0, 4, "PERSON", "e1"), (14, 18, "LOC", "e2")]))
     report = doc._.privacy
@@ -174,7 +174,7 @@ def test_privacy_report_in_doc():
 
 
 def test_p_from_gold_key_in_doc_and_initialize():
-    nlp, m = masker(strategy={"name": "surrogate.v1"}, gold_key="mask")
+    nlp, m = masker(strategy={"@strategies": "spacy_sanitize.surrogate.v1"}, gold_key="mask")
     m.set_secret("s")
     text = "Anna lives in Oslo."
     doc = doc_with(nlp, text, [(0, 4, "PERSON", "e1")])
@@ -193,7 +193,7 @@ def test_p_from_gold_key_in_doc_and_initialize():
 
 def test_in_default_pipeline_config_override():
     nlp = spacy.blank("en")
-    nlp.add_pipe("masker", config={"strategy": {"name": "generalize.v1", "date_granularity": "year"}})
+    nlp.add_pipe("masker", config={"strategy": {"@strategies": "spacy_sanitize.generalize.v1", "date_granularity": "year"}})
     doc = doc_with(nlp, "Born 3 May 2001.", [(5, 15, "DATETIME", "d")])
     assert nlp.get_pipe("masker")(doc)._.sanitized == "Born [2001]."
 

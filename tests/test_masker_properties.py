@@ -14,8 +14,8 @@ NLP = spacy.blank("en")
 PIECES = list("abcXYZ019-.,'$") + ["é", "e\u0301", "😀", "👩\u200d👩\u200d👧", "ש", "ל", "ם", "ع", "\u200f", "ß", "İ", "\t"]
 WORDS = st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map("".join)
 STRATEGIES = [
-    {"name": "redact.v1"}, {"name": "redact.v1", "preserve_length": True}, {"name": "typed.v1"},
-    {"name": "numbered.v1"}, {"name": "surrogate.v1"}, {"name": "generalize.v1"},
+    {"@strategies": "spacy_sanitize.redact.v1"}, {"@strategies": "spacy_sanitize.redact.v1", "preserve_length": True}, {"@strategies": "spacy_sanitize.typed.v1"},
+    {"@strategies": "spacy_sanitize.numbered.v1"}, {"@strategies": "spacy_sanitize.surrogate.v1"}, {"@strategies": "spacy_sanitize.generalize.v1"},
 ]
 MASKERS = {}
 

@@ -45,12 +45,12 @@ SPANS = [("Maya Kodnani", "PERSON", "e1"), ("Raj Patel", "PERSON", "e2"), ("Pari
 @pytest.mark.parametrize(
     "strategy,expected",
     [
-        ({"name": "redact.v1"}, "*** met *** in ***. *** left."),
-        ({"name": "redact.v1", "marker": "#", "preserve_length": True}, "############ met ######### in #####. ####### left."),
-        ({"name": "typed.v1"}, "[PERSON] met [PERSON] in [LOC]. [PERSON] left."),
-        ({"name": "typed.v1", "template": "<{label}>"}, "<PERSON> met <PERSON> in <LOC>. <PERSON> left."),
-        ({"name": "numbered.v1"}, "[PERSON 1] met [PERSON 2] in [LOC 1]. [PERSON 1] left."),
-        ({"name": "generalize.v1"}, "[PERSON 1] met [PERSON 2] in [France]. [PERSON 1] left."),
+        ({"@strategies": "spacy_sanitize.redact.v1"}, "*** met *** in ***. *** left."),
+        ({"@strategies": "spacy_sanitize.redact.v1", "marker": "#", "preserve_length": True}, "############ met ######### in #####. ####### left."),
+        ({"@strategies": "spacy_sanitize.typed.v1"}, "[PERSON] met [PERSON] in [LOC]. [PERSON] left."),
+        ({"@strategies": "spacy_sanitize.typed.v1", "template": "<{label}>"}, "<PERSON> met <PERSON> in <LOC>. <PERSON> left."),
+        ({"@strategies": "spacy_sanitize.numbered.v1"}, "[PERSON 1] met [PERSON 2] in [LOC 1]. [PERSON 1] left."),
+        ({"@strategies": "spacy_sanitize.generalize.v1"}, "[PERSON 1] met [PERSON 2] in [France]. [PERSON 1] left."),
     ],
 )
 def test_strategy_outputs(strategy, expected):
@@ -73,17 +73,17 @@ def test_strategy_outputs(strategy, expected):
 )
 def test_invalid_parameters_are_coded_errors(name, params):
     with pytest.raises(ValueError, match=r"E1\d\d"):
-        build_strategy({"name": name, **params})
+        build_strategy({"@strategies": name, **params})
 
 
 def test_operator_map_with_default():
-    doc = run(TEXT, SPANS, {"name": "typed.v1"}, operators={"PERSON": {"name": "numbered.v1"}, "DEFAULT": {"name": "redact.v1"}})
+    doc = run(TEXT, SPANS, {"@strategies": "spacy_sanitize.typed.v1"}, operators={"PERSON": {"@strategies": "spacy_sanitize.numbered.v1"}, "DEFAULT": {"@strategies": "spacy_sanitize.redact.v1"}})
     assert doc._.sanitized == "[PERSON 1] met [PERSON 2] in ***. [PERSON 1] left."
 
 
 def test_numbered_across_docs():
     nlp = spacy.blank("en")
-    masker = nlp.add_pipe("masker", config={"strategy": {"name": "numbered.v1", "across_docs": True}})
+    masker = nlp.add_pipe("masker", config={"strategy": {"@strategies": "spacy_sanitize.numbered.v1", "across_docs": True}})
     first = masker(make_doc(nlp, "Ann Lee met Bob Ray.", [("Ann Lee", "PERSON", "e1"), ("Bob Ray", "PERSON", "e2")]))
     second = masker(make_doc(nlp, "Bob Ray called.", [("Bob Ray", "PERSON", "e1")]))
     assert first._.sanitized == "[PERSON 1] met [PERSON 2]."
@@ -94,10 +94,10 @@ def test_numbered_across_docs():
     "spec,operators,expected",
     [
         ("surrogate", "PERSON=numbered,DATETIME=generalize,DEFAULT=redact",
-         ({"name": "surrogate.v1"}, {"PERSON": {"name": "numbered.v1"}, "DATETIME": {"name": "generalize.v1"}, "DEFAULT": {"name": "redact.v1"}})),
-        ('{"name": "redact", "marker": "[X]"}', None, ({"name": "redact.v1", "marker": "[X]"}, {})),
+         ({"@strategies": "spacy_sanitize.surrogate.v1"}, {"PERSON": {"@strategies": "spacy_sanitize.numbered.v1"}, "DATETIME": {"@strategies": "spacy_sanitize.generalize.v1"}, "DEFAULT": {"@strategies": "spacy_sanitize.redact.v1"}})),
+        ('{"name": "redact", "marker": "[X]"}', None, ({"@strategies": "spacy_sanitize.redact.v1", "marker": "[X]"}, {})),
         ("typed.v1", '{"LOC": {"name": "generalize", "date_granularity": "year"}, "ORG": "redact"}',
-         ({"name": "typed.v1"}, {"LOC": {"name": "generalize.v1", "date_granularity": "year"}, "ORG": {"name": "redact.v1"}})),
+         ({"@strategies": "spacy_sanitize.typed.v1"}, {"LOC": {"@strategies": "spacy_sanitize.generalize.v1", "date_granularity": "year"}, "ORG": {"@strategies": "spacy_sanitize.redact.v1"}})),
     ],
 )
 def test_build_operators(spec, operators, expected):
@@ -116,9 +116,9 @@ def test_surrogate_consistent_reproducible_and_keyed():
     text = "Dr. Maya Kodnani met Raj Patel. Kodnani was born on 30 June 1990 and left on 2 July 1995. Code AB-1234."
     spans = SPANS[:2] + [("30 June 1990", "DATETIME", "d1"), ("2 July 1995", "DATETIME", "d2"), ("AB-1234", "CODE", "c1")]
     spans = [("Maya Kodnani", "PERSON", "e1"), ("Raj Patel", "PERSON", "e2")] + spans[2:]
-    a = run(text, spans, {"name": "surrogate.v1"})
-    b = run(text, spans, {"name": "surrogate.v1"})
-    c = run(text, spans, {"name": "surrogate.v1"}, secret="another-secret")
+    a = run(text, spans, {"@strategies": "spacy_sanitize.surrogate.v1"})
+    b = run(text, spans, {"@strategies": "spacy_sanitize.surrogate.v1"})
+    c = run(text, spans, {"@strategies": "spacy_sanitize.surrogate.v1"}, secret="another-secret")
     assert a._.sanitized == b._.sanitized
     assert a._.sanitized != c._.sanitized
     rows = {row[0]: row[4] for row in a._.replacements}
@@ -151,21 +151,21 @@ def test_surrogate_consistent_reproducible_and_keyed():
     ],
 )
 def test_surrogate_shapes(text, label, check):
-    doc = run(f"X {text} Y", [(text, label, "e1")], {"name": "surrogate.v1"}, propagate=False)
+    doc = run(f"X {text} Y", [(text, label, "e1")], {"@strategies": "spacy_sanitize.surrogate.v1"}, propagate=False)
     out = doc._.replacements[0][4]
     assert check(out), out
 
 
 def test_surrogate_without_secret_logs_warning(monkeypatch, caplog):
     monkeypatch.delenv("SPACY_SANITIZE_SECRET", raising=False)
-    doc = run(TEXT, SPANS, {"name": "surrogate.v1"}, secret=None)
+    doc = run(TEXT, SPANS, {"@strategies": "spacy_sanitize.surrogate.v1"}, secret=None)
     assert "Kodnani" not in doc._.sanitized
     assert any("W100" in r.getMessage() for r in caplog.records)
 
 
 def test_surrogate_secret_from_env(monkeypatch):
     monkeypatch.setenv("SPACY_SANITIZE_SECRET", SECRET)
-    assert run(TEXT, SPANS, {"name": "surrogate.v1"}, secret=None)._.sanitized == run(TEXT, SPANS, {"name": "surrogate.v1"})._.sanitized
+    assert run(TEXT, SPANS, {"@strategies": "spacy_sanitize.surrogate.v1"}, secret=None)._.sanitized == run(TEXT, SPANS, {"@strategies": "spacy_sanitize.surrogate.v1"})._.sanitized
 
 
 # dates and generalization ----------------------------------------------------------------
@@ -239,7 +239,7 @@ def test_bucket_boundaries():
      ("actress", "DEM", "[performer]"), ("Israeli", "DEM", "[Western Asian]"), ("Nobel Prize in Physics", "MISC", "[award]")],
 )
 def test_generalize_classes(text, label, expected):
-    doc = run(f"X {text} Y", [(text, label, "e1")], {"name": "generalize.v1"}, propagate=False)
+    doc = run(f"X {text} Y", [(text, label, "e1")], {"@strategies": "spacy_sanitize.generalize.v1"}, propagate=False)
     assert doc._.replacements[0][4] == expected
 
 
@@ -250,7 +250,7 @@ def test_custom_strategy():
     def initials(text, label, entity_id, suffix=""):
         return "".join(w[0] for w in text.split()) + suffix
 
-    doc = run(TEXT, SPANS, {"name": "custom.v1", "function": "test_masker.initials.v1", "params": {"suffix": "."}})
+    doc = run(TEXT, SPANS, {"@strategies": "spacy_sanitize.custom.v1", "function": "test_masker.initials.v1", "params": {"suffix": "."}})
     # the propagated surname is a mention of e1 with its own text
     assert doc._.sanitized == "MK. met RP. in P.. K. left."
 
@@ -271,3 +271,110 @@ def test_generalization_benchmark_on_wiki(wiki_path):
     assert 0 <= table["ALL"]["exact"] <= table["ALL"]["equivalent"] <= table["ALL"]["equivalent_offered"] <= 1
     assert module.equivalent("QUANTITY", "[$100-200 million]", "$X million")
     assert not module.equivalent("DATETIME", "[the 1990s]", "date in the 1980s")
+
+
+# strategies as a config registry ------------------------------------------------------------
+
+CONFIG = """
+[nlp]
+lang = "en"
+pipeline = ["masker"]
+
+[components]
+
+[components.masker]
+factory = "masker"
+
+[components.masker.strategy]
+@strategies = "spacy_sanitize.redact.v1"
+marker = "[X]"
+
+[components.masker.operators]
+
+[components.masker.operators.PERSON]
+@strategies = "spacy_sanitize.numbered.v1"
+template = "<{label}-{n}>"
+"""
+
+
+def _nlp_from_config(text=CONFIG):
+    from spacy.util import load_model_from_config
+    from thinc.api import Config
+
+    return load_model_from_config(Config().from_str(text), auto_fill=True)
+
+
+def test_strategies_resolve_from_config_blocks(tmp_path):
+    nlp = _nlp_from_config()
+    masker = nlp.get_pipe("masker")
+    doc = masker(make_doc(nlp, TEXT, SPANS))
+    assert doc._.sanitized == "<PERSON-1> met <PERSON-2> in [X]. <PERSON-1> left."
+    assert doc._.privacy["labels"]["PERSON"]["strategy"] == "spacy_sanitize.numbered.v1"
+    # the blocks survive nlp.to_disk / spacy.load: the config holds them, not the component's files
+    nlp.to_disk(tmp_path / "pipeline")
+    loaded = spacy.load(tmp_path / "pipeline")
+    assert loaded.config["components"]["masker"]["operators"]["PERSON"]["@strategies"] == "spacy_sanitize.numbered.v1"
+    assert loaded.get_pipe("masker")(make_doc(loaded, TEXT, SPANS))._.sanitized == doc._.sanitized
+
+
+def test_strategy_registry_is_spacys():
+    from spacy.util import registry
+
+    from spacy_sanitize.masker.strategies import Strategy
+
+    class Upper(Strategy):
+        def replace(self, mention, state):
+            return mention.label.lower()
+
+    @registry.strategies("test_masker.lower_label.v1")
+    def make_lower():
+        return Upper()
+
+    doc = run(TEXT, SPANS, {"@strategies": "test_masker.lower_label.v1"})
+    assert doc._.sanitized == "person met person in loc. person left."
+
+
+@pytest.mark.parametrize(
+    "strategy,message",
+    [
+        ({"@strategies": "spacy_sanitize.nope.v1"}, r"(?s)spacy_sanitize.nope.v1.*Available names: .*spacy_sanitize.typed.v1"),
+        ({"@strategies": "spacy_sanitize.redact.v1", "colour": "black"}, "colour"),
+        # the old form: the default block is merged in, and 'name' is an unknown argument
+        ({"name": "surrogate.v1"}, "name"),
+    ],
+)
+def test_bad_strategy_config_is_a_clear_error(strategy, message):
+    nlp = spacy.blank("en")
+    with pytest.raises(Exception, match=message):
+        nlp.add_pipe("masker", config={"strategy": strategy})
+
+
+def test_old_form_given_to_the_python_api_shows_the_new_form():
+    from spacy_sanitize.masker.component import Masker
+
+    with pytest.raises(ValueError, match=r"E113.*'@strategies': 'spacy_sanitize.surrogate.v1', 'seed': 3"):
+        Masker("masker", {"name": "surrogate", "seed": 3}, {})
+    masker = Masker("masker", {"@strategies": "spacy_sanitize.redact.v1"}, {"PERSON": {"@strategies": "numbered"}})
+    assert masker.strategy("PERSON")[0] == "spacy_sanitize.numbered.v1" and masker.strategy("LOC")[0] == "spacy_sanitize.redact.v1"
+
+
+def test_shipped_configs_name_strategies_the_spacy_way():
+    from spacy_sanitize.pipeline import config_path, shipped_configs
+
+    for name in shipped_configs():
+        text = config_path(name).read_text()
+        assert '[components.masker.strategy]\n@strategies = "spacy_sanitize.typed.v1"' in text, name
+
+
+@pytest.mark.parametrize("doc_file", ["docs/masking.md", "README.md"])
+def test_docs_config_example_resolves(doc_file):
+    import re
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[1] / doc_file).read_text(encoding="utf8")
+    block = re.search(r"```ini\n(.*?)```", docs, re.S).group(1)
+    head = '[nlp]\nlang = "en"\npipeline = ["masker"]\n\n[components]\n\n[components.masker]\nfactory = "masker"\n\n'
+    masker = _nlp_from_config(head + block).get_pipe("masker")
+    assert masker.strategy("PERSON")[0] == "spacy_sanitize.numbered.v1"
+    if doc_file == "docs/masking.md":
+        assert masker.strategy("LOC")[0] == "spacy_sanitize.redact.v1" and masker.default.marker == "[X]"

@@ -95,3 +95,38 @@ def test_project_ner_workflow_on_tiny_corpus(tmp_path):
         result = subprocess.run([sys.executable, "-m", "spacy", "project", "run", command, str(ROOT), *overrides, "--force"], capture_output=True, text=True, cwd=ROOT)
         assert result.returncode == 0, result.stdout + result.stderr
     assert (tmp_path / "ner" / "model-best").exists()
+
+
+def _trained_pii_ner(spans_key="pii"):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_ner", config={"spans_key": spans_key})
+    examples = [
+        _example(nlp, "Anna Berg lives in Oslo .", [("Anna Berg", "PERSON"), ("Oslo", "LOC")]),
+        _example(nlp, "Per Olsen works in Bergen .", [("Per Olsen", "PERSON"), ("Bergen", "LOC")]),
+    ]
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(40):
+        nlp.update(examples, sgd=optimizer)
+    return nlp, examples
+
+
+def test_pii_ner_predict_leaves_docs_untouched():
+    nlp, _ = _trained_pii_ner()
+    ner = nlp.get_pipe("pii_ner")
+    doc = nlp.make_doc("Anna Berg lives in Oslo .")
+    doc.ents = [Span(doc, 4, 5, label="GPE")]
+    before = [(t.ent_iob_, t.ent_type_) for t in doc]
+    predictions = ner.predict([doc])
+    assert [(t.ent_iob_, t.ent_type_) for t in doc] == before
+    assert "pii" not in doc.spans
+    ner.set_annotations([doc], predictions)
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("Anna Berg", "PERSON"), ("Oslo", "LOC")]
+    assert [(t.ent_iob_, t.ent_type_) for t in doc] == before
+
+
+def test_pii_ner_scorer_reads_the_configured_spans_key():
+    nlp, examples = _trained_pii_ner(spans_key="found")
+    doc = nlp("Anna Berg lives in Oslo .")
+    assert "pii" not in doc.spans and len(doc.spans["found"]) == 2
+    scores = nlp.evaluate(examples)
+    assert scores["pii_f"] == 1.0

@@ -50,18 +50,18 @@ def test_cli_strategy_overrides_a_saved_pipeline(tmp_path, capsys):
 
 
 def test_load_pipeline_applies_masker_overrides_to_a_directory(tmp_path):
-    masker_nlp(strategy={"name": "numbered.v1"}, allow_list=["x"]).to_disk(tmp_path / "pipe")
+    masker_nlp(strategy={"@strategies": "spacy_sanitize.numbered.v1"}, allow_list=["x"]).to_disk(tmp_path / "pipe")
     loaded = load_pipeline(tmp_path / "pipe", masker_overrides("redact", "CODE=typed"))
     masker = loaded.get_pipe("masker")
-    assert masker.cfg["strategy"] == {"name": "redact.v1"} and masker.cfg["operators"] == {"CODE": {"name": "typed.v1"}}
+    assert masker.strategy("LOC")[0] == "spacy_sanitize.redact.v1" and masker.strategy("CODE")[0] == "spacy_sanitize.typed.v1"
     assert masker.cfg["allow_list"] == ["x"]  # settings not overridden come from config.cfg
     assert loaded(CODES)._.sanitized == "Mail [CODE] or call [CODE]."
     assert load_pipeline(tmp_path / "pipe")(CODES)._.sanitized == "Mail [CODE 1] or call [CODE 2]."
     # the override replaces the saved strategy: it does not inherit its parameters (E101)
-    masker_nlp(strategy={"name": "generalize.v1", "date_granularity": "year"}).to_disk(tmp_path / "gen")
+    masker_nlp(strategy={"@strategies": "spacy_sanitize.generalize.v1", "date_granularity": "year"}).to_disk(tmp_path / "gen")
     redacted = load_pipeline(tmp_path / "gen", masker_overrides("redact", None))
-    assert redacted.get_pipe("masker").cfg["strategy"] == {"name": "redact.v1"}
-    assert redacted.config["components"]["masker"]["strategy"] == {"name": "redact.v1"}
+    assert redacted.get_pipe("masker").strategy("LOC")[0] == "spacy_sanitize.redact.v1"
+    assert redacted.config["components"]["masker"]["strategy"] == {"@strategies": "spacy_sanitize.redact.v1", "marker": "***", "preserve_length": False}
 
 
 def test_masker_learned_p_survives_and_a_configured_p_wins(tmp_path, caplog):

@@ -223,17 +223,34 @@ def read_submission(path: Union[str, Path]) -> Dict[str, List[List[int]]]:
 
 
 @registry.readers("spacy_sanitize.TabCorpus.v1")
-def create_tab_corpus_reader(path: Optional[Path], lenient: bool = False) -> Callable[[Language], Iterator[Example]]:
+def create_tab_corpus_reader(
+    path: Optional[Path], lenient: bool = False, limit: int = 0, max_length: int = 0
+) -> Callable[[Language], Iterator[Example]]:
     """A spaCy corpus reader for TAB JSON: ``[corpora.dev] @readers = "spacy_sanitize.TabCorpus.v1"``.
-    Yields Examples whose reference carries the gold ``pii`` and ``mask`` spans."""
+    Yields Examples (one per annotator) whose reference carries the gold ``pii`` and ``mask`` spans.
+
+    limit (int): read only the first ``limit`` documents (0: all), as ``spacy.Corpus.v1``.
+    max_length (int): skip documents of more than ``max_length`` tokens (0: no limit), with a
+        warning that counts them. Unlike ``spacy.Corpus.v1`` they are not split into
+        sentences: TAB's entity-level metrics need whole documents.
+    """
 
     def read(nlp: Language) -> Iterator[Example]:
         if path is None:
             return
-        for reference in tab_to_docs(load_tab(path, lenient=lenient), nlp):
+        documents = load_tab(path, lenient=lenient)
+        if limit >= 1:
+            documents = documents[:limit]
+        skipped = set()
+        for reference in tab_to_docs(documents, nlp):
+            if max_length >= 1 and len(reference) > max_length:
+                skipped.add(reference._.doc_id)
+                continue
             predicted = nlp.make_doc(reference.text)
             predicted._.doc_id = reference._.doc_id
             predicted._.annotator = reference._.annotator
             yield Example(predicted, reference)
+        if skipped:
+            warnings.warn(Warnings.W003.format(n=len(skipped), path=path, max_length=max_length), stacklevel=2)
 
     return read

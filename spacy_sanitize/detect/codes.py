@@ -89,7 +89,7 @@ class CodeDetector:
 @Language.factory(
     "pii_codes",
     default_config={"patterns": DEFAULT_PATTERNS, "spans_key": "pii", "label": "CODE"},
-    assigns=["doc.spans"],
+    assigns=["doc.spans", "span._.risk_explain"],
 )
 def make_code_detector(nlp: Language, name: str, patterns: Dict[str, str], spans_key: str, label: str) -> CodeDetector:
     """patterns (Dict[str, str]): name -> regular expression. label (str): the PII type written."""

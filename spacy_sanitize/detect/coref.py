@@ -111,6 +111,7 @@ class Coref:
     "pii_coref",
     default_config={"spans_key": "pii", "person_parts": True, "propagate": True, "min_part_length": 3},
     requires=["doc.spans"],
+    assigns=["doc.spans", "span._.entity_id", "span._.risk_explain"],
 )
 def make_coref(
     nlp: Language, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int

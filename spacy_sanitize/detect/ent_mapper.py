@@ -91,7 +91,7 @@ class EntMapper:
     "pii_ent_mapper",
     default_config={"label_map": DEFAULT_LABEL_MAP, "spans_key": "pii", "skip_list_numbers": True},
     requires=["doc.ents"],
-    assigns=["doc.spans"],
+    assigns=["doc.spans", "span._.risk_explain"],
 )
 def make_ent_mapper(nlp: Language, name: str, label_map: Dict[str, str], spans_key: str, skip_list_numbers: bool) -> EntMapper:
     """Build the mapper. label_map (Dict[str, str]): generic NER label -> PII type; labels

@@ -41,36 +41,43 @@ class PIIEntityRecognizer(EntityRecognizer):
     def __init__(self, vocab: Any, model: Model, name: str, *, spans_key: str, **kwargs: Any) -> None:
         super().__init__(vocab, model, name, **kwargs)
         self.spans_key = spans_key
-        self._saved_ents: List[Any] = []
 
     def predict(self, docs: Iterable[Doc]) -> Any:
-        docs = list(docs)
-        # Entities preset by a generic NER would constrain the transition system: hide them.
-        self._saved_ents = [doc.ents for doc in docs]
-        for doc in docs:
-            doc.set_ents([], default="missing")
-        return super().predict(docs)
+        """Predict on copies without ``doc.ents``: entities preset by a generic NER would
+        constrain the transition system, and ``predict`` must leave the docs untouched."""
+        return super().predict([_without_ents(doc) for doc in docs])
 
     def set_annotations(self, docs: Iterable[Doc], states_or_beams: Any) -> None:
         docs = list(docs)
-        super().set_annotations(docs, states_or_beams)
-        saved = self._saved_ents if len(self._saved_ents) == len(docs) else [()] * len(docs)
-        for doc, ents in zip(docs, saved):
+        # The parser writes its entities to doc.ents: let it write to scratch copies and move
+        # the predictions into the span group, so doc.ents stays as the generic NER left it.
+        scratch = [_without_ents(doc) for doc in docs]
+        super().set_annotations(scratch, states_or_beams)
+        for doc, predicted in zip(docs, scratch):
             spans = [
                 Span(doc, ent.start, ent.end, label=ent.label_)
-                for ent in doc.ents
+                for ent in predicted.ents
                 if not is_list_number(doc, ent.start, ent.end)
             ]
             for span in spans:
                 span._.risk_explain["detector"] = self.name
-            doc.set_ents(list(ents), default="missing")
             add_pii_spans(doc, spans, self.spans_key)
-        self._saved_ents = []
+
+    def score(self, examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
+        """The configured scorer on ``doc.spans[spans_key]`` (the base class would only pass
+        settings it finds in ``self.cfg``, and ``spans_key`` is not there)."""
+        return super().score(examples, **{"spans_key": self.spans_key, **kwargs})
+
+
+def _without_ents(doc: Doc) -> Doc:
+    copy = doc.copy()
+    copy.set_ents([], default="missing")
+    return copy
 
 
 @Language.factory(
     "pii_ner",
-    assigns=["doc.spans"],
+    assigns=["doc.spans", "span._.risk_explain"],
     default_config={
         "model": DEFAULT_NER_MODEL,
         "moves": None,

@@ -204,7 +204,8 @@ class SpanRefiner:
 @Language.factory(
     "pii_refine",
     default_config={"spans_key": DEFAULT_SPANS_KEY, "split_ranges": True, "trim_edges": True, "drop_vague_dates": True, "drop_number_words": True},
-    assigns=["doc.spans"],
+    requires=["doc.spans"],
+    assigns=["doc.spans", "span._.risk_explain"],
 )
 def make_refiner(nlp: Language, name: str, spans_key: str, split_ranges: bool, trim_edges: bool, drop_vague_dates: bool, drop_number_words: bool) -> SpanRefiner:
     """split_ranges (bool): split date ranges at their connectors. trim_edges (bool): trim

@@ -650,8 +650,8 @@ class PIIRelabel:
         "encoder_scale": 5.0,
         "encoder_layers": 0,
     },
-    requires=["doc.spans"],
-    assigns=["doc.spans"],
+    requires=["doc.spans", "doc.ents", "token.tag"],
+    assigns=["doc.spans", "span._.risk_explain"],
 )
 def make_pii_relabel(
     nlp: Language,

@@ -57,7 +57,7 @@ class ScriptDetector:
 @Language.factory(
     "pii_script",
     default_config={"label": "PERSON", "spans_key": "pii", "max_share": 0.5},
-    assigns=["doc.spans"],
+    assigns=["doc.spans", "span._.risk_explain"],
 )
 def make_script_detector(nlp: Language, name: str, label: str, spans_key: str, max_share: float) -> ScriptDetector:
     """label (str): PII type of the runs. max_share (float): skip documents where more than

@@ -41,7 +41,7 @@ class TitleDetector:
 @Language.factory(
     "pii_titles",
     default_config={"titles": DEFAULT_TITLES, "label": "PERSON", "spans_key": "pii"},
-    assigns=["doc.spans"],
+    assigns=["doc.spans", "span._.risk_explain"],
 )
 def make_title_detector(nlp: Language, name: str, titles: List[str], label: str, spans_key: str) -> TitleDetector:
     """titles (List[str]): words that introduce a person name (matched with or without a

@@ -7,7 +7,6 @@ replaced by the strategy configured for its type (``operators`` with ``DEFAULT``
 Writes ``Doc._.sanitized``, ``Doc._.replacements`` (rows ``[start, end, label,
 entity_id, replacement, out_start, out_end]``) and ``Doc._.privacy``.
 """
-import copy
 import logging
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
@@ -20,13 +19,14 @@ from spacy.training import Example
 
 from ..extensions import register_extensions
 from .errors import Errors, Warnings
-from .options import build_strategy, check_label
+from .options import build_strategy, check_label, check_strategy_config
 from .privacy import P_ASSUMED, check_p, coverage, estimate_p, privacy_report
 from .regions import OVERLAP_POLICIES, Region, parse_deny_list, regions_to_mask
 from .strategies import Mention, Strategy
 from .strategies.base import DocState, doc_key_for
 
 Row = List[Any]
+StrategyArg = Union[Strategy, Dict[str, Any]]
 
 logger = logging.getLogger("spacy_sanitize.masker")
 
@@ -48,12 +48,19 @@ def apply_regions(text: str, regions: List[Region], replace: Callable[[Region], 
     return "".join(pieces), rows
 
 
+def _as_strategy(value: StrategyArg, where: str) -> Strategy:
+    """A resolved strategy as it is; a config block (the Python API) is built here."""
+    if isinstance(value, Strategy):
+        return value
+    return build_strategy(check_strategy_config(value, where))
+
+
 class Masker:
     def __init__(
         self,
         name: str,
-        strategy: Dict[str, Any],
-        operators: Dict[str, Dict[str, Any]],
+        strategy: StrategyArg,
+        operators: Dict[str, StrategyArg],
         spans_key: str = "pii",
         overlap: str = "union",
         allow_list: Iterable[str] = (),
@@ -64,16 +71,19 @@ class Masker:
         min_propagate_chars: int = 3,
         p: Optional[float] = None,
         gold_key: Optional[str] = None,
+        scorer: Optional[Callable[..., Dict[str, Any]]] = None,
     ) -> None:
-        """strategy (dict): default strategy config. operators (dict): per-type configs and
-        an optional ``DEFAULT``. overlap (str): ``union`` or ``separate``. allow_list
+        """strategy (Strategy): the default strategy (built from its config block
+        ``{"@strategies": "spacy_sanitize.typed.v1", **params}``, or such a block).
+        operators (dict): per-type strategies and an optional ``DEFAULT``. overlap (str): ``union`` or ``separate``. allow_list
         (list): strings never masked. deny_list (list): strings, or [text, label] pairs,
         masked wherever they occur (label ``deny_label`` for bare strings). propagate
         (bool): mask every whole-word occurrence of a masked string;
         propagate_person_parts (bool): also of PERSON name parts of at least
         ``min_propagate_chars`` characters. p (float): replacement probability for the
         privacy report. gold_key (str): spans key of gold masked spans; when a doc carries
-        them, its p is estimated from them.
+        them, its p is estimated from them. scorer (Callable): scores examples for
+        ``nlp.evaluate`` (the TAB metrics by default).
 
         Which p the report uses: the doc's gold spans (``gold_key``), else ``p`` from the
         config when it is set, else the p learned by ``initialize`` (saved with the
@@ -82,8 +92,10 @@ class Masker:
         if overlap not in OVERLAP_POLICIES:
             raise ValueError(Errors.E104.format(policy=overlap))
         self.name = name
+        self.scorer = scorer
+        self._set_strategies(strategy, operators)
+        # Strategies live in the pipeline config (nlp.config), not in the component's files.
         self.cfg: Dict[str, Any] = {
-            "strategy": dict(strategy), "operators": {k: dict(v) for k, v in operators.items()},
             "spans_key": spans_key, "overlap": overlap, "allow_list": list(allow_list),
             "deny_list": [list(d) if isinstance(d, (list, tuple)) else d for d in deny_list],
             "deny_label": deny_label, "propagate": propagate,
@@ -104,23 +116,22 @@ class Masker:
                 raise ValueError(Errors.E105.format(text=text))
         if cfg["p"] is not None:
             check_p(cfg["p"])
-        self.default: Strategy = build_strategy(copy.deepcopy(cfg["strategy"]))
-        self.default_name = str(cfg["strategy"].get("name", "typed.v1"))
-        self.strategy_for: Dict[str, Strategy] = {}
-        self.names: Dict[str, str] = {}
-        for label, op_cfg in cfg["operators"].items():
-            check_label(label)
-            built = build_strategy(copy.deepcopy(op_cfg))
-            if label == "DEFAULT":
-                self.default, self.default_name = built, str(op_cfg.get("name"))
-            else:
-                self.strategy_for[label], self.names[label] = built, str(op_cfg.get("name"))
         self._secret: Optional[str] = None
 
+    def _set_strategies(self, strategy: StrategyArg, operators: Dict[str, StrategyArg]) -> None:
+        self.default: Strategy = _as_strategy(strategy, "strategy")
+        self.strategy_for: Dict[str, Strategy] = {}
+        for label, value in operators.items():
+            built = _as_strategy(value, f"operators.{check_label(label)}")
+            if label == "DEFAULT":
+                self.default = built
+            else:
+                self.strategy_for[label] = built
+
     def strategy(self, label: str) -> Tuple[str, Strategy]:
-        if label in self.strategy_for:
-            return self.names[label], self.strategy_for[label]
-        return self.default_name, self.default
+        """The strategy for ``label`` and its registry name (for the privacy report)."""
+        strategy = self.strategy_for.get(label, self.default)
+        return str(getattr(strategy, "name", type(strategy).__name__)), strategy
 
     def strategies(self) -> List[Strategy]:
         return [self.default, *self.strategy_for.values()]
@@ -189,6 +200,13 @@ class Masker:
             policies[region.label][2].append(strategy.support_for(region.label, text[region.start : region.end]))
         return privacy_report(policies, max(p, 1e-9), source)
 
+    def score(self, examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
+        """The configured scorer on examples this pipeline processed (TAB's P, R_all, F1 and
+        entity recalls against the reference's ``mask`` spans by default)."""
+        if self.scorer is None:
+            return {}
+        return self.scorer(examples, **{"spans_key": self.cfg["spans_key"], **kwargs})
+
     def initialize(self, get_examples: Optional[Callable[[], Iterable[Example]]] = None, *, nlp: Optional[Language] = None, gold_key: Optional[str] = None) -> None:
         """With ``gold_key`` (e.g. ``"mask"``), estimate p from the examples: run the
         pipeline up to and including this component on each example's text and measure
@@ -245,21 +263,27 @@ class Masker:
 @Language.factory(
     "masker",
     default_config={
-        "strategy": {"name": "typed.v1"}, "operators": {}, "spans_key": "pii", "overlap": "union",
+        "strategy": {"@strategies": "spacy_sanitize.typed.v1"}, "operators": {}, "spans_key": "pii", "overlap": "union",
         "allow_list": [], "deny_list": [], "deny_label": "MISC", "propagate": True,
         "propagate_person_parts": True, "min_propagate_chars": 3, "p": None, "gold_key": None,
+        "scorer": {"@scorers": "spacy_sanitize.tab_scorer.v1"},
     },
     requires=["doc.spans"],
     assigns=["doc._.sanitized", "doc._.replacements", "doc._.privacy"],
+    default_score_weights={
+        "tab_f1": 1.0, "tab_p": 0.0, "tab_r_all": 0.0, "tab_r_ent": 0.0, "tab_r_direct": 0.0, "tab_r_quasi": 0.0,
+    },
 )
 def make_masker(
-    nlp: Language, name: str, strategy: Dict[str, Any], operators: Dict[str, Dict[str, Any]], spans_key: str,
+    nlp: Language, name: str, strategy: StrategyArg, operators: Dict[str, StrategyArg], spans_key: str,
     overlap: str, allow_list: List[str], deny_list: List[Any], deny_label: str, propagate: bool,
     propagate_person_parts: bool, min_propagate_chars: int, p: Optional[float], gold_key: Optional[str],
+    scorer: Optional[Callable[..., Dict[str, Any]]],
 ) -> Masker:
-    """See ``Masker``. strategy/operators values: ``{"name": "<registered>", **params}``."""
+    """See ``Masker``. strategy and operators values are config blocks
+    ``{"@strategies": "spacy_sanitize.<kind>.vN", **params}``, resolved by spaCy."""
     register_extensions()
     return Masker(
         name, strategy, operators, spans_key, overlap, allow_list, deny_list, deny_label, propagate,
-        propagate_person_parts, min_propagate_chars, p, gold_key,
+        propagate_person_parts, min_propagate_chars, p, gold_key, scorer=scorer,
     )

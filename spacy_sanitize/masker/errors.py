@@ -27,6 +27,11 @@ class Errors:
     E110 = "E110: custom strategy '{name}' must be a callable (text, label, entity_id) -> str; got {type_name}."
     E111 = "E111: custom strategy '{name}' returned {type_name}, expected str."
     E112 = "E112: deny-list entry {entry!r} must be a string or a [text, label] pair with a PII type label."
+    E113 = (
+        "E113: the masker's {where} config {cfg!r} does not name a registered strategy with "
+        "'@strategies'. Write it as {new!r}, i.e. [components.masker.{where}] "
+        "@strategies = \"<name>\" with the strategy's parameters as further keys."
+    )
 
 
 class Warnings:

@@ -451,7 +451,7 @@ def fit_threshold(component: RiskInfer, tab_path: Union[str, Path], mask_key: st
         "keep_stop_words": True,
     },
     requires=["doc.spans"],
-    assigns=["doc.spans", "span._.risk", "span._.mask", "doc._.risk_infer"],
+    assigns=["doc.spans", "span._.risk", "span._.risk_explain", "span._.mask", "doc._.risk_infer"],
 )
 def make_risk_infer(
     nlp: Language,

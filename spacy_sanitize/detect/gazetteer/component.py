@@ -388,7 +388,7 @@ class Gazetteer:
         "relabel": [],
         "overwrite": False,
     },
-    assigns=["doc.spans"],
+    assigns=["doc.spans", "span._.risk_explain"],
 )
 def make_gazetteer(
     nlp: Language,

@@ -1,6 +1,6 @@
 """The strategy protocol shared by all replacement strategies.
 
-A strategy is built by a versioned registry entry (``strategies.register("name.vN")``)
+A strategy is built by a versioned registry entry (``register_strategy("spacy_sanitize.<kind>.vN")``)
 from JSON-able parameters and replaces one masked region at a time. The masker calls
 ``begin_doc`` once per document, then ``replace`` for every region in text order, and
 caches the result per (entity, mention text), so the same mention of an entity always

@@ -12,7 +12,7 @@ import math
 import re
 from typing import Optional
 
-from ...registry import strategies
+from ...registry import register_strategy
 from .. import resources
 from .base import DocState, Mention, Policy, Strategy, invalid
 from .dates import most_specific_year, ordinal
@@ -138,15 +138,15 @@ class Generalize(Strategy):
         return Policy("deterministic", note="a function of the original (its generalization class)")
 
 
-@strategies.register("generalize.v1")
+@register_strategy("spacy_sanitize.generalize.v1")
 def make_generalize(date_granularity: str = "decade", template: str = "[{value}]", person_template: str = "[{label} {n}]") -> Strategy:
     """date_granularity (str): ``year`` or ``decade`` for full dates (plain years always
     become decades). template (str): with ``{value}`` (and optionally ``{label}``).
     person_template (str): numbered role for persons, with ``{label}`` and ``{n}``."""
     if date_granularity not in ("year", "decade"):
-        raise invalid("generalize.v1", "date_granularity must be 'year' or 'decade'")
+        raise invalid("spacy_sanitize.generalize.v1", "date_granularity must be 'year' or 'decade'")
     if "{value}" not in template:
-        raise invalid("generalize.v1", "template needs '{value}'")
+        raise invalid("spacy_sanitize.generalize.v1", "template needs '{value}'")
     if "{n}" not in person_template:
-        raise invalid("generalize.v1", "person_template needs '{n}'")
+        raise invalid("spacy_sanitize.generalize.v1", "person_template needs '{n}'")
     return Generalize(date_granularity, template, person_template)

@@ -1,7 +1,7 @@
 """Placeholder strategies: redact, typed, numbered, and the custom hook."""
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from ...registry import strategies
+from ...registry import register_strategy
 from ..errors import Errors
 from .base import DocState, Mention, Policy, Strategy, invalid
 
@@ -17,12 +17,12 @@ class Redact(Strategy):
         return self.marker[0] * len(mention.text) if self.preserve_length else self.marker
 
 
-@strategies.register("redact.v1")
+@register_strategy("spacy_sanitize.redact.v1")
 def make_redact(marker: str = "***", preserve_length: bool = False) -> Strategy:
     """marker (str): the fixed replacement. preserve_length (bool): repeat the marker's
     first character to the original length instead."""
     if not isinstance(marker, str) or not marker:
-        raise invalid("redact.v1", "marker must be a non-empty string")
+        raise invalid("spacy_sanitize.redact.v1", "marker must be a non-empty string")
     return Redact(marker, bool(preserve_length))
 
 
@@ -36,11 +36,11 @@ class Typed(Strategy):
         return self.template.format(label=mention.label)
 
 
-@strategies.register("typed.v1")
+@register_strategy("spacy_sanitize.typed.v1")
 def make_typed(template: str = "[{label}]") -> Strategy:
     """template (str): the placeholder, with ``{label}`` for the PII type."""
     if not isinstance(template, str) or "{label}" not in template:
-        raise invalid("typed.v1", "template needs '{label}'")
+        raise invalid("spacy_sanitize.typed.v1", "template needs '{label}'")
     return Typed(template)
 
 
@@ -78,12 +78,12 @@ class Numbered(Strategy):
         self._batch_counts.clear()
 
 
-@strategies.register("numbered.v1")
+@register_strategy("spacy_sanitize.numbered.v1")
 def make_numbered(template: str = "[{label} {n}]", across_docs: bool = False) -> Strategy:
     """template (str): with ``{label}`` and ``{n}``. across_docs (bool): keep numbers
     across the documents of a batch (the pipe's lifetime)."""
     if not isinstance(template, str) or "{n}" not in template:
-        raise invalid("numbered.v1", "template needs '{n}'")
+        raise invalid("spacy_sanitize.numbered.v1", "template needs '{n}'")
     return Numbered(template, bool(across_docs))
 
 
@@ -108,7 +108,7 @@ class Custom(Strategy):
         return Policy("unknown", note=f"custom callable '{self.func_name}' declares no policy")
 
 
-@strategies.register("custom.v1")
+@register_strategy("spacy_sanitize.custom.v1")
 def make_custom(function: str = "", params: Optional[Dict[str, Any]] = None) -> Strategy:
     """function (str): a name registered in spaCy's ``registry.misc`` whose value is a
     callable ``(text, label, entity_id, **params) -> str``. It may carry a
@@ -116,11 +116,11 @@ def make_custom(function: str = "", params: Optional[Dict[str, Any]] = None) -> 
     from spacy.util import registry
 
     if not function:
-        raise invalid("custom.v1", "give function='<name registered in registry.misc>'")
+        raise invalid("spacy_sanitize.custom.v1", "give function='<name registered in registry.misc>'")
     try:
         func = registry.misc.get(function)
     except Exception:
-        raise invalid("custom.v1", f"'{function}' is not in spaCy's registry.misc") from None
+        raise invalid("spacy_sanitize.custom.v1", f"'{function}' is not in spaCy's registry.misc") from None
     if not callable(func):
         raise ValueError(Errors.E110.format(name=function, type_name=type(func).__name__))
     return Custom(function, func, dict(params or {}))

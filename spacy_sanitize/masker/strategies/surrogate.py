@@ -16,7 +16,7 @@ The secret never goes into the config: it comes from the environment variable
 import re
 from typing import Dict, List, Optional
 
-from ...registry import strategies
+from ...registry import register_strategy
 from .. import resources
 from .base import DocState, Mention, Policy, Strategy, invalid
 from .dates import shift_dates
@@ -199,7 +199,7 @@ def _dem_options(text: str) -> List[str]:
     return lists["nationalities"] if text[:1].isupper() else lists["other"]
 
 
-@strategies.register("surrogate.v1")
+@register_strategy("spacy_sanitize.surrogate.v1")
 def make_surrogate(
     secret_env: str = DEFAULT_SECRET_ENV,
     seed: int = 0,
@@ -215,9 +215,9 @@ def make_surrogate(
     if secret is not None:
         raise ValueError(Errors.E106.format(env=secret_env))
     if not isinstance(seed, int):
-        raise invalid("surrogate.v1", "seed must be an integer")
+        raise invalid("spacy_sanitize.surrogate.v1", "seed must be an integer")
     if not (0 < min_shift_days <= max_shift_days):
-        raise invalid("surrogate.v1", "need 0 < min_shift_days <= max_shift_days")
+        raise invalid("spacy_sanitize.surrogate.v1", "need 0 < min_shift_days <= max_shift_days")
     return Surrogate(secret_env, seed, min_shift_days, max_shift_days)
 
 
