@@ -176,17 +176,20 @@ def detected_regions(doc: Doc, spans_key: str, allow: FrozenSet[str]) -> List[Re
     return regions
 
 
+def propagation_strings(text: str, region: Region, allow: FrozenSet[str], person_parts: bool, rule: NamePartRule) -> List[str]:
+    """The strings a masked region propagates: its text and, for PERSON, its name parts."""
+    string = text[region.start : region.end].strip()
+    candidates = [string]
+    if person_parts and region.label == "PERSON":
+        candidates += name_parts(string, rule)
+    return [c for c in candidates if c not in allow and c.lower() not in COMMON_WORDS and len(c) >= rule.min_chars]
+
+
 def propagation_owners(text: str, sources: List[Region], allow: FrozenSet[str], person_parts: bool, rule: NamePartRule) -> Dict[str, Region]:
     """Each string to propagate and the region it comes from (the longest one first)."""
     owner: Dict[str, Region] = {}
     for region in sorted(sources, key=lambda r: -r.length):
-        string = text[region.start : region.end].strip()
-        candidates = [string]
-        if person_parts and region.label == "PERSON":
-            candidates += name_parts(string, rule)
-        for candidate in candidates:
-            if candidate in allow or candidate.lower() in COMMON_WORDS or len(candidate) < rule.min_chars:
-                continue
+        for candidate in propagation_strings(text, region, allow, person_parts, rule):
             owner.setdefault(candidate, region)
     return owner
 
