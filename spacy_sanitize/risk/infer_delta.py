@@ -11,11 +11,13 @@ probability equals a full recomputation on the same regions.
 Which tokens change follows the masking plan: unmasking an entity clears the regions it
 owns (not those its strings also get from another masked entity); masking it adds its
 mentions and, with propagation, every whole-word occurrence of its strings, on tokens no
-region covers yet. Overlaps with other regions are not re-merged (a full re-plan would
+region covers yet; where its regions are cleared, the occurrences of strings that other
+masked entities (or the deny-list) propagate stay masked. Overlaps with other regions are not re-merged (a full re-plan would
 merge a partly overlapping new region into its neighbour)."""
 import bisect
+import re
 from collections import Counter
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.tokens import Doc, Span
@@ -25,13 +27,22 @@ from ..masking_plan import (
     Region,
     entity_key,
     masking_plan,
-    occurrences,
     one_label_per_mention,
     propagation_owners,
     propagation_strings,
     resolve_overlaps,
 )
 from .attacker import ngram_occurrences, softmax, token_form
+
+_WORD = re.compile(r"\w")
+_HEAD = re.compile(r"\w+|.", re.DOTALL)
+
+
+def _head(text: str, at: int) -> str:
+    """The word (or the single non-word character) at ``text[at]``."""
+    match = _HEAD.match(text, at)
+    return match.group(0) if match else ""
+
 
 if TYPE_CHECKING:
     from .infer import RiskInfer
@@ -69,22 +80,65 @@ class EntityDeltas:
         # which entities propagate each string (a region stays while one of them is masked)
         spans = list(doc.spans.get(settings.spans_key, []))
         self.masked_keys = Counter(entity_key(s) for s in spans if s._.mask is not False)
-        self.sources: Dict[str, Set[str]] = {}
+        # string -> {entity: label} of what masks every occurrence of the string
+        self.sources: Dict[str, Dict[str, str]] = {}
         rule = settings.part_rule
-        for span in spans:
+        for span in spans if settings.propagate else []:
             if span.text.strip() and span.text.strip() not in settings.allow and entity_key(span) in self.masked_keys:
                 region = Region(span.start_char, span.end_char, span.label_, entity_key(span))
                 for string in propagation_strings(self.text, region, settings.allow, settings.propagate_person_parts, rule):
-                    self.sources.setdefault(string, set()).add(region.entity_id)
+                    self.sources.setdefault(string, {}).setdefault(region.entity_id, region.label)
         for string, label in settings.deny:
-            self.sources.setdefault(string, set()).add(f"deny:{string}")
+            self.sources.setdefault(string, {})[f"deny:{string}"] = label
+        # the strings by their first word, to find their occurrences near a cleared region
+        self.by_head: Dict[str, List[str]] = {}
+        for string in self.sources:
+            self.by_head.setdefault(_head(string, 0), []).append(string)
+        self.longest = max((len(x) for x in self.sources), default=0)
+        # where each word (or non-word character) starts a possible whole-word occurrence
+        self.heads: Dict[str, List[int]] = {}
+        for match in _HEAD.finditer(self.text):
+            p = match.start()
+            if not (p and _WORD.match(self.text, p - 1)):
+                self.heads.setdefault(match.group(0), []).append(p)
+
+    def _near(self, start: int, end: int) -> List[Tuple[int, int, str]]:
+        """Whole-word occurrences of the source strings that overlap ``[start, end)``
+        (as ``occurrences(..., overlapping=True)`` finds them, without scanning the text)."""
+        text = self.text
+        found = []
+        for p in range(max(0, start - self.longest), end):
+            if p and _WORD.match(text, p - 1):
+                continue  # after a word character: no whole-word occurrence starts here
+            for string in self.by_head.get(_head(text, p), ()):
+                stop = p + len(string)
+                if stop > start and text.startswith(string, p) and not (stop < len(text) and _WORD.match(text, stop)):
+                    found.append((p, stop, string))
+        return found
+
+    def _cover(self, strings: Sequence[str]) -> List[Tuple[int, int, str]]:
+        """``occurrences(text, strings)`` (the longest string at each position, left to
+        right, no overlaps) from the word index instead of a scan of the text."""
+        text = self.text
+        found = []
+        for string in strings:
+            for p in self.heads.get(_head(string, 0), ()):
+                stop = p + len(string)
+                if text.startswith(string, p) and not (stop < len(text) and _WORD.match(text, stop)):
+                    found.append((p, stop, string))
+        cover, position = [], 0
+        for start, stop, string in sorted(found, key=lambda item: (item[0], -item[1])):
+            if start >= position:
+                cover.append((start, stop, string))
+                position = stop
+        return cover
 
     def _feature_counts(self, forms: Sequence[Optional[str]]) -> Counter:
         vocab = self.attacker.vocab
         return Counter(vocab[g] for g, _, _ in ngram_occurrences(forms, self.attacker.ngram_max) if g in vocab)
 
     # --- which tokens change ------------------------------------------------------------
-    def _unmasked(self, members: Sequence[Span]) -> Dict[int, int]:
+    def _unmasked(self, members: Sequence[Span], labels: List[str]) -> Dict[int, int]:
         keys = {entity_key(s) for s in members}
         own = Counter(entity_key(s) for s in members if s._.mask is not False)
         cleared = {k for k in keys if self.masked_keys[k] - own[k] <= 0}
@@ -92,13 +146,19 @@ class EntityDeltas:
         for key in cleared:
             for number in self.by_entity.get(key, []):
                 region = self.regions[number]
-                if region.source == "propagated":
-                    others = self.sources.get(self.text[region.start : region.end], set()) - cleared
-                    if others:
-                        continue
                 for i in self.region_tokens.get(number, []):
                     changes[i] = -1
-        return changes
+                # what another masked entity (or the deny-list) propagates stays masked
+                for start, end, string in self._near(region.start, region.end):
+                    others = [label for entity, label in self.sources[string].items() if entity not in cleared]
+                    if end <= region.start or not others:
+                        continue
+                    number_kept = len(labels)
+                    labels.append(others[0])
+                    for i in range(bisect.bisect_right(self.ends, start), bisect.bisect_left(self.starts, end)):
+                        if changes.get(i) == -1:
+                            changes[i] = number_kept
+        return {i: r for i, r in changes.items() if r != self.token_region[i]}
 
     def _masked(self, members: Sequence[Span], labels: List[str]) -> Dict[int, int]:
         settings = self.settings
@@ -109,7 +169,7 @@ class EntityDeltas:
         ]
         if settings.propagate and new:
             owner = propagation_owners(self.text, new, settings.allow, settings.propagate_person_parts, settings.part_rule)
-            new += [Region(a, b, owner[x].label, owner[x].entity_id, "propagated") for a, b, x in occurrences(self.text, owner)]
+            new += [Region(a, b, owner[x].label, owner[x].entity_id, "propagated") for a, b, x in self._cover(owner)]
         changes: Dict[int, int] = {}
         for region in one_label_per_mention(resolve_overlaps(new, settings.overlap), self.text):
             number = len(labels)
@@ -138,7 +198,7 @@ class EntityDeltas:
         """The attacker's maximum probability with ``members`` unmasked (``masked_now``)
         or masked, the rest of the plan as it is."""
         labels = list(self.labels)
-        changes = self._unmasked(members) if masked_now else self._masked(members, labels)
+        changes = self._unmasked(members, labels) if masked_now else self._masked(members, labels)
         if not changes:
             return self.p_max
         flipped = self.token_region.copy()
