@@ -15,6 +15,10 @@ IDENTIFIER_TYPES: Tuple[str, ...] = ("DIRECT", "QUASI", "NO_MASK")
 MASK_LABELS: Tuple[str, ...] = ("DIRECT", "QUASI")
 
 DEFAULT_SPANS_KEY = "pii"
+
+# English month and weekday names (dates strategy; never a name part on their own).
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 GOLD_MASK_KEY = "mask"
 
 

@@ -6,42 +6,49 @@ an ORG acronym of an earlier ORG. Ids are ``e1, e2, ...`` per document, in order
 first mention. Spans that already carry an id keep it.
 
 With ``propagate`` (on by default) it also adds the mentions a detector missed: every
-other whole-token occurrence of a detected mention's exact text, and of the parts of a
-detected PERSON name (a surname alone, say), joins the entity. One clear mention left in
+other whole-word occurrence (on token boundaries) of a detected mention's exact text, and
+of the parts of a detected PERSON name (a surname alone, say), joins the entity; the
+occurrences come from the masker's propagation engine (``masking_plan.occurrences``). One clear mention left in
 the text is enough to re-identify a person.
 """
 import re
-import unicodedata
-from typing import Dict, List
+from typing import Dict, FrozenSet, List, Optional
 
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
-from spacy.matcher import PhraseMatcher
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
 from ..extensions import register_extensions
-from ..types import PERSON_TITLES
+from ..masking_plan import NamePartRule, fold, occurrences
 from ..spans import add_pii_spans
+from ..types import PERSON_TITLES
 
+# Linking compares folded words: any word but a title or a single character.
+LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
 
 
 def normalize(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
-    text = re.sub(r"['’]s$", "", text)
-    return " ".join(re.findall(r"\w+", text))
+    return " ".join(re.findall(r"\w+", re.sub(r"['’]s$", "", fold(text))))
 
 
 def _name_parts(text: str) -> List[str]:
-    return [w for w in normalize(text).split() if w not in PERSON_TITLES and len(w) > 1]
+    return [w for w in normalize(text).split() if LINK_PARTS.accepts(w)]
 
 
 class Coref:
-    def __init__(self, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int) -> None:
+    def __init__(
+        self, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int,
+        stop_words: Optional[FrozenSet[str]] = None,
+    ) -> None:
         self.name = name
         self.spans_key = spans_key
         self.person_parts = person_parts
         self.propagate = propagate
         self.min_part_length = min_part_length
+        # A name token propagates on its own when it is title case and neither a stop
+        # word (the pipeline's language) nor a title.
+        stops = frozenset(STOP_WORDS if stop_words is None else stop_words)
+        self.part_rule = NamePartRule(min_part_length, stops | PERSON_TITLES, title_case=True)
 
     def __call__(self, doc: Doc) -> Doc:
         ids: Dict[str, str] = {}
@@ -78,25 +85,20 @@ class Coref:
         if not spans:
             doc.spans[self.spans_key] = []
             return
-        matcher = PhraseMatcher(doc.vocab, attr="ORTH")
         targets = {}
         for span in spans:
-            pieces = [span]
+            pieces = [span.text]
             if span.label_ == "PERSON" and self.person_parts and len(span) > 1:
-                pieces += [
-                    doc[t.i : t.i + 1]
-                    for t in span
-                    if len(t.text) >= self.min_part_length and t.is_title and not t.is_stop and t.lower_ not in PERSON_TITLES
-                ]
+                pieces += [t.text for t in span if self.part_rule.accepts(t.text)]
             for piece in pieces:
-                if piece.text not in targets:
-                    targets[piece.text] = (span.label_, span._.entity_id)
-                    matcher.add(piece.text, [piece.as_doc()])
+                targets.setdefault(piece, (span.label_, span._.entity_id))
         found = []
-        for match_id, start, end in matcher(doc):
-            label, entity_id = targets[doc.vocab.strings[match_id]]
-            span = Span(doc, start, end, label=label)
-            found.append((span, entity_id))
+        # the masker's engine, every occurrence (nested ones too), kept where they are tokens
+        for start, end, piece in occurrences(doc.text, targets, overlapping=True):
+            label, entity_id = targets[piece]
+            span = doc.char_span(start, end, label=label)
+            if span is not None:
+                found.append((span, entity_id))
         covered = {i for s in spans for i in range(s.start, s.end)}
         new = [(s, e) for s, e in found if not any(i in covered for i in range(s.start, s.end))]
         if not new:
@@ -120,4 +122,4 @@ def make_coref(
     propagate (bool): add undetected occurrences of detected mentions and name parts.
     min_part_length (int): shortest name part that is propagated on its own."""
     register_extensions()
-    return Coref(name, spans_key, person_parts, propagate, min_part_length)
+    return Coref(name, spans_key, person_parts, propagate, min_part_length, frozenset(nlp.Defaults.stop_words))

@@ -7,15 +7,19 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..corpus.tab import docs_to_tab
+from ..masking_plan import PlanSettings, masking_plan
 from ..types import DEFAULT_SPANS_KEY
 from .tab_metrics import Tokens, tab_scores
 
 
-def predicted_mask_offsets(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[int]]:
+def predicted_mask_offsets(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY, settings: Optional[PlanSettings] = None) -> List[List[int]]:
     """The character spans a processed Doc masks: the masker's replacements when it ran,
+    else, with ``settings``, the masking plan the masker would follow (``masking_plan``),
     else the spans whose decision is not False (no decision means mask: fail closed)."""
     if doc._.replacements is not None:
         return [[row[0], row[1]] for row in doc._.replacements]
+    if settings is not None:
+        return [[r.start, r.end] for r in masking_plan(doc, settings)]
     return [[s.start_char, s.end_char] for s in doc.spans.get(spans_key, []) if s._.mask is not False]
 
 

@@ -1,6 +1,6 @@
 """masker: turns masking decisions into the sanitized text.
 
-Regions to replace come from ``regions.regions_to_mask`` (detected spans, fail closed,
+Regions to replace come from ``masking_plan.masking_plan`` (detected spans, fail closed,
 entity-level masking, allow/deny lists, propagation, overlap policy). Each region is
 replaced by the strategy configured for its type (``operators`` with ``DEFAULT``, else
 ``strategy``); the same mention of the same entity always gets the same replacement.
@@ -21,7 +21,7 @@ from ..extensions import register_extensions
 from .errors import Errors, Warnings
 from .options import build_strategy, check_label, check_strategy_config
 from .privacy import P_ASSUMED, check_p, coverage, estimate_p, privacy_report
-from .regions import OVERLAP_POLICIES, Region, parse_deny_list, regions_to_mask
+from ..masking_plan import OVERLAP_POLICIES, PlanSettings, Region, masking_plan
 from .strategies import Mention, Strategy
 from .strategies.base import DocState, doc_key_for
 
@@ -109,10 +109,11 @@ class Masker:
 
     def _build(self) -> None:
         cfg = self.cfg
-        self.allow = frozenset(s.strip() for s in cfg["allow_list"])
-        self.deny = parse_deny_list(cfg["deny_list"], check_label(cfg["deny_label"]))
-        for text, _ in self.deny:
-            if text.strip() in self.allow:
+        check_label(cfg["deny_label"])
+        # what gets replaced: the same settings object risk_infer and the evaluation build
+        self.plan_settings = PlanSettings.from_config(cfg)
+        for text, _ in self.plan_settings.deny:
+            if text.strip() in self.plan_settings.allow:
                 raise ValueError(Errors.E105.format(text=text))
         if cfg["p"] is not None:
             check_p(cfg["p"])
@@ -142,16 +143,12 @@ class Masker:
         for strategy in self.strategies():
             strategy.set_secret(secret)
 
-    def regions(self, doc: Doc) -> List[Region]:
-        cfg = self.cfg
-        return regions_to_mask(
-            doc, cfg["spans_key"], self.allow, self.deny, cfg["propagate"],
-            cfg["propagate_person_parts"], cfg["min_propagate_chars"], cfg["overlap"],
-        )
+    def regions(self, doc: Doc, text: Optional[str] = None) -> List[Region]:
+        return masking_plan(doc, self.plan_settings, text)
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc.text  # Doc.text joins all tokens: read it once
-        regions = self.regions(doc)
+        regions = self.regions(doc, text)
         canonical: Dict[str, str] = {}
         for region in regions:
             mention = text[region.start : region.end].strip()

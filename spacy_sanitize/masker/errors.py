@@ -1,4 +1,5 @@
 """Coded errors and warnings of the masker (range E100-E199, W100-W199)."""
+from ..masking_plan import Errors as PlanErrors
 
 
 class Errors:
@@ -11,7 +12,7 @@ class Errors:
         "E103: could not parse the operator spec '{spec}': {problem}. Write "
         "'PERSON=numbered,DATETIME=generalize,DEFAULT=redact' or a JSON object."
     )
-    E104 = "E104: overlap policy '{policy}' is unknown. Use 'union' or 'separate'."
+    E104 = PlanErrors.E104
     E105 = "E105: '{text}' is both in the allow-list and in the deny-list; remove it from one."
     E106 = (
         "E106: do not put the surrogate secret into the config (nlp.to_disk writes the config "
@@ -26,7 +27,7 @@ class Errors:
     E109 = "E109: p must be in (0, 1], got {p}."
     E110 = "E110: custom strategy '{name}' must be a callable (text, label, entity_id) -> str; got {type_name}."
     E111 = "E111: custom strategy '{name}' returned {type_name}, expected str."
-    E112 = "E112: deny-list entry {entry!r} must be a string or a [text, label] pair with a PII type label."
+    E112 = PlanErrors.E112
     E113 = (
         "E113: the masker's {where} config {cfg!r} does not name a registered strategy with "
         "'@strategies'. Write it as {new!r}, i.e. [components.masker.{where}] "

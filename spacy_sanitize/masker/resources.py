@@ -1,11 +1,11 @@
 """Package data used by the surrogate and generalize strategies, loaded once on first use."""
 import re
-import unicodedata
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Tuple
 
 import srsly
 
+from ..masking_plan import fold  # noqa: F401  (importable from here too)
 from ..shipped import data_path
 
 
@@ -97,12 +97,6 @@ def _subdivision_index() -> Dict[str, str]:
         index.setdefault(sub.name.lower(), sub.country_code)
         index.setdefault(fold(sub.name), sub.country_code)
     return index
-
-
-def fold(text: str) -> str:
-    """Lower case without diacritics ('Gujarāt' -> 'gujarat')."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
 
 
 def place_country(text: str) -> Optional[str]:

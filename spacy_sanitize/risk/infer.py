@@ -43,7 +43,7 @@ from spacy.training import Example
 from spacy.util import ensure_path
 
 from ..extensions import register_extensions
-from ..masker.regions import Region, regions_to_mask
+from ..masking_plan import PlanSettings, Region, masking_plan
 from ..spans import add_pii_spans, check_label
 from .attacker import (
     LinearAttacker,
@@ -54,6 +54,7 @@ from .attacker import (
     train_attacker,
 )
 from .base import risk_key
+from .infer_delta import EntityDeltas
 from .infer_errors import Errors, Warnings
 from .infer_search import SEARCHES, SearchResult, build_problem, run_search
 
@@ -138,60 +139,87 @@ class RiskInfer:
             self._placeholder_forms[key] = [f for f in forms if f is not None]
         return self._placeholder_forms[key]
 
-    def _regions(self, doc: Doc, spans_key: Optional[str]) -> List[Region]:
-        """What the masker will replace: the pipeline's masker decides (its allow and deny
-        lists, propagation, overlap policy) when it reads this component's span group;
-        otherwise, or for another span group, the default masking rules."""
+    def plan_settings(self, spans_key: Optional[str] = None) -> PlanSettings:
+        """What the masker will replace: the settings in the config of the pipeline's
+        masker (its allow and deny lists, propagation, overlap policy) when it reads this
+        component's span group; otherwise, or for another span group, the default ones."""
         if spans_key is None:
-            for name, proc in self.nlp.pipeline:
-                if self.nlp.get_pipe_meta(name).factory == "masker" and proc.cfg["spans_key"] == self.spans_key:
-                    return proc.regions(doc)
-        return regions_to_mask(doc, spans_key or self.spans_key)
+            for name in self.nlp.pipe_names:
+                if self.nlp.get_pipe_meta(name).factory == "masker":
+                    settings = PlanSettings.from_config(self.nlp.get_pipe_config(name))
+                    if settings.spans_key == self.spans_key:
+                        return settings
+        return PlanSettings(spans_key=spans_key or self.spans_key)
 
-    def view(self, doc: Doc, removed_tokens: Set[int] = frozenset(), spans_key: Optional[str] = None) -> View:  # type: ignore[assignment]
-        """The attacker's token sequence of ``doc`` as the masker would output it: masked
-        regions become their placeholder (or a gap), ``removed_tokens`` become gaps."""
-        assert self.attacker is not None
+    def plan(self, doc: Doc, spans_key: Optional[str] = None) -> List[Region]:
+        return masking_plan(doc, self.plan_settings(spans_key))
+
+    def token_regions(self, doc: Doc, regions: Sequence[Region]) -> np.ndarray:
+        """Per token, the number of the region that covers part of it (-1: none)."""
         region_of = np.full(len(doc.text) + 1, -1, dtype=np.int64)
-        regions = self._regions(doc, spans_key)
         for number, region in enumerate(regions):
             region_of[region.start : region.end] = number
+        out = np.full(len(doc), -1, dtype=np.int64)
+        for token in doc:
+            covered = region_of[token.idx : token.idx + len(token)]
+            out[token.i] = int(covered.max()) if len(covered) else -1
+        return out
+
+    def sequence(
+        self, doc: Doc, token_region: Sequence[int], labels: Sequence[str], removed_tokens: Set[int] = frozenset(),
+        start: int = 0, end: Optional[int] = None,
+    ) -> View:
+        """The attacker's view of tokens ``start:end`` given each token's region
+        (``token_region``, numbers into ``labels``): a region becomes its placeholder (or a
+        gap), ``removed_tokens`` become gaps."""
+        assert self.attacker is not None
         forms: List[Optional[str]] = []
         removable: List[bool] = []
         index: List[int] = []
         last_region = -1
-        for token in doc:
-            covered = region_of[token.idx : token.idx + len(token)]
-            region = int(covered.max()) if len(covered) else -1
+        for i in range(start, len(doc) if end is None else end):
+            region = int(token_region[i])
             if region >= 0:
                 if region != last_region:
-                    placeholder = self._placeholder(regions[region].label)
+                    placeholder = self._placeholder(labels[region])
                     forms += placeholder or [None]
                     removable += [False] * max(1, len(placeholder))
                     index += [-1] * max(1, len(placeholder))
                 last_region = region
                 continue
             last_region = -1
-            if token.i in removed_tokens:
+            if i in removed_tokens:
                 if not forms or forms[-1] is not None:
                     forms.append(None)
                     removable.append(False)
                     index.append(-1)
                 continue
+            token = doc[i]
             form = token_form(token, self.attacker.attr, self.attacker.digits_to_zero)
             if form is not None:
                 forms.append(form)
                 removable.append(not (self.keep_stop_words and token.is_stop))
-                index.append(token.i)
+                index.append(i)
         return forms, removable, index
+
+    def view(
+        self, doc: Doc, removed_tokens: Set[int] = frozenset(), spans_key: Optional[str] = None,  # type: ignore[assignment]
+        regions: Optional[Sequence[Region]] = None,
+    ) -> View:
+        """The attacker's token sequence of ``doc`` as the masker would output it: masked
+        regions become their placeholder (or a gap), ``removed_tokens`` become gaps.
+        ``regions``: the masking plan when the caller has it."""
+        assert self.attacker is not None
+        regions = self.plan(doc, spans_key) if regions is None else regions
+        return self.sequence(doc, self.token_regions(doc, regions), [r.label for r in regions], removed_tokens)
 
     def _form(self, token: Any) -> str:
         assert self.attacker is not None
         return token_form(token, self.attacker.attr, self.attacker.digits_to_zero) or token.text
 
-    def proba(self, doc: Doc, removed_tokens: Set[int] = frozenset()) -> np.ndarray:  # type: ignore[assignment]
+    def proba(self, doc: Doc, removed_tokens: Set[int] = frozenset(), regions: Optional[Sequence[Region]] = None) -> np.ndarray:  # type: ignore[assignment]
         assert self.attacker is not None
-        return self.attacker.proba_seq(self.view(doc, removed_tokens)[0])
+        return self.attacker.proba_seq(self.view(doc, removed_tokens, regions=regions)[0])
 
     # --- processing ----------------------------------------------------------------
     def _check(self) -> LinearAttacker:
@@ -214,8 +242,10 @@ class RiskInfer:
         removed: Set[int] = set()
         results: List[SearchResult] = []
         p_before: Optional[np.ndarray] = None
+        regions = self.plan(doc)  # removed words are not spans yet: the plan stays
+        token_region, labels = self.token_regions(doc, regions), [r.label for r in regions]
         for round_ in range(self.max_rounds + 1):
-            forms, removable, index = self.view(doc, removed)
+            forms, removable, index = self.sequence(doc, token_region, labels, removed)
             p_now = attacker.proba_seq(forms)
             p_before = p_now if p_before is None else p_before
             if p_now.max() < self.threshold or round_ == self.max_rounds:
@@ -266,6 +296,7 @@ class RiskInfer:
         if not removed:
             return 0
         existing = [s for s in doc.spans.get(self.spans_key, [])]
+        regions = self.plan(doc)  # before the new spans join: the plan find_removals read
         owner: Dict[int, Span] = {}
         for span in existing:
             for i in range(span.start, span.end):
@@ -284,7 +315,7 @@ class RiskInfer:
             # leave-one-out by word: put back every removed occurrence of the run's words
             words = tuple(sorted({self._form(doc[i]) for i in run}))
             if words not in kept_p:
-                kept_p[words] = float(self.proba(doc, {i for i in removed if self._form(doc[i]) not in words}).max())
+                kept_p[words] = float(self.proba(doc, {i for i in removed if self._form(doc[i]) not in words}, regions).max())
             without = kept_p[words]
             span._.risk[self.key] = float(np.clip(without - p_after.max(), 0.0, 1.0))
             span._.risk_explain[self.key] = {"removed_by_search": True, "p_max_if_kept": float(without), "p_max": float(p_after.max()), "search": self.search}
@@ -297,19 +328,17 @@ class RiskInfer:
 
     def _score_existing(self, doc: Doc, spans: Sequence[Span]) -> None:
         """risk["infer"] of each pre-existing span: the drop in the attacker's confidence
-        when its entity (all spans sharing its entity id) is masked."""
+        when its entity (all spans sharing its entity id) is masked. The view is built
+        once; each entity is scored from the n-gram features that masking or unmasking
+        it changes (``infer_delta``), so the cost grows with the entities, not their square."""
         groups: Dict[str, List[Span]] = {}
         for span in spans:
             groups.setdefault(span._.entity_id or f"{span.start_char}:{span.end_char}", []).append(span)
-        p_now = float(self.proba(doc).max())
+        deltas = EntityDeltas(self, doc, self.plan_settings())
+        p_now = float(deltas.p_max)
         for members in groups.values():
-            saved = [(s, s._.mask) for s in members]
             masked_now = any(s._.mask is not False for s in members)
-            for s in members:
-                s._.mask = not masked_now
-            p_other = float(self.proba(doc).max())
-            for s, value in saved:
-                s._.mask = value
+            p_other = float(deltas.p_max_flipped(members, masked_now))
             p_unmasked, p_masked = (p_other, p_now) if masked_now else (p_now, p_other)
             for s in members:
                 s._.risk[self.key] = float(np.clip(p_unmasked - p_masked, 0.0, 1.0))

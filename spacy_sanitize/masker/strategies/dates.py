@@ -4,12 +4,12 @@ import re
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+from ...types import MONTHS, WEEKDAYS
+
 _MONTH_INDEX = {m.lower(): i + 1 for i, m in enumerate(MONTHS)}
 _MONTH_INDEX.update({m[:3].lower(): i + 1 for i, m in enumerate(MONTHS)})
 _MONTH_INDEX["sept"] = 9
 _FULL_MONTHS = {m.lower() for m in MONTHS}
-WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
 _MONTH = r"(?P<{0}>" + "|".join(sorted(_MONTH_INDEX, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<{0}>[0-3]?\d)(?P<{0}sfx>st|nd|rd|th)?"

@@ -1,0 +1,259 @@
+"""The masking plan: which character regions of a document get replaced.
+
+A lower layer with no component in it: the masker, ``risk_infer`` (the attacker reads the
+text as the masker will write it) and the evaluation all call ``masking_plan(doc,
+settings)`` with the same ``PlanSettings``, and ``pii_coref`` uses the same propagation
+engine (``occurrences``) and name-part rule (``NamePartRule``).
+
+1. Detected spans: a span is masked unless ``Span._.mask`` is False (fail closed), and
+   every mention of an entity with one masked mention is masked.
+2. Allow-list: spans whose text is listed are never masked.
+3. Deny-list: listed strings are masked wherever they occur as whole words.
+4. Propagation: each masked string is also masked wherever else it occurs as a whole
+   word (and, for PERSON, each name part, skipping titles, short and common words).
+5. Overlaps: ``union`` merges overlapping regions into one (label and entity of the
+   longest member); ``separate`` keeps the first and trims the next to what remains.
+   Both leave no character of a region unreplaced.
+"""
+import re
+import unicodedata
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from spacy.lang.en.stop_words import STOP_WORDS
+from spacy.tokens import Doc
+
+from .types import DEFAULT_SPANS_KEY, MONTHS, PERSON_TITLES, PII_TYPES, WEEKDAYS
+
+OVERLAP_POLICIES = ("union", "separate")
+COMMON_WORDS: FrozenSet[str] = frozenset(STOP_WORDS) | {m.lower() for m in MONTHS + WEEKDAYS} | PERSON_TITLES
+_POSSESSIVE = re.compile(r"['’]s?$")
+
+
+class Errors:
+    # masker codes (masker/errors.py refers to these)
+    E104 = "E104: overlap policy '{policy}' is unknown. Use 'union' or 'separate'."
+    E112 = "E112: deny-list entry {entry!r} must be a string or a [text, label] pair with a PII type label."
+
+
+def fold(text: str) -> str:
+    """Lower case without diacritics ('Gujarāt' -> 'gujarat'): the one text folder."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
+@dataclass(frozen=True)
+class NamePartRule:
+    """Which words of a PERSON name stand for the person on their own: at least
+    ``min_chars`` characters, not in ``skip`` (lower-cased), with a letter (``letters``),
+    and in title case (``title_case``)."""
+
+    min_chars: int = 3
+    skip: FrozenSet[str] = COMMON_WORDS
+    title_case: bool = False
+    letters: bool = True
+
+    def accepts(self, word: str) -> bool:
+        return (
+            len(word) >= self.min_chars
+            and word.lower() not in self.skip
+            and (not self.letters or any(c.isalpha() for c in word))
+            and (not self.title_case or word.istitle())
+        )
+
+
+def name_parts(text: str, rule: NamePartRule) -> List[str]:
+    """The parts of a written name: its words without surrounding punctuation or a
+    possessive ending, kept by ``rule``."""
+    words = (_POSSESSIVE.sub("", token.strip(".,;:()\"'")) for token in text.split())
+    return [word for word in words if rule.accepts(word)]
+
+
+def whole_word_pattern(strings: Iterable[str]) -> Optional["re.Pattern[str]"]:
+    """One regex for all strings, longest first, matching whole words only."""
+    unique = sorted({s for s in strings if s}, key=len, reverse=True)
+    if not unique:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(s) for s in unique) + r")(?!\w)")
+
+
+def occurrences(text: str, strings: Iterable[str], overlapping: bool = False) -> List[Tuple[int, int, str]]:
+    """The propagation engine: ``(start, end, string)`` of every whole-word occurrence of
+    ``strings`` in ``text``, sorted. Without ``overlapping``, one left-to-right pass that
+    takes the longest string at each position (a cover: what the masker replaces); with
+    it, every occurrence of every string, nested ones too (what a span filter chooses
+    from)."""
+    strings = list(dict.fromkeys(s for s in strings if s))
+    if not overlapping:
+        pattern = whole_word_pattern(strings)
+        return [] if pattern is None else [(m.start(), m.end(), m.group(0)) for m in pattern.finditer(text)]
+    found = []
+    for string in strings:
+        pattern = whole_word_pattern([string])
+        assert pattern is not None
+        found += [(m.start(), m.end(), string) for m in pattern.finditer(text)]
+    return sorted(found, key=lambda item: (item[0], item[1]))
+
+
+@dataclass
+class Region:
+    start: int
+    end: int
+    label: str
+    entity_id: str
+    source: str = "detected"  # detected | entity | deny | propagated
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+
+def parse_deny_list(entries: Sequence[object], default_label: str) -> List[Tuple[str, str]]:
+    out: List[Tuple[str, str]] = []
+    for entry in entries:
+        if isinstance(entry, str) and entry:
+            out.append((entry, default_label))
+        elif isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[0], str) and entry[0] and entry[1] in PII_TYPES:
+            out.append((entry[0], str(entry[1])))
+        else:
+            raise ValueError(Errors.E112.format(entry=entry))
+    return out
+
+
+@dataclass(frozen=True)
+class PlanSettings:
+    """The masker's settings that decide what is replaced (its config keys of the same
+    names): spans_key, overlap (``union`` or ``separate``), allow_list, deny_list (strings
+    or [text, label] pairs; ``deny_label`` for bare strings), propagate,
+    propagate_person_parts, min_propagate_chars."""
+
+    spans_key: str = DEFAULT_SPANS_KEY
+    overlap: str = "union"
+    allow_list: Tuple[str, ...] = ()
+    deny_list: Tuple[Any, ...] = ()
+    deny_label: str = "MISC"
+    propagate: bool = True
+    propagate_person_parts: bool = True
+    min_propagate_chars: int = 3
+    allow: FrozenSet[str] = field(init=False, repr=False, compare=False)
+    deny: Tuple[Tuple[str, str], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.overlap not in OVERLAP_POLICIES:
+            raise ValueError(Errors.E104.format(policy=self.overlap))
+        object.__setattr__(self, "allow_list", tuple(self.allow_list))
+        object.__setattr__(self, "deny_list", tuple(tuple(d) if isinstance(d, (list, tuple)) else d for d in self.deny_list))
+        object.__setattr__(self, "allow", frozenset(s.strip() for s in self.allow_list))
+        object.__setattr__(self, "deny", tuple(parse_deny_list(self.deny_list, self.deny_label)))
+
+    @classmethod
+    def from_config(cls, cfg: Mapping[str, Any]) -> "PlanSettings":
+        """The settings in a masker config (other keys are ignored, missing ones default)."""
+        names = ("spans_key", "overlap", "allow_list", "deny_list", "deny_label", "propagate", "propagate_person_parts", "min_propagate_chars")
+        return cls(**{name: cfg[name] for name in names if name in cfg})
+
+    @property
+    def part_rule(self) -> NamePartRule:
+        return NamePartRule(self.min_propagate_chars)
+
+
+def entity_key(span: Any) -> str:
+    """The entity a span belongs to: its ``entity_id``, else its label and text."""
+    return span._.entity_id or f"{span.label_}:{span.text}"
+
+
+def detected_regions(doc: Doc, spans_key: str, allow: FrozenSet[str]) -> List[Region]:
+    spans = list(doc.spans.get(spans_key, []))
+    masked_entities = {entity_key(s) for s in spans if s._.mask is not False}
+    regions = []
+    for span in spans:
+        if span.text.strip() in allow or not span.text.strip():
+            continue
+        if span._.mask is not False:
+            regions.append(Region(span.start_char, span.end_char, span.label_, entity_key(span)))
+        elif entity_key(span) in masked_entities:
+            regions.append(Region(span.start_char, span.end_char, span.label_, entity_key(span), "entity"))
+    return regions
+
+
+def propagation_strings(text: str, region: Region, allow: FrozenSet[str], person_parts: bool, rule: NamePartRule) -> List[str]:
+    """The strings a masked region propagates: its text and, for PERSON, its name parts."""
+    string = text[region.start : region.end].strip()
+    candidates = [string]
+    if person_parts and region.label == "PERSON":
+        candidates += name_parts(string, rule)
+    return [c for c in candidates if c not in allow and c.lower() not in COMMON_WORDS and len(c) >= rule.min_chars]
+
+
+def propagation_owners(text: str, sources: List[Region], allow: FrozenSet[str], person_parts: bool, rule: NamePartRule) -> Dict[str, Region]:
+    """Each string to propagate and the region it comes from (the longest one first)."""
+    owner: Dict[str, Region] = {}
+    for region in sorted(sources, key=lambda r: -r.length):
+        for candidate in propagation_strings(text, region, allow, person_parts, rule):
+            owner.setdefault(candidate, region)
+    return owner
+
+
+def propagated_regions(text: str, sources: List[Region], allow: FrozenSet[str], person_parts: bool, min_chars: int) -> List[Region]:
+    """Whole-word occurrences of masked strings (and PERSON name parts) anywhere."""
+    owner = propagation_owners(text, sources, allow, person_parts, NamePartRule(min_chars))
+    return [
+        Region(start, end, owner[string].label, owner[string].entity_id, "propagated")
+        for start, end, string in occurrences(text, owner)
+    ]
+
+
+def deny_regions(text: str, deny: Sequence[Tuple[str, str]]) -> List[Region]:
+    labels = dict(deny)
+    return [Region(start, end, labels[string], f"deny:{string}", "deny") for start, end, string in occurrences(text, labels)]
+
+
+def resolve_overlaps(regions: List[Region], policy: str) -> List[Region]:
+    """Non-overlapping regions that together cover every character of ``regions``."""
+    if policy not in OVERLAP_POLICIES:
+        raise ValueError(Errors.E104.format(policy=policy))
+    ordered = sorted((r for r in regions if r.end > r.start), key=lambda r: (r.start, -r.end))
+    out: List[Region] = []
+    longest: Optional[Region] = None
+    for region in ordered:
+        if out and region.start < out[-1].end:
+            last = out[-1]
+            if region.end <= last.end and policy == "separate":
+                continue
+            if policy == "separate":
+                out.append(Region(last.end, region.end, region.label, region.entity_id, region.source))
+                longest = out[-1]
+                continue
+            assert longest is not None
+            if region.length > longest.length:
+                longest = region
+            out[-1] = Region(last.start, max(last.end, region.end), longest.label, longest.entity_id, last.source)
+        else:
+            out.append(Region(region.start, region.end, region.label, region.entity_id, region.source))
+            longest = region
+    return out
+
+
+def one_label_per_mention(regions: List[Region], text: str) -> List[Region]:
+    """Repeated identical mentions of one entity take the type of the first: the masker
+    replaces such a mention once, so detectors disagreeing on its type must not give it two.
+    Other mentions keep their own type, which surrogates and generalization need."""
+    first: Dict[Tuple[str, str], str] = {}
+    out = []
+    for region in regions:
+        label = first.setdefault((region.entity_id, text[region.start : region.end]), region.label)
+        out.append(region if label == region.label else replace(region, label=label))
+    return out
+
+
+def masking_plan(doc: Doc, settings: Optional[PlanSettings] = None, text: Optional[str] = None) -> List[Region]:
+    """The regions to replace, sorted and non-overlapping (see the module docstring).
+    ``text``: ``doc.text`` when the caller already has it (``Doc.text`` joins every token)."""
+    settings = settings or PlanSettings()
+    text = doc.text if text is None else text
+    regions = detected_regions(doc, settings.spans_key, settings.allow)
+    regions += deny_regions(text, settings.deny)
+    if settings.propagate:
+        regions += propagated_regions(text, regions, settings.allow, settings.propagate_person_parts, settings.min_propagate_chars)
+    return one_label_per_mention(resolve_overlaps(regions, settings.overlap), text)
+
