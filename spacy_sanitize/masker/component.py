@@ -17,6 +17,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..decide.check import warn_undecided
 from ..extensions import register_extensions
 from .errors import Errors, Warnings
 from .options import build_strategy, check_label
@@ -63,6 +64,7 @@ class Masker:
         min_propagate_chars: int = 3,
         p: Optional[float] = None,
         gold_key: Optional[str] = None,
+        nlp: Optional[Language] = None,
     ) -> None:
         """strategy (dict): default strategy config. operators (dict): per-type configs and
         an optional ``DEFAULT``. overlap (str): ``union`` or ``separate``. allow_list
@@ -72,10 +74,13 @@ class Masker:
         propagate_person_parts (bool): also of PERSON name parts of at least
         ``min_propagate_chars`` characters. p (float): replacement probability for the
         privacy report (None: 1, assumed). gold_key (str): spans key of gold masked spans;
-        when a doc carries them, its p is estimated from them."""
+        when a doc carries them, its p is estimated from them. nlp (Language): the pipeline,
+        checked on the first document for risk scores that no decider reads (W700)."""
         if overlap not in OVERLAP_POLICIES:
             raise ValueError(Errors.E104.format(policy=overlap))
         self.name = name
+        self._nlp = nlp
+        self._decisions_checked = nlp is None
         self.cfg: Dict[str, Any] = {
             "strategy": dict(strategy), "operators": {k: dict(v) for k, v in operators.items()},
             "spans_key": spans_key, "overlap": overlap, "allow_list": list(allow_list),
@@ -131,6 +136,11 @@ class Masker:
         )
 
     def __call__(self, doc: Doc) -> Doc:
+        if not self._decisions_checked:
+            self._decisions_checked = True
+            # a sourced masker keeps the nlp it was built for: check only its own pipeline
+            if self._nlp is not None and self.name in self._nlp.pipe_names and self._nlp.get_pipe(self.name) is self:
+                warn_undecided(self._nlp, self.name)
         text = doc.text  # Doc.text joins all tokens: read it once
         regions = self.regions(doc)
         canonical: Dict[str, str] = {}
@@ -241,5 +251,5 @@ def make_masker(
     register_extensions()
     return Masker(
         name, strategy, operators, spans_key, overlap, allow_list, deny_list, deny_label, propagate,
-        propagate_person_parts, min_propagate_chars, p, gold_key,
+        propagate_person_parts, min_propagate_chars, p, gold_key, nlp=nlp,
     )
