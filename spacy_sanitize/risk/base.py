@@ -18,7 +18,9 @@ def risk_key(component_name: str) -> str:
 # scores. Their factory names start with ``risk_`` for history, so they are named here.
 DECIDER_FACTORIES = ("risk_vote", "risk_threshold")
 # Components that run after the decision and may only add masking (never remove it):
-# risk_infer masks what an attacker still infers from the decided output.
+# risk_infer masks what an attacker still infers from the decided output. They are neither
+# indicators (no decider reads them, so W700 ignores them) nor deciders (a decider after
+# them would overwrite their masking: E704).
 AFTER_DECISION_FACTORIES = ("risk_infer",)
 
 
