@@ -16,7 +16,7 @@ from .detect import (  # noqa: E402,F401
     script as _script,
     titles as _titles,
 )
-from .decide import vote as _risk_vote  # noqa: E402,F401
+from .decide import threshold as _risk_threshold, vote as _risk_vote  # noqa: E402,F401
 from .pipeline import load_pipeline  # noqa: E402,F401
 from .risk import (  # noqa: E402,F401
     infer as _risk_infer,

@@ -43,6 +43,14 @@ def make(nlp, counts, name="risk_llm_prob", **config):
     return nlp.add_pipe("risk_llm_prob", name=name, config=cfg)
 
 
+def decide(nlp, doc, indicator="llm_prob"):
+    """Span._.mask from a risk_threshold at the indicator's own threshold (risk_llm_prob
+    only scores)."""
+    if "risk_threshold" not in nlp.pipe_names:
+        nlp.add_pipe("risk_threshold", config={"indicator": indicator})
+    return nlp.get_pipe("risk_threshold")(doc)
+
+
 def test_train_predict_and_explain(counts):
     nlp = spacy.blank("en")
     component = make(nlp, counts, classifier="logreg")
@@ -54,7 +62,7 @@ def test_train_predict_and_explain(counts):
     for ref in gold_docs(nlp, 10)[:4]:
         doc = nlp.make_doc(ref.text)
         doc.spans["pii"] = [doc.char_span(s.start_char, s.end_char, label=s.label_) for s in ref.spans["pii"]]
-        nlp.get_pipe("risk_llm_prob")(doc)
+        decide(nlp, nlp.get_pipe("risk_llm_prob")(doc))
         name, org, loc = doc.spans["pii"]
         assert 0.0 <= loc._.risk["llm_prob"] <= 1.0
         assert name._.risk["llm_prob"] > 0.5 > org._.risk["llm_prob"]
@@ -106,6 +114,8 @@ def test_fail_closed_without_model(counts, caplog):
     doc = gold_docs(nlp, 1)[0]
     with caplog.at_level(logging.WARNING, logger="spacy_sanitize.risk.llm_prob"):
         nlp.get_pipe("risk_llm_prob")(doc)
+    assert all(s._.mask is None for s in doc.spans["pii"])
+    decide(nlp, doc)
     assert all(s._.risk["llm_prob"] == 1.0 and s._.mask is True for s in doc.spans["pii"])
     assert doc.spans["pii"][0]._.risk_explain["llm_prob"]["error"].startswith("E430")
     assert "E430" in caplog.text
@@ -116,11 +126,13 @@ def test_fail_closed_when_the_lm_cannot_run(counts, tmp_path, caplog):
     trained = make(nlp, counts)
     trained.fit(gold_docs(nlp))
     trained.to_disk(tmp_path / "m")
-    broken = make(spacy.blank("en"), counts, scorer={"@misc": "spacy_sanitize.lm.hf.v1", "model": str(tmp_path / "no-such-model")}, model=str(tmp_path / "m"))
+    other = spacy.blank("en")
+    broken = make(other, counts, scorer={"@misc": "spacy_sanitize.lm.hf.v1", "model": str(tmp_path / "no-such-model")}, model=str(tmp_path / "m"))
     docs = gold_docs(nlp, 2)
     with caplog.at_level(logging.WARNING, logger="spacy_sanitize.risk.llm_prob"):
         list(broken.pipe(docs))
     for doc in docs:
+        decide(other, doc)
         for span in doc.spans["pii"]:
             assert span._.risk["llm_prob"] == 1.0 and span._.mask is True
             assert "E400" in span._.risk_explain["llm_prob"]["error"]
@@ -144,18 +156,20 @@ def risk_dummy_for_test(doc):
     return doc
 
 
-def test_set_mask_only_when_sole_risk_component(counts):
+def test_never_writes_mask_and_risk_threshold_uses_its_threshold(counts):
+    """The old component set Span._.mask only when it was the sole risk_* component; now it
+    never does, and a risk_threshold without a threshold of its own masks at the component's."""
     nlp = spacy.blank("en")
-    component = make(nlp, counts)
+    component = make(nlp, counts, threshold=0.3)
     component.fit(gold_docs(nlp))
-    assert component.decides()
-    nlp.add_pipe("risk_dummy_for_test", name="risk_other")
-    assert not component.decides()
     doc = component(gold_docs(nlp, 1)[0])
     assert all(s._.mask is None and "llm_prob" in s._.risk for s in doc.spans["pii"])
-    forced = make(nlp, counts, name="risk_forced", set_mask=True)
-    forced.fit(gold_docs(nlp))
-    assert forced.decides()
+    decide(nlp, doc)
+    assert [s._.mask for s in doc.spans["pii"]] == [s._.risk["llm_prob"] >= 0.3 for s in doc.spans["pii"]]
+    assert doc.spans["pii"][0]._.risk_explain["threshold"]["votes"]["llm_prob"]["threshold"] == 0.3
+    nlp.add_pipe("risk_dummy_for_test", name="risk_other")
+    doc = component(gold_docs(nlp, 1)[0])
+    assert all(s._.mask is None for s in doc.spans["pii"])
 
 
 def test_training_needs_both_labels(counts):
@@ -188,7 +202,7 @@ def test_with_text_span_classification(counts):
     nlp = spacy.blank("en")
     component = make(nlp, counts, with_text=True)
     component.fit(gold_docs(nlp))
-    doc = component(gold_docs(nlp, 1)[0])
+    doc = decide(nlp, component(gold_docs(nlp, 1)[0]))
     assert doc.spans["pii"][0]._.mask is True
     assert component.classifier.model[-1].coef_.shape[1] == 15 + 384
 
@@ -198,7 +212,7 @@ def test_shipped_config_pipeline(config):
     if config == "risk_llm_prob":
         pytest.importorskip("torch")
     nlp = spacy_sanitize.load_pipeline(config)
-    assert nlp.pipe_names[-2:] == ["risk_llm_prob", "masker"]
+    assert nlp.pipe_names[-3:] == ["risk_llm_prob", "risk_threshold", "masker"]
     doc = nlp("Vlakhtor Ezzeqi was born in Oslo in 1975 and is Catholic.")
     assert doc.spans["pii"] and all(0.0 <= s._.risk["llm_prob"] <= 1.0 for s in doc.spans["pii"])
     assert all(s._.mask == (s._.risk["llm_prob"] >= 0.5) for s in doc.spans["pii"])

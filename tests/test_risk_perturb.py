@@ -86,6 +86,13 @@ def make_nlp(model, **config):
     return nlp, comp
 
 
+def decide(nlp, doc):
+    """Span._.mask from risk_threshold at risk_perturb's own threshold (0.5 on its risk)."""
+    if "risk_threshold" not in nlp.pipe_names:
+        nlp.add_pipe("risk_threshold", config={"indicator": "perturb"})
+    return nlp.get_pipe("risk_threshold")(doc)
+
+
 def direct_logprob(model_dir, text, target, hidden):
     """Unbatched reference: one forward pass for one variant, no padding, no scorer code."""
     return float(sum(direct_logprobs(model_dir, text, target, hidden)))
@@ -165,7 +172,7 @@ def test_coreferent_mentions_are_masked_together(tiny_bert):
 def test_person_targets_and_mask_decision(tiny_bert):
     nlp, comp = make_nlp(tiny_bert, targets="person", threshold=0.0)
     doc = make_docs(nlp)[0]
-    comp(doc)
+    decide(nlp, comp(doc))
     spans = list(doc.spans["pii"])
     info = comp.influences([doc])[0]
     assert info.person == "id:e1" and info.targets == [0, 3]
@@ -187,6 +194,7 @@ def test_fail_closed_when_the_model_is_missing(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="spacy_sanitize.risk.perturb"):
         comp(doc)
     assert "E450" in caplog.text
+    decide(nlp, doc)
     for span in doc.spans["pii"]:
         assert span._.risk["perturb"] == 1.0
         assert span._.mask is True
@@ -201,13 +209,13 @@ def test_fail_closed_without_other_entities(tiny_bert, caplog):
     doc.spans["pii"] = [span]
     with caplog.at_level(logging.WARNING, logger="spacy_sanitize.risk.perturb"):
         comp(doc)
-    span = doc.spans["pii"][0]
+    span = decide(nlp, doc).spans["pii"][0]
     assert span._.risk["perturb"] == 1.0 and span._.mask is True
     assert span._.risk_explain["perturb"]["error"] == Errors.E451
     assert "E451" in caplog.text
 
 
-def test_set_mask_only_when_sole_risk_component(tiny_bert):
+def test_never_writes_mask_even_next_to_another_indicator(tiny_bert):
     nlp = spacy.blank("en")
     nlp.add_pipe("risk_perturb", config={"scorer": scorer_cfg(tiny_bert)})
     nlp.add_pipe(
@@ -295,7 +303,8 @@ def test_shipped_config_runs_offline():
         pytest.skip("the shipped domain MLM (spacy_sanitize/data/minilm_mlm) is not built")
     nlp = load_pipeline("risk_perturb")
     comp = nlp.get_pipe("risk_perturb")
-    assert comp.scorer.model_name == "spacy_sanitize:minilm-mlm" and comp.decides()
+    assert comp.scorer.model_name == "spacy_sanitize:minilm-mlm"
+    assert nlp.pipe_names[-3:] == ["risk_perturb", "risk_threshold", "masker"]
     doc = nlp(
         "Maria Olsen is a Norwegian politician born in Bergen in 1961. Olsen studied law at the University of Oslo."
     )

@@ -109,11 +109,14 @@ def test_token_labels_from_char_spans():
 ])
 def test_aggregation_full_and_partial(aggregation, threshold, expected_risk, expected_mask):
     nlp = spacy.blank("en")
-    seq = nlp.add_pipe("risk_seq", config={"tagger": CNN, "aggregation": aggregation, "threshold": threshold})
+    seq = nlp.add_pipe("risk_seq", config={"tagger": CNN, "aggregation": aggregation})
+    decide = nlp.add_pipe("risk_threshold", config={"indicator": "seq", "threshold": threshold})
     doc = nlp.make_doc("Anna Lee plays piano")
     doc.spans["pii"] = [doc[0:2], doc[3:4]]
     seq.set_annotations([doc], [np.array([0.9, 0.2, 0.1, 0.3])])
     span = doc.spans["pii"][0]
+    assert span._.mask is None  # the indicator only scores
+    decide(doc)
     assert span._.risk["seq"] == pytest.approx(expected_risk)
     assert span._.mask is expected_mask
     assert span._.risk_explain["seq"]["token_probs"] == [0.9, 0.2]
@@ -159,6 +162,7 @@ def test_training_learns_and_round_trips(family, tiny_bert, corpus, tmp_path):
     nlp = spacy.blank("en")
     tagger = _trf(tiny_bert) if family == "transformer" else CNN
     nlp.add_pipe("risk_seq", config={"tagger": tagger})
+    nlp.add_pipe("risk_threshold", config={"indicator": "seq"})
     reader = create_tab_corpus_reader(corpus)
     examples = list(reader(nlp))
     nlp.initialize(lambda: examples)
@@ -201,6 +205,7 @@ def test_fail_closed_on_a_document_the_model_cannot_process(tiny_bert, corpus, c
     fail; its spans get risk 1.0 and the reason, the short one in the same batch is tagged."""
     nlp = spacy.blank("en")
     seq = nlp.add_pipe("risk_seq", config={"tagger": _trf(tiny_bert, window=200, stride=100)})
+    decide = nlp.add_pipe("risk_threshold", config={"indicator": "seq", "threshold": 1.0})
     references = read_tab(corpus, nlp)
     nlp.initialize(lambda: examples_from(references, nlp))
     short = _tag_docs(nlp, references[:1])[0]
@@ -208,9 +213,11 @@ def test_fail_closed_on_a_document_the_model_cannot_process(tiny_bert, corpus, c
     long.spans["pii"] = [long[0:2], long[40:41]]
     with caplog.at_level(logging.WARNING, logger="spacy_sanitize.risk.seq"):
         short, long = list(seq.pipe([short, long]))
+    decide(long)
     for span in long.spans["pii"]:
         assert span._.risk["seq"] == 1.0
         assert span._.mask is True
+        assert span._.risk_explain["threshold"]["votes"]["seq"]["reason"] == "fail_closed"
         assert span._.risk_explain["seq"]["fail_closed"] is True
         assert "Error" in span._.risk_explain["seq"]["error"]  # the exception, named
     assert all(s._.risk["seq"] < 1.0 for s in short.spans["pii"])
@@ -241,25 +248,19 @@ def test_gold_without_mask_spans_is_rejected(corpus):
         nlp.initialize(lambda: examples)
 
 
-def test_set_mask_only_when_it_is_the_only_risk_component():
-    from spacy.language import Language
-
-    @Language.component("risk_dummy_other")
-    def other(doc):
-        return doc
-
+def test_risk_seq_never_writes_mask_alone_or_next_to_other_indicators():
+    """The old risk_seq decided when it was the only risk_* component: a pipeline's output
+    depended on what else was in it. Now it only scores, alone or not."""
     nlp = spacy.blank("en")
     seq = nlp.add_pipe("risk_seq", config={"tagger": CNN})
-    doc = nlp.make_doc("Anna Lee")
-    doc.spans["pii"] = [doc[0:2]]
-    seq.set_annotations([doc], [np.array([0.9, 0.9])])
-    assert doc.spans["pii"][0]._.mask is True
-    nlp.add_pipe("risk_dummy_other")
-    doc = nlp.make_doc("Anna Lee")
-    doc.spans["pii"] = [doc[0:2]]
-    seq.set_annotations([doc], [np.array([0.9, 0.9])])
-    assert doc.spans["pii"][0]._.mask is None
-    assert doc.spans["pii"][0]._.risk["seq"] == pytest.approx(0.9)
+    for others in ([], ["risk_web"]):
+        for other in others:
+            nlp.add_pipe(other)
+        doc = nlp.make_doc("Anna Lee")
+        doc.spans["pii"] = [doc[0:2]]
+        seq.set_annotations([doc], [np.array([0.9, 0.9])])
+        assert doc.spans["pii"][0]._.mask is None
+        assert doc.spans["pii"][0]._.risk["seq"] == pytest.approx(0.9)
 
 
 def test_shipped_pipeline_scores_and_masks_detected_spans():
@@ -269,7 +270,7 @@ def test_shipped_pipeline_scores_and_masks_detected_spans():
     if not (shipped_weights() / "backend.json").exists():
         pytest.skip("no shipped tagger; build it with `spacy project run build-seq`")
     nlp = load_pipeline("risk_seq")
-    assert nlp.pipe_names[-2:] == ["risk_seq", "masker"]
+    assert nlp.pipe_names[-3:] == ["risk_seq", "risk_threshold", "masker"]
     doc = nlp("Angela Merkel was born in Hamburg in 1954 and studied physics in Leipzig.")
     spans = list(doc.spans["pii"])
     assert spans

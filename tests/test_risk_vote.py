@@ -159,7 +159,7 @@ def test_must_run_after_the_risk_components():
 
 
 def test_risk_seq_leaves_the_decision_to_vote_and_masker_follows_it():
-    """risk_seq decides alone, but not when risk_vote is in the pipeline."""
+    """risk_seq only scores; risk_vote decides and the masker follows it."""
     import numpy as np
 
     nlp = spacy.blank("en")

@@ -226,13 +226,15 @@ def test_any_and_pagination_to_top_20(server):
     assert doc["Bergen"]._.risk["web"] == 1.0  # 1M hits
 
 
-def test_sets_mask_only_as_the_only_decider(server):
+def test_scores_only_and_a_decider_masks(server):
+    """The old component set Span._.mask when it was the only risk_* component (threshold
+    0.5); now it only scores and risk_threshold at its default 0.5 decides the same."""
     nlp, web = make_nlp(server, method="url")
     doc = by_text(web(bio(nlp)))
+    assert doc["Oslo"]._.mask is None and doc["Bergen"]._.mask is None
+    nlp.add_pipe("risk_threshold", config={"indicator": "web"})
+    doc = by_text(nlp.get_pipe("risk_threshold")(web(bio(nlp))))
     assert doc["Oslo"]._.mask is True and doc["Bergen"]._.mask is False
-    nlp.add_pipe("risk_vote")
-    doc = by_text(web(bio(nlp)))
-    assert doc["Oslo"]._.mask is None
 
 
 # ------------------------------------------------------------------ fail closed

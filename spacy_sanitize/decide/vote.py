@@ -14,9 +14,11 @@ Privacy fails closed:
 - labels in ``types_always_mask`` (direct identifier types, default CODE) are always masked;
 - rule ``k`` with fewer than k indicators available needs all of them (k is capped at n).
 
-Place it after every ``risk_*`` component and before ``masker``: it checks the order on the
-first document and raises E703 otherwise. Other risk components leave ``Span._.mask`` alone
-when risk_vote is in the pipeline (see ``base.other_deciders``).
+Place it after every risk indicator and before ``masker`` (and ``risk_infer``, which adds
+masking to the decided text): it checks the order on the first document and raises E703 or
+E704 otherwise. Indicators only score; a decider (this, or ``risk_threshold`` for one
+indicator) is the only writer of ``Span._.mask`` from risk scores, and the masker warns
+(W700) when an indicator's score reaches no decider.
 """
 
 import logging
@@ -26,7 +28,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
-from ..risk.base import is_risk_component, risk_key
+from ..risk.base import AFTER_DECISION_FACTORIES, is_indicator, risk_key
 
 logger = logging.getLogger("spacy_sanitize.decide.vote")
 logger.addHandler(logging.NullHandler())
@@ -43,9 +45,18 @@ class VoteErrors:
     )
     E702 = "E702: invalid risk_vote setting {name}={value!r}: {problem}."
     E703 = (
-        "E703: risk_vote ('{name}') runs before the risk component(s) {late}, so their scores "
-        "would be ignored. Add risk_vote after them, e.g. "
-        "nlp.add_pipe('risk_vote', before='masker')."
+        "E703: {factory} ('{name}') runs before the risk indicator(s) {late}, so their scores "
+        "would be ignored. Add {factory} after them, e.g. "
+        "nlp.add_pipe('{factory}', before='masker')."
+    )
+    E704 = (
+        "E704: {factory} ('{name}') runs after {early}, which adds masking to the decided text; "
+        "{factory} would overwrite it. Place {factory} before them, e.g. "
+        "nlp.add_pipe('{factory}', before='{first}')."
+    )
+    E705 = (
+        "E705: risk_threshold decides from one indicator, so a span without its score can only "
+        "be masked: missing must be 'mask' (got {missing!r}). To combine indicators use risk_vote."
     )
 
 
@@ -101,13 +112,24 @@ class RiskVote:
     # ---------------------------------------------------------------- decision
 
     def _check_order(self) -> None:
+        """E703: an indicator runs after this decider; E704: a component that adds masking to
+        the decided text (risk_infer) runs before it."""
         if self._order_checked or self.name not in self.nlp.pipe_names:
             return
         names = self.nlp.pipe_names
-        late = [other for other in names[names.index(self.name) + 1 :] if is_risk_component(self.nlp, other)]
+        here = names.index(self.name)
+        factory = self.nlp.get_pipe_meta(self.name).factory
+        late = [other for other in names[here + 1 :] if is_indicator(self.nlp, other)]
         if late:
-            raise ValueError(VoteErrors.E703.format(name=self.name, late=late))
+            raise ValueError(VoteErrors.E703.format(factory=factory, name=self.name, late=late))
+        early = [other for other in names[:here] if self.nlp.get_pipe_meta(other).factory in AFTER_DECISION_FACTORIES]
+        if early:
+            raise ValueError(VoteErrors.E704.format(factory=factory, name=self.name, early=early, first=early[0]))
         self._order_checked = True
+
+    def reads(self, key: str) -> bool:
+        """Whether this decider counts the indicator that writes ``Span._.risk[key]``."""
+        return not self.indicators or key in self.indicators
 
     def _keys(self, span: Span) -> List[str]:
         if self.indicators:

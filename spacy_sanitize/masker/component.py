@@ -17,6 +17,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..decide.check import warn_undecided
 from ..extensions import register_extensions
 from .errors import Errors, Warnings
 from .options import build_strategy, check_label, check_strategy_config
@@ -72,6 +73,7 @@ class Masker:
         p: Optional[float] = None,
         gold_key: Optional[str] = None,
         scorer: Optional[Callable[..., Dict[str, Any]]] = None,
+        nlp: Optional[Language] = None,
     ) -> None:
         """strategy (Strategy): the default strategy (built from its config block
         ``{"@strategies": "spacy_sanitize.typed.v1", **params}``, or such a block).
@@ -83,7 +85,8 @@ class Masker:
         ``min_propagate_chars`` characters. p (float): replacement probability for the
         privacy report. gold_key (str): spans key of gold masked spans; when a doc carries
         them, its p is estimated from them. scorer (Callable): scores examples for
-        ``nlp.evaluate`` (the TAB metrics by default).
+        ``nlp.evaluate`` (the TAB metrics by default). nlp (Language): the pipeline, checked
+        on the first document for risk scores that no decider reads (W700).
 
         Which p the report uses: the doc's gold spans (``gold_key``), else ``p`` from the
         config when it is set, else the p learned by ``initialize`` (saved with the
@@ -93,6 +96,8 @@ class Masker:
             raise ValueError(Errors.E104.format(policy=overlap))
         self.name = name
         self.scorer = scorer
+        self._nlp = nlp
+        self._decisions_checked = nlp is None
         self._set_strategies(strategy, operators)
         # Strategies live in the pipeline config (nlp.config), not in the component's files.
         self.cfg: Dict[str, Any] = {
@@ -147,6 +152,11 @@ class Masker:
         return masking_plan(doc, self.plan_settings, text)
 
     def __call__(self, doc: Doc) -> Doc:
+        if not self._decisions_checked:
+            self._decisions_checked = True
+            # a sourced masker keeps the nlp it was built for: check only its own pipeline
+            if self._nlp is not None and self.name in self._nlp.pipe_names and self._nlp.get_pipe(self.name) is self:
+                warn_undecided(self._nlp, self.name)
         text = doc.text  # Doc.text joins all tokens: read it once
         regions = self.regions(doc, text)
         canonical: Dict[str, str] = {}
@@ -282,5 +292,5 @@ def make_masker(
     register_extensions()
     return Masker(
         name, strategy, operators, spans_key, overlap, allow_list, deny_list, deny_label, propagate,
-        propagate_person_parts, min_propagate_chars, p, gold_key, scorer=scorer,
+        propagate_person_parts, min_propagate_chars, p, gold_key, scorer=scorer, nlp=nlp,
     )

@@ -1,5 +1,5 @@
 """Small pieces shared by the risk components."""
-from typing import Any, Callable, Dict, List, Optional, Sequence, TypeVar
+from typing import Any, Callable, Dict, List, Sequence, TypeVar
 
 from spacy.language import Language
 from spacy.tokens import Span
@@ -14,30 +14,38 @@ def risk_key(component_name: str) -> str:
     return component_name[len("risk_") :] if component_name.startswith("risk_") else component_name
 
 
+# The decide stage (``decide/``): the only components that write ``Span._.mask`` from risk
+# scores. Their factory names start with ``risk_`` for history, so they are named here.
+DECIDER_FACTORIES = ("risk_vote", "risk_threshold")
+# Components that run after the decision and may only add masking (never remove it):
+# risk_infer masks what an attacker still infers from the decided output. They are neither
+# indicators (no decider reads them, so W700 ignores them) nor deciders (a decider after
+# them would overwrite their masking: E704).
+AFTER_DECISION_FACTORIES = ("risk_infer",)
+
+
 def is_risk_component(nlp: Language, name: str) -> bool:
     """Whether pipe ``name`` of ``nlp`` was made by a ``risk_*`` factory."""
     return nlp.get_pipe_meta(name).factory.startswith("risk_")
 
 
-def other_deciders(nlp: Language, name: str) -> list:
-    """Risk components in ``nlp`` other than ``name``: when there are none, a risk
-    component decides ``Span._.mask`` itself."""
-    return [other for other in nlp.pipe_names if other != name and is_risk_component(nlp, other)]
+def is_indicator(nlp: Language, name: str) -> bool:
+    """Whether pipe ``name`` is a risk indicator: a ``risk_*`` component that writes
+    ``Span._.risk`` and leaves the decision to a decider."""
+    factory = nlp.get_pipe_meta(name).factory
+    return factory.startswith("risk_") and factory not in DECIDER_FACTORIES + AFTER_DECISION_FACTORIES
 
 
-def decides(nlp: Language, name: str, set_mask: Optional[bool]) -> bool:
-    """Whether risk component ``name`` sets ``Span._.mask``: ``set_mask``, or when None,
-    when it is the only risk component of the pipeline."""
-    return bool(set_mask) if set_mask is not None else not other_deciders(nlp, name)
+def is_decider(nlp: Language, name: str) -> bool:
+    """Whether pipe ``name`` writes ``Span._.mask`` from the risk scores (``decide/``)."""
+    return nlp.get_pipe_meta(name).factory in DECIDER_FACTORIES
 
 
-def write_risk(span: Span, key: str, risk: float, explain: Dict[str, Any], mask: Optional[bool]) -> None:
-    """Write a span's risk and its explanation under ``key``, and ``Span._.mask`` unless
-    ``mask`` is None (the component does not decide)."""
+def write_risk(span: Span, key: str, risk: float, explain: Dict[str, Any]) -> None:
+    """Write a span's risk and its explanation under ``key``. Indicators never write
+    ``Span._.mask``: a decider (``risk_vote``, ``risk_threshold``) does."""
     span._.risk[key] = risk
     span._.risk_explain[key] = explain
-    if mask is not None:
-        span._.mask = bool(mask)
 
 
 def isolate_failures(run: Callable[[List[T]], Sequence[R]], items: Sequence[T], describe: Callable[[Exception], Any]) -> List[Any]:
@@ -57,5 +65,5 @@ FAIL_CLOSED_RISK = 1.0
 
 def failure(error: str, **details: Any) -> Dict[str, Any]:
     """The ``Span._.risk_explain`` entry of a span an indicator could not score. Such a span
-    gets risk ``FAIL_CLOSED_RISK`` (mask), and ``risk_vote`` counts it as a MASK vote."""
+    gets risk ``FAIL_CLOSED_RISK``, and the deciders count it as a MASK vote whatever its score."""
     return {**details, "error": error, "fail_closed": True}

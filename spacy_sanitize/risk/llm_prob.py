@@ -26,7 +26,7 @@ from ..extensions import register_extensions
 from ..lm.base import AGGREGATES, SpanLogProbs, SpanQuery, SpanScorer
 from ..lm.encoder import SpanTextEncoder
 from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY, PII_TYPES
-from .base import FAIL_CLOSED_RISK, decides, failure, isolate_failures, risk_key, write_risk
+from .base import FAIL_CLOSED_RISK, failure, isolate_failures, risk_key, write_risk
 from .span_classifier import SpanClassifier, select_and_fit
 from ..shipped import data_path
 
@@ -103,7 +103,6 @@ class RiskLLMProb:
         spans_key: str,
         classifier: str,
         threshold: float,
-        set_mask: Optional[bool],
         with_text: bool,
         text_encoder: str,
         coref_masking: bool,
@@ -120,7 +119,6 @@ class RiskLLMProb:
         self.spans_key = spans_key
         self.classifier_family = classifier
         self.threshold = float(threshold)
-        self.set_mask = set_mask
         self.with_text = with_text
         self.encoder = SpanTextEncoder(text_encoder) if with_text else None
         self.coref_masking = coref_masking
@@ -185,12 +183,13 @@ class RiskLLMProb:
                 self._load_failed = Errors.E434.format(path=path, err=err)
         return self._load_failed or Errors.E430.format(key=self.spans_key)
 
-    def decides(self) -> bool:
-        """Whether this component sets ``Span._.mask`` (``base.decides``)."""
-        return decides(self.nlp, self.name, self.set_mask)
+    @property
+    def decision_threshold(self) -> float:
+        """The P(mask) threshold the classifier was selected for; ``risk_threshold`` uses it
+        unless its own ``threshold`` is set."""
+        return self.threshold
 
     def set_annotations(self, docs: Sequence[Doc]) -> None:
-        sets_mask = self.decides()
         error = self._ensure_classifier()
         scored: List[Union[List[SpanLogProbs], str]] = [error] * len(docs) if error else self.score_docs(docs)
         probs: numpy.ndarray = numpy.zeros(0)
@@ -215,7 +214,7 @@ class RiskLLMProb:
                     explain.update(scorer=self.scorer.name, classifier=self.classifier.kind)  # type: ignore[union-attr]
                 else:
                     risk, explain = FAIL_CLOSED_RISK, failure(result.error)
-                write_risk(span, self.risk_key, risk, explain, risk >= self.threshold if sets_mask else None)
+                write_risk(span, self.risk_key, risk, explain)
 
     # training ------------------------------------------------------------------------------
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
@@ -329,7 +328,6 @@ def labels_and_groups(docs: Sequence[Doc], scored: Sequence[Any], spans_key: str
         "spans_key": DEFAULT_SPANS_KEY,
         "classifier": "auto",
         "threshold": 0.5,
-        "set_mask": None,
         "with_text": False,
         "text_encoder": "minilm",
         "coref_masking": False,
@@ -340,7 +338,7 @@ def labels_and_groups(docs: Sequence[Doc], scored: Sequence[Any], spans_key: str
         "allow_pickle": False,
     },
     requires=["doc.spans"],
-    assigns=["span._.risk", "span._.risk_explain", "span._.mask"],
+    assigns=["span._.risk", "span._.risk_explain"],
 )
 def make_risk_llm_prob(
     nlp: Language,
@@ -349,7 +347,6 @@ def make_risk_llm_prob(
     spans_key: str,
     classifier: str,
     threshold: float,
-    set_mask: Optional[bool],
     with_text: bool,
     text_encoder: str,
     coref_masking: bool,
@@ -362,9 +359,9 @@ def make_risk_llm_prob(
     """scorer (SpanScorer): span log-prob backend (frequency by default; ``spacy_sanitize.lm.hf.v1`` for a masked LM).
     spans_key (str): the PII span group.
     classifier (str): "logreg", "hgb", "ensemble" (soft voting of both), "auto" (model selection by grouped CV over all) or a candidate name.
-    threshold (float): P(mask) at or above which a span is masked (a setting: it is not saved
-        with the classifier, so a load-time override applies).
-    set_mask (Optional[bool]): write ``Span._.mask``; None: only when no other risk component is in the pipeline.
+    threshold (float): the P(mask) threshold of the model selection in ``initialize``; a
+        ``risk_threshold`` decider without a threshold of its own masks at it (a setting: it is
+        not saved with the classifier, so a load-time override applies).
     with_text (bool): add a vector of the span text (span classification, seed 000).
     text_encoder (str): "minilm" (packaged all-MiniLM-L6-v2) or an encoder name/path.
     coref_masking (bool): hide the other mentions of the span's entity as well.
@@ -379,4 +376,4 @@ def make_risk_llm_prob(
         (unpickling can run code: only for a model from a source you trust).
     """
     register_extensions()
-    return RiskLLMProb(nlp, name, scorer, spans_key, classifier, threshold, set_mask, with_text, text_encoder, coref_masking, model, cv_folds, seed, batch_size, allow_pickle=allow_pickle)
+    return RiskLLMProb(nlp, name, scorer, spans_key, classifier, threshold, with_text, text_encoder, coref_masking, model, cv_folds, seed, batch_size, allow_pickle=allow_pickle)

@@ -16,9 +16,9 @@ Wikipedia biographies in seed 000; fitted by cross-validation for the scorer use
 docs/risk_perturb.md).
 
 ``Span._.risk[<name>]`` is the logistic squashing of the influence around the threshold,
-``1 / (1 + exp(-(influence - threshold) / scale))``: 0.5 at the threshold, so the mask decision
-``influence >= threshold`` is ``risk >= 0.5``. ``Span._.risk_explain[<name>]`` holds the raw
-influence and the target spans that moved most.
+``1 / (1 + exp(-(influence - threshold) / scale))``: 0.5 at the threshold, so the decision
+``influence >= threshold`` is ``risk >= 0.5`` (a ``risk_threshold`` decider at 0.5 makes it).
+``Span._.risk_explain[<name>]`` holds the raw influence and the target spans that moved most.
 
 Batching: all perturbed variants of all targets of a batch of documents go to the scorer in
 one call; the scorer deduplicates identical rows (mentions of one entity masked together)
@@ -50,7 +50,7 @@ from spacy.util import minibatch
 from ..extensions import register_extensions
 from ..lm.base import SpanLogProbs, SpanQuery, SpanScorer
 from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY
-from .base import FAIL_CLOSED_RISK, decides, failure, isolate_failures, risk_key, write_risk
+from .base import FAIL_CLOSED_RISK, failure, isolate_failures, risk_key, write_risk
 
 logger = logging.getLogger("spacy_sanitize.risk.perturb")
 logger.addHandler(logging.NullHandler())
@@ -277,7 +277,6 @@ class RiskPerturb:
         spans_key: str,
         threshold: float | None,
         scale: float,
-        set_mask: bool | None,
         coref_masking: bool,
         targets: str,
         target_aggregate: str,
@@ -305,7 +304,6 @@ class RiskPerturb:
         self.configured_threshold = None if threshold is None else float(threshold)
         self.fitted_threshold: float | None = None  # learned by initialize, saved
         self.scale = float(scale)
-        self.set_mask = set_mask
         self.coref_masking = coref_masking
         self.targets = targets
         self.target_aggregate = target_aggregate
@@ -342,9 +340,11 @@ class RiskPerturb:
             self.max_target_entities,
         )
 
-    def decides(self) -> bool:
-        """Whether this component sets ``Span._.mask`` (``base.decides``)."""
-        return decides(self.nlp, self.name, self.set_mask)
+    @property
+    def decision_threshold(self) -> float:
+        """The risk at which ``influence >= threshold`` (nats, configured or fitted): the
+        squashing puts the threshold at 0.5, so a decider needs no refit when it moves."""
+        return 0.5
 
     def __call__(self, doc: Doc) -> Doc:
         for _ in self.pipe([doc]):
@@ -357,13 +357,12 @@ class RiskPerturb:
             yield from batch
 
     def set_annotations(self, docs: Sequence[Doc], infos: Sequence[DocInfluence | str]) -> None:
-        sets_mask = self.decides()
         for doc, info in zip(docs, infos):
             spans = list(doc.spans.get(self.spans_key, []))
             if isinstance(info, str):
                 logger.warning("%s (doc %r: %d spans get risk 1.0)", info, doc._.doc_id, len(spans))
                 for span in spans:
-                    self._write(span, FAIL_CLOSED_RISK, failure(info, scorer=self.scorer.name), sets_mask)
+                    self._write(span, FAIL_CLOSED_RISK, failure(info, scorer=self.scorer.name))
                 continue
             failed = 0
             members_of: dict[str, list[Span]] = {}
@@ -376,7 +375,6 @@ class RiskPerturb:
                             span,
                             1.0,
                             {"target": "person", "note": PERSON_NOTE, "scorer": self.scorer.name},
-                            sets_mask,
                         )
                     continue
                 value, moved = info.influence(entity)
@@ -387,7 +385,7 @@ class RiskPerturb:
                     if reasons:
                         explain["target_errors"] = reasons[:3]
                     for span in members:
-                        self._write(span, FAIL_CLOSED_RISK, explain, sets_mask)
+                        self._write(span, FAIL_CLOSED_RISK, explain)
                     continue
                 explain = {
                     "influence": value,
@@ -408,14 +406,14 @@ class RiskPerturb:
                 }
                 risk = squash(value, self.threshold, self.scale)
                 for span in members:
-                    self._write(span, risk, explain, sets_mask, value >= self.threshold)
+                    self._write(span, risk, explain)
             if failed:
                 logger.warning(
                     "%s (doc %r: %d spans get risk 1.0)", Errors.E451, doc._.doc_id, failed
                 )
 
-    def _write(self, span: Span, risk: float, explain: dict[str, Any], sets_mask: bool, mask: bool = True) -> None:
-        write_risk(span, self.risk_key, risk, dict(explain), mask if sets_mask else None)
+    def _write(self, span: Span, risk: float, explain: dict[str, Any]) -> None:
+        write_risk(span, self.risk_key, risk, dict(explain))
 
     # fitting -----------------------------------------------------------------------------------
     def initialize(
@@ -578,7 +576,6 @@ def fit_threshold(
         "spans_key": DEFAULT_SPANS_KEY,
         "threshold": None,
         "scale": 1.0,
-        "set_mask": None,
         "coref_masking": True,
         "targets": "all",
         "target_aggregate": "sum",
@@ -588,7 +585,7 @@ def fit_threshold(
         "batch_size": 8,
     },
     requires=["doc.spans"],
-    assigns=["span._.risk", "span._.risk_explain", "span._.mask"],
+    assigns=["span._.risk", "span._.risk_explain"],
 )
 def make_risk_perturb(
     nlp: Language,
@@ -597,7 +594,6 @@ def make_risk_perturb(
     spans_key: str,
     threshold: float | None,
     scale: float,
-    set_mask: bool | None,
     coref_masking: bool,
     targets: str,
     target_aggregate: str,
@@ -609,11 +605,11 @@ def make_risk_perturb(
     """scorer (SpanScorer): span log-prob backend; a masked LM (default: the shipped domain MLM
         ``spacy_sanitize:minilm-mlm``, offline). The frequency scorer ignores context: useless here.
     spans_key (str): the PII span group.
-    threshold (Optional[float]): influence (nats) at or above which an entity is masked. None:
-        the threshold fitted by ``initialize`` on gold docs (saved with the component), else
-        3.5 (seed 000). A value set here always wins over a fitted one.
+    threshold (Optional[float]): influence (nats) at or above which an entity counts as risky
+        (risk >= 0.5, what ``risk_threshold`` masks by default). None: the threshold fitted by
+        ``initialize`` on gold docs (saved with the component), else 3.5 (seed 000). A value set
+        here always wins over a fitted one.
     scale (float): temperature (nats) of the logistic squashing of the influence into ``Span._.risk``.
-    set_mask (Optional[bool]): write ``Span._.mask``; None: only when no other risk component is in the pipeline.
     coref_masking (bool): perturb (hide) all mentions of an entity (``Span._.entity_id``)
         together and hide the target's own co-referent mentions; False: every span is its own entity.
     targets (str): "all" (every PII span is a target, seed 000) or "person" (only the mentions of
@@ -633,7 +629,6 @@ def make_risk_perturb(
         spans_key,
         threshold,
         scale,
-        set_mask,
         coref_masking,
         targets,
         target_aggregate,

@@ -23,7 +23,7 @@ from spacy.util import minibatch
 from ..evaluation.scorer import score_tab
 from ..extensions import register_extensions
 from .seq_models import SeqErrors, SeqTagger, load_tagger, logger, save_tagger, token_labels
-from .base import FAIL_CLOSED_RISK, decides, failure, isolate_failures, risk_key, write_risk
+from .base import FAIL_CLOSED_RISK, failure, isolate_failures, risk_key, write_risk
 from ..shipped import data_path
 
 AGGREGATIONS: Dict[str, Callable[[np.ndarray], float]] = {
@@ -49,8 +49,8 @@ def _weights_path(weights: Optional[str]) -> Optional[Path]:
 
 
 class RiskSeq(Pipe):
-    """Writes ``Span._.risk["seq"]`` (the component name without ``risk_``) (and ``Span._.mask`` when it decides) for the spans in
-    ``doc.spans[spans_key]``."""
+    """Writes ``Span._.risk["seq"]`` (the component name without ``risk_``) for the spans in
+    ``doc.spans[spans_key]``; a decider (``risk_threshold``, ``risk_vote``) turns it into ``Span._.mask``."""
 
     def __init__(
         self,
@@ -59,9 +59,7 @@ class RiskSeq(Pipe):
         tagger: SeqTagger,
         spans_key: str,
         mask_key: str,
-        threshold: float,
         aggregation: str,
-        set_mask: Optional[bool],
         weights: Optional[str],
         batch_size: int,
         scorer: Optional[Callable] = None,
@@ -74,9 +72,7 @@ class RiskSeq(Pipe):
         self.tagger = tagger
         self.spans_key = spans_key
         self.mask_key = mask_key
-        self.threshold = threshold
         self.aggregation = aggregation
-        self.set_mask = set_mask
         self.batch_size = batch_size
         self.scorer = scorer
         self._weights = _weights_path(weights)  # checked now, loaded on first use
@@ -97,7 +93,6 @@ class RiskSeq(Pipe):
         return isolate_failures(tagger.predict, docs, lambda err: f"{type(err).__name__}: {err}")
 
     def set_annotations(self, docs: Iterable[Doc], predictions: List[Union[np.ndarray, str]]) -> None:
-        sets_mask = decides(self.nlp, self.name, self.set_mask)
         aggregate = AGGREGATIONS[self.aggregation]
         for doc, probs in zip(docs, predictions):
             spans = list(doc.spans.get(self.spans_key, []))
@@ -115,9 +110,8 @@ class RiskSeq(Pipe):
                     explain = {
                         "token_probs": [round(float(p), 4) for p in token_probs],
                         "aggregation": self.aggregation,
-                        "threshold": self.threshold,
                     }
-                write_risk(span, self.risk_key, risk, explain, risk >= self.threshold if sets_mask else None)
+                write_risk(span, self.risk_key, risk, explain)
 
     def __call__(self, doc: Doc) -> Doc:
         self.set_annotations([doc], self.predict([doc]))
@@ -197,15 +191,13 @@ class RiskSeq(Pipe):
         "tagger": {"@misc": "spacy_sanitize.seq_cnn.v1"},
         "spans_key": "pii",
         "mask_key": "mask",
-        "threshold": 0.5,
         "aggregation": "max",
-        "set_mask": None,
         "weights": None,
         "batch_size": 32,
         "scorer": {"@scorers": "spacy_sanitize.tab_scorer.v1"},
     },
     requires=["doc.spans"],
-    assigns=["span._.risk", "span._.risk_explain", "span._.mask"],
+    assigns=["span._.risk", "span._.risk_explain"],
     default_score_weights={"tab_f1": 1.0, "tab_p": 0.0, "tab_r_all": 0.0, "tab_r_direct": 0.0, "tab_r_quasi": 0.0},
 )
 def make_risk_seq(
@@ -214,18 +206,14 @@ def make_risk_seq(
     tagger: SeqTagger,
     spans_key: str,
     mask_key: str,
-    threshold: float,
     aggregation: str,
-    set_mask: Optional[bool],
     weights: Optional[str],
     batch_size: int,
     scorer: Optional[Callable],
 ) -> RiskSeq:
     """tagger (SeqTagger): ``spacy_sanitize.seq_cnn.v1`` or ``spacy_sanitize.seq_transformer.v1``.
-    threshold (float): spans with risk >= threshold are masked when this component decides.
     aggregation (str): ``max`` (partial match), ``min`` (full match) or ``mean``.
-    set_mask (Optional[bool]): write ``Span._.mask``; null = only when no other ``risk_*``
-    component is in the pipeline. weights (Optional[str]): a saved tagger directory, or
+    weights (Optional[str]): a saved tagger directory, or
     ``"shipped"`` for the one in the package (overrides ``tagger``)."""
     register_extensions()
-    return RiskSeq(nlp, name, tagger, spans_key, mask_key, threshold, aggregation, set_mask, weights, batch_size, scorer)
+    return RiskSeq(nlp, name, tagger, spans_key, mask_key, aggregation, weights, batch_size, scorer)

@@ -35,7 +35,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import minibatch, registry
 
 from ..extensions import register_extensions
-from .base import FAIL_CLOSED_RISK, decides, failure, risk_key, write_risk
+from .base import FAIL_CLOSED_RISK, failure, risk_key, write_risk
 from .web_backends import SearchResult, WebBackend, WebBackendError, WebErrors, host_is_local
 
 logger = logging.getLogger("spacy_sanitize.risk.web")
@@ -120,7 +120,8 @@ def normalize_url(url: str) -> str:
 
 class RiskWeb:
     """Writes ``Span._.risk["web"]`` (the component name without ``risk_``), the evidence in
-    ``Span._.risk_explain["web"]``, and ``Span._.mask`` when it is the only decider."""
+    ``Span._.risk_explain["web"]``; a decider (``risk_threshold``, ``risk_vote``) turns it into
+    ``Span._.mask``."""
 
     def __init__(
         self,
@@ -135,8 +136,6 @@ class RiskWeb:
         min_hits: int,
         max_hits: Optional[int],
         labels: List[str],
-        threshold: float,
-        set_mask: Optional[bool],
         allow_external: bool,
         cache_dir: Optional[str],
         n_threads: int,
@@ -171,8 +170,6 @@ class RiskWeb:
         self.min_hits = int(min_hits)
         self.max_hits = None if max_hits is None else int(max_hits)
         self.labels = list(labels)
-        self.threshold = float(threshold)
-        self.set_mask = set_mask
         self.allow_external = allow_external
         self.cache = WebCache(cache_dir) if cache_dir else None
         self.n_threads = int(n_threads)
@@ -284,7 +281,6 @@ class RiskWeb:
         plans: List[Tuple[Any, ...]],
         results: Dict[str, Union[SearchResult, str]],
     ) -> None:
-        sets_mask = decides(self.nlp, self.name, self.set_mask)
         for doc, (spans, target, target_query, queries) in zip(docs, plans):
             target_result = results.get(target_query) if target_query else None
             failed: List[str] = []
@@ -300,7 +296,7 @@ class RiskWeb:
                     )
                     if explain.get("fail_closed"):
                         failed.append(explain["error"])
-                write_risk(span, self.key, risk, explain, risk >= self.threshold if sets_mask else None)
+                write_risk(span, self.key, risk, explain)
             if failed:
                 logger.warning(
                     "W801: risk_web could not assess %d span(s) of document %r; they get risk 1.0 "
@@ -358,14 +354,12 @@ class RiskWeb:
         "min_hits": 100,
         "max_hits": None,
         "labels": [],
-        "threshold": 0.5,
-        "set_mask": None,
         "allow_external": False,
         "cache_dir": None,
         "n_threads": 4,
     },
     requires=["doc.spans"],
-    assigns=["span._.risk", "span._.risk_explain", "span._.mask"],
+    assigns=["span._.risk", "span._.risk_explain"],
 )
 def make_risk_web(
     nlp: Language,
@@ -379,8 +373,6 @@ def make_risk_web(
     min_hits: int,
     max_hits: Optional[int],
     labels: List[str],
-    threshold: float,
-    set_mask: Optional[bool],
     allow_external: bool,
     cache_dir: Optional[str],
     n_threads: int,
@@ -404,8 +396,6 @@ def make_risk_web(
         min_hits,
         max_hits,
         labels,
-        threshold,
-        set_mask,
         allow_external,
         cache_dir,
         n_threads,

@@ -1,0 +1,114 @@
+"""risk_threshold: the decision of a pipeline with one risk indicator: ``Span._.mask =
+Span._.risk[indicator] >= threshold``.
+
+It is ``risk_vote`` with ``indicators = [indicator]``, ``rule = "k"``, ``k = 1`` and
+``missing = "mask"`` (one code path, so the two never disagree on the same indicator):
+
+- a span whose indicator failed (``risk_explain[indicator]["fail_closed"]``) is masked;
+- a span without a score from the indicator is masked (fail closed);
+- labels in ``types_always_mask`` (default CODE, as risk_vote) are masked whatever the score;
+- the breakdown goes to ``Span._.risk_explain["threshold"]`` (the component's name without
+  ``risk_``), in risk_vote's format.
+
+``threshold`` null: the indicator's own threshold on the risk scale, read from the indicator
+component (``decision_threshold``) at every document, so a refit or a loaded model moves the
+decision with it: risk_llm_prob's ``threshold`` (the one its classifier was selected for),
+0.5 for risk_perturb (its risk is 0.5 at its influence threshold). An indicator without one
+(risk_seq, risk_web), or not in the pipeline, gets 0.5: risk is a probability that the span
+should be masked, and 0.5 is risk_vote's ``default_threshold``.
+
+Place it after its indicator and before ``masker`` (and ``risk_infer``); E703/E704 otherwise.
+"""
+from typing import List, Optional
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..extensions import register_extensions
+from ..risk.base import is_indicator, risk_key
+from .vote import RiskVote, VoteErrors, _check_range
+
+DEFAULT_THRESHOLD = 0.5
+
+
+class RiskThreshold(RiskVote):
+    """A one-indicator ``RiskVote`` (k = 1 of n = 1); see the module docstring."""
+
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        indicator: str,
+        threshold: Optional[float],
+        spans_key: str,
+        missing: str,
+        types_always_mask: List[str],
+    ) -> None:
+        if missing != "mask":
+            raise ValueError(VoteErrors.E705.format(missing=missing))
+        if not indicator:
+            raise ValueError(
+                VoteErrors.E702.format(name="indicator", value=indicator, problem="give the risk key to decide from, e.g. 'seq'")
+            )
+        if threshold is not None:
+            _check_range("threshold", threshold)
+        super().__init__(
+            nlp,
+            name,
+            spans_key,
+            indicators=[indicator],
+            thresholds={} if threshold is None else {indicator: float(threshold)},
+            default_threshold=DEFAULT_THRESHOLD,
+            rule="k",
+            k=1,
+            mean_threshold=DEFAULT_THRESHOLD,
+            missing="mask",
+            types_always_mask=types_always_mask,
+        )
+        self.indicator = indicator
+        self.threshold = None if threshold is None else float(threshold)
+
+    def indicator_threshold(self) -> float:
+        """The threshold in use: the configured one, else the indicator component's."""
+        if self.threshold is not None:
+            return self.threshold
+        for name, proc in self.nlp.pipeline:
+            if risk_key(name) == self.indicator and is_indicator(self.nlp, name):
+                own = getattr(proc, "decision_threshold", None)
+                if own is not None:
+                    _check_range(f"{name}.decision_threshold", own)
+                    return float(own)
+        return DEFAULT_THRESHOLD
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.thresholds = {self.indicator: self.indicator_threshold()}
+        return super().__call__(doc)
+
+
+@Language.factory(
+    "risk_threshold",
+    default_config={
+        "threshold": None,
+        "spans_key": "pii",
+        "missing": "mask",
+        "types_always_mask": ["CODE"],
+    },
+    requires=["doc.spans", "span._.risk"],
+    assigns=["span._.mask", "span._.risk_explain"],
+)
+def make_risk_threshold(
+    nlp: Language,
+    name: str,
+    indicator: str,
+    threshold: Optional[float],
+    spans_key: str,
+    missing: str,
+    types_always_mask: List[str],
+) -> RiskThreshold:
+    """indicator (str): the risk key to decide from (``seq`` for ``risk_seq``); required.
+    threshold (Optional[float]): mask when risk >= threshold, in [0, 1]; null = the
+    indicator's own (see the module docstring), 0.5 when it has none.
+    missing (str): ``mask`` only (a span without a score is masked: fail closed).
+    types_always_mask (List[str]): PII labels masked whatever the score."""
+    register_extensions()
+    return RiskThreshold(nlp, name, indicator, threshold, spans_key, missing, types_always_mask)
