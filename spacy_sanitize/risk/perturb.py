@@ -30,15 +30,12 @@ entity to predict, no scorable target), the span gets risk 1.0, the reason goes 
 ``Span._.risk_explain[<name>]["error"]`` and a warning is logged.
 """
 
-from __future__ import annotations
-
 import logging
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import srsly
 from spacy import util
@@ -58,7 +55,7 @@ logger.addHandler(logging.NullHandler())
 TARGET_MODES = ("all", "person")
 AGGREGATES = ("sum", "mean")
 OBJECTIVES = ("paper", "f1")
-CharRange = tuple[int, int]
+CharRange = Tuple[int, int]
 PERSON_NOTE = "the person the text is about: the perturbation target, always masked"
 
 
@@ -105,18 +102,18 @@ class DocInfluence:
         itself: always masked, not measured).
     """
 
-    entity_of: list[str]
-    targets: list[int]
-    person: str | None = None
-    base: dict[int, float] = field(default_factory=dict)
-    perturbed: dict[tuple[int, str], float] = field(default_factory=dict)
-    errors: dict[int, str] = field(default_factory=dict)
+    entity_of: List[str]
+    targets: List[int]
+    person: Optional[str] = None
+    base: Dict[int, float] = field(default_factory=dict)
+    perturbed: Dict[Tuple[int, str], float] = field(default_factory=dict)
+    errors: Dict[int, str] = field(default_factory=dict)
 
     def delta(self, target: int, entity: str) -> float:
         """lp(target) - lp(target | entity hidden), in nats."""
         return self.base[target] - self.perturbed[(target, entity)]
 
-    def influence(self, entity: str) -> tuple[float | None, list[tuple[int, float]]]:
+    def influence(self, entity: str) -> Tuple[Optional[float], List[Tuple[int, float]]]:
         """The influence of ``entity`` (None when no target could measure it) and the
         (target index, delta) pairs, largest delta first."""
         moved = [
@@ -129,9 +126,9 @@ class DocInfluence:
         moved.sort(key=lambda item: -item[1])
         return (moved[0][1] if moved else None), moved
 
-    def span_influences(self) -> list[float | None]:
+    def span_influences(self) -> List[Optional[float]]:
         """The influence of each span (that of its entity)."""
-        cache: dict[str, float | None] = {}
+        cache: Dict[str, Optional[float]] = {}
         out = []
         for entity in self.entity_of:
             if entity not in cache:
@@ -140,7 +137,7 @@ class DocInfluence:
         return out
 
 
-def entity_keys(spans: Sequence[Span], coref_masking: bool) -> list[str]:
+def entity_keys(spans: Sequence[Span], coref_masking: bool) -> List[str]:
     """One entity key per span: its ``entity_id`` (with ``coref_masking``), else its own."""
     return [
         f"id:{s._.entity_id}" if coref_masking and s._.entity_id else f"span:{i}"
@@ -148,7 +145,7 @@ def entity_keys(spans: Sequence[Span], coref_masking: bool) -> list[str]:
     ]
 
 
-def person_entity(spans: Sequence[Span], keys: Sequence[str]) -> str | None:
+def person_entity(spans: Sequence[Span], keys: Sequence[str]) -> Optional[str]:
     """The entity the text is about: the PERSON entity with the most mentions (first
     mentioned on ties); None when there is no PERSON span."""
     counts = Counter(k for s, k in zip(spans, keys) if s.label_ == "PERSON")
@@ -161,8 +158,8 @@ def person_entity(spans: Sequence[Span], keys: Sequence[str]) -> str | None:
 
 
 def select_targets(
-    spans: Sequence[Span], keys: Sequence[str], mode: str, max_target_entities: int, person: str | None = None
-) -> list[int]:
+    spans: Sequence[Span], keys: Sequence[str], mode: str, max_target_entities: int, person: Optional[str] = None
+) -> List[int]:
     """Indices of the target spans: all spans, or the mentions of the person entity
     (``mode="person"``; ``person``, else ``person_entity``; all spans when there is no PERSON
     span); with ``max_target_entities`` > 0 only the mentions of that many entities (most
@@ -182,17 +179,17 @@ def select_targets(
 
 def plan_queries(
     spans: Sequence[Span], keys: Sequence[str], targets: Sequence[int]
-) -> tuple[list[SpanQuery], list[tuple[int, str | None]]]:
+) -> Tuple[List[SpanQuery], List[Tuple[int, Optional[str]]]]:
     """All perturbed variants of a document: per target, one query with nothing perturbed
     and one per other entity with all that entity's mentions hidden. The other mentions of
     the target's own entity are hidden in every variant. Returns the queries and, per query,
     (target index, perturbed entity or None)."""
-    mentions: dict[str, list[CharRange]] = {}
+    mentions: Dict[str, List[CharRange]] = {}
     for s, k in zip(spans, keys):
         mentions.setdefault(k, []).append((s.start_char, s.end_char))
     entities = list(mentions)
-    queries: list[SpanQuery] = []
-    index: list[tuple[int, str | None]] = []
+    queries: List[SpanQuery] = []
+    index: List[Tuple[int, Optional[str]]] = []
     for t in targets:
         span, own = spans[t], keys[t]
         coref = tuple(r for r in mentions[own] if r != (span.start_char, span.end_char))
@@ -220,13 +217,13 @@ def compute_influences(
     targets: str = "all",
     target_aggregate: str = "sum",
     max_target_entities: int = 0,
-) -> list[DocInfluence | str]:
+) -> List[Union[DocInfluence, str]]:
     """Per doc, its :class:`DocInfluence`, or the error message when the scorer failed on it.
     One scorer call serves all perturbed variants of all documents (a failing call is
     retried doc by doc to isolate the culprit)."""
-    infos: list[DocInfluence] = []
-    batch: list[tuple[str, list[SpanQuery]]] = []
-    indexes: list[list[tuple[int, str | None]]] = []
+    infos: List[DocInfluence] = []
+    batch: List[Tuple[str, List[SpanQuery]]] = []
+    indexes: List[List[Tuple[int, Optional[str]]]] = []
     for doc in docs:
         spans = list(doc.spans.get(spans_key, []))
         keys = entity_keys(spans, coref_masking)
@@ -241,7 +238,7 @@ def compute_influences(
         batch,
         lambda err: Errors.E450.format(err=err),
     )
-    out: list[DocInfluence | str] = []
+    out: List[Union[DocInfluence, str]] = []
     for info, results, index in zip(infos, scored, indexes):
         if isinstance(results, str):
             out.append(results)
@@ -275,7 +272,7 @@ class RiskPerturb:
         name: str,
         scorer: SpanScorer,
         spans_key: str,
-        threshold: float | None,
+        threshold: Optional[float],
         scale: float,
         coref_masking: bool,
         targets: str,
@@ -302,7 +299,7 @@ class RiskPerturb:
         self.scorer = scorer
         self.spans_key = spans_key
         self.configured_threshold = None if threshold is None else float(threshold)
-        self.fitted_threshold: float | None = None  # learned by initialize, saved
+        self.fitted_threshold: Optional[float] = None  # learned by initialize, saved
         self.scale = float(scale)
         self.coref_masking = coref_masking
         self.targets = targets
@@ -311,7 +308,7 @@ class RiskPerturb:
         self.objective = objective
         self.top_k = int(top_k)
         self.batch_size = int(batch_size)
-        self.meta: dict[str, Any] = {}
+        self.meta: Dict[str, Any] = {}
         if str(getattr(scorer, "name", "")).startswith("frequency"):
             logger.warning(Errors.W450.format(scorer=scorer.name))
 
@@ -325,11 +322,11 @@ class RiskPerturb:
         return DEFAULT_THRESHOLD
 
     @threshold.setter
-    def threshold(self, value: float | None) -> None:
+    def threshold(self, value: Optional[float]) -> None:
         """Setting it is setting it in the config: it wins over a fitted one."""
         self.configured_threshold = None if value is None else float(value)
 
-    def influences(self, docs: Sequence[Doc]) -> list[DocInfluence | str]:
+    def influences(self, docs: Sequence[Doc]) -> List[Union[DocInfluence, str]]:
         return compute_influences(
             docs,
             self.scorer,
@@ -351,12 +348,12 @@ class RiskPerturb:
             pass
         return doc
 
-    def pipe(self, docs: Iterable[Doc], batch_size: int | None = None) -> Iterator[Doc]:
+    def pipe(self, docs: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
         for batch in minibatch(docs, size=batch_size or self.batch_size):
             self.set_annotations(batch, self.influences(batch))
             yield from batch
 
-    def set_annotations(self, docs: Sequence[Doc], infos: Sequence[DocInfluence | str]) -> None:
+    def set_annotations(self, docs: Sequence[Doc], infos: Sequence[Union[DocInfluence, str]]) -> None:
         for doc, info in zip(docs, infos):
             spans = list(doc.spans.get(self.spans_key, []))
             if isinstance(info, str):
@@ -365,7 +362,7 @@ class RiskPerturb:
                     self._write(span, FAIL_CLOSED_RISK, failure(info, scorer=self.scorer.name))
                 continue
             failed = 0
-            members_of: dict[str, list[Span]] = {}
+            members_of: Dict[str, List[Span]] = {}
             for span, entity in zip(spans, info.entity_of):
                 members_of.setdefault(entity, []).append(span)
             for entity, members in members_of.items():
@@ -381,7 +378,7 @@ class RiskPerturb:
                 if value is None:
                     failed += len(members)
                     reasons = sorted({info.errors[t] for t in info.targets if t in info.errors})
-                    explain: dict[str, Any] = failure(Errors.E451, scorer=self.scorer.name)
+                    explain: Dict[str, Any] = failure(Errors.E451, scorer=self.scorer.name)
                     if reasons:
                         explain["target_errors"] = reasons[:3]
                     for span in members:
@@ -412,12 +409,12 @@ class RiskPerturb:
                     "%s (doc %r: %d spans get risk 1.0)", Errors.E451, doc._.doc_id, failed
                 )
 
-    def _write(self, span: Span, risk: float, explain: dict[str, Any]) -> None:
+    def _write(self, span: Span, risk: float, explain: Dict[str, Any]) -> None:
         write_risk(span, self.risk_key, risk, dict(explain))
 
     # fitting -----------------------------------------------------------------------------------
     def initialize(
-        self, get_examples: Callable[[], Iterable[Example]], *, nlp: Language | None = None
+        self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None
     ) -> None:
         """Fit the threshold on gold examples (reference docs with ``spans_key`` spans and
         ``mask`` decisions) with ``objective``; without mask decisions nothing is fitted.
@@ -438,7 +435,7 @@ class RiskPerturb:
         gold = docs_to_tab(docs, self.spans_key, GOLD_MASK_KEY)
         if not any(m for g in gold for ms in g.annotations.values() for m in ms):
             raise ValueError(Errors.E453.format(key=self.spans_key))
-        by_id: dict[str, tuple[Doc, DocInfluence | str]] = {}
+        by_id: Dict[str, Tuple[Doc, Union[DocInfluence, str]]] = {}
         unique = {}
         for i, doc in enumerate(docs):
             unique.setdefault(doc._.doc_id or str(i), doc)
@@ -464,10 +461,10 @@ class RiskPerturb:
     # serialization -----------------------------------------------------------------------------
     # Only what initialize learned: the settings (threshold, scale...) live in config.cfg, so
     # an override at load time wins.
-    def _learned(self) -> dict[str, Any]:
+    def _learned(self) -> Dict[str, Any]:
         return {"fitted_threshold": self.fitted_threshold, "meta": self.meta}
 
-    def _set_learned(self, learned: dict[str, Any]) -> None:
+    def _set_learned(self, learned: Dict[str, Any]) -> None:
         fitted = learned.get("fitted_threshold")
         self.fitted_threshold = None if fitted is None else float(fitted)
         self.meta = dict(learned.get("meta") or {})
@@ -475,14 +472,14 @@ class RiskPerturb:
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
         return util.to_bytes({"learned": self._learned}, exclude)
 
-    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> RiskPerturb:
+    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "RiskPerturb":
         util.from_bytes(data, {"learned": self._set_learned}, exclude)
         return self
 
-    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
         util.to_disk(path, {"learned.json": lambda p: srsly.write_json(p, self._learned())}, exclude)
 
-    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> RiskPerturb:
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskPerturb":
         def read(p: Path) -> None:
             if p.exists():
                 self._set_learned(srsly.read_json(p))
@@ -494,19 +491,19 @@ class RiskPerturb:
 # --------------------------------------------------------------------------------------------
 # threshold fitting (also used by benchmarks/perturb_eval.py)
 # --------------------------------------------------------------------------------------------
-SpanTable = list[tuple[int, int, Optional[float]]]
+SpanTable = List[Tuple[int, int, Optional[float]]]
 
 
-def span_table(doc: Doc, info: DocInfluence | str, spans_key: str = DEFAULT_SPANS_KEY) -> SpanTable:
+def span_table(doc: Doc, info: Union[DocInfluence, str], spans_key: str = DEFAULT_SPANS_KEY) -> SpanTable:
     """(start, end, influence) per span; influence None when it could not be measured."""
     spans = list(doc.spans.get(spans_key, []))
-    values: Sequence[float | None] = (
+    values: Sequence[Optional[float]] = (
         [None] * len(spans) if isinstance(info, str) else info.span_influences()
     )
     return [(s.start_char, s.end_char, v) for s, v in zip(spans, values)]
 
 
-def predictions_at(table: dict[str, SpanTable], threshold: float) -> dict[str, list[list[int]]]:
+def predictions_at(table: Dict[str, SpanTable], threshold: float) -> Dict[str, List[List[int]]]:
     """The spans masked at ``threshold``: influence >= threshold, or not measurable (fail closed)."""
     return {
         doc_id: [[s, e] for s, e, v in rows if v is None or v >= threshold]
@@ -514,7 +511,7 @@ def predictions_at(table: dict[str, SpanTable], threshold: float) -> dict[str, l
     }
 
 
-def candidate_thresholds(table: dict[str, SpanTable], n: int = 80) -> list[float]:
+def candidate_thresholds(table: Dict[str, SpanTable], n: int = 80) -> List[float]:
     """Thresholds between the observed influences (quantiles), plus one below all of them
     (mask everything) and one above (mask only what cannot be measured)."""
     import numpy
@@ -538,11 +535,11 @@ def objective_value(scores: Any, objective: str) -> float:
 
 def fit_threshold(
     gold: Sequence[Any],
-    table: dict[str, SpanTable],
+    table: Dict[str, SpanTable],
     objective: str = "paper",
     tokens: Any = None,
     n_candidates: int = 80,
-) -> tuple[float, list[dict[str, float]]]:
+) -> Tuple[float, List[Dict[str, float]]]:
     """The threshold maximizing ``objective`` of the TAB scores on ``gold`` (TabDocuments);
     ties go to the lowest threshold (more masking). Returns it and the whole curve."""
     from ..evaluation import tab_scores
@@ -592,7 +589,7 @@ def make_risk_perturb(
     name: str,
     scorer: SpanScorer,
     spans_key: str,
-    threshold: float | None,
+    threshold: Optional[float],
     scale: float,
     coref_masking: bool,
     targets: str,
