@@ -15,7 +15,7 @@ from spacy.tokens import Span
 import spacy_sanitize  # noqa: F401  (registers the factories)
 from spacy_sanitize.training.attack import masked_token_fraction, run_attack_benchmark, short_snippet
 from spacy_sanitize.training.attack_cli import add_attack_subparser
-from spacy_sanitize.risk.attacker import LinearAttacker, ngram_occurrences, softmax, train_attacker
+from spacy_sanitize.risk.infer.attacker import LinearAttacker, ngram_occurrences, softmax, train_attacker
 from spacy_sanitize.training.country_labels import (
     label_opening,
     label_records,
@@ -23,7 +23,7 @@ from spacy_sanitize.training.country_labels import (
     procedure_and_facts,
 )
 from spacy_sanitize.risk.infer import fit_threshold
-from spacy_sanitize.risk.infer_search import beam_search, build_problem, exact_search, greedy_search
+from spacy_sanitize.risk.infer.search import beam_search, build_problem, exact_search, greedy_search
 
 CLASSES = ["KYO", "TOK", "OSA"]
 

@@ -11,7 +11,7 @@ from spacy.training import Example
 
 from spacy_sanitize.cli import main, masker_overrides
 from spacy_sanitize.pipeline import load_pipeline
-from spacy_sanitize.risk.attacker import LinearAttacker
+from spacy_sanitize.risk.infer.attacker import LinearAttacker
 
 CODES = "Mail anna@example.org or call 555-123-4567."
 

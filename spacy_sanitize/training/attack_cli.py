@@ -11,8 +11,8 @@ from typing import Any, List
 
 import srsly
 
-from ..risk.attacker import ATTRS, read_labeled
-from ..risk.infer_search import SEARCHES
+from ..risk.infer.attacker import ATTRS, read_labeled
+from ..risk.infer.search import SEARCHES
 
 logger = logging.getLogger("spacy_sanitize")
 

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 from typing import List, Optional
 
-from ..risk.attacker import ATTRS, LinearAttacker, accuracy_at_k, attr_nlp, read_labeled, sequences_of, train_attacker
+from ..risk.infer.attacker import ATTRS, LinearAttacker, accuracy_at_k, attr_nlp, read_labeled, sequences_of, train_attacker
 
 
 def main(argv: Optional[List[str]] = None) -> int:

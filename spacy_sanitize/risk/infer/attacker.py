@@ -25,8 +25,8 @@ import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from ..lm.linear import LinearWeights
-from .infer_errors import Errors
+from ...lm.linear import LinearWeights
+from .errors import Errors
 
 TokenSeq = Sequence[Optional[str]]
 ATTRS = ("LOWER", "NORM", "LEMMA")
@@ -285,7 +285,7 @@ def attr_nlp(attr: str, lang: str = "en") -> Language:
     """A pipeline that gives the token attribute ``attr``: the English tagger pipeline for
     LEMMA (lemmas need it), else a blank tokenizer."""
     if attr == "LEMMA":
-        from ..models import load_english
+        from ...models import load_english
 
         return load_english()
     import spacy

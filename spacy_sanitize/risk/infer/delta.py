@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from spacy.tokens import Doc, Span
 
-from ..masking_plan import (
+from ...masking_plan import (
     PlanSettings,
     Region,
     entity_key,
@@ -45,7 +45,7 @@ def _head(text: str, at: int) -> str:
 
 
 if TYPE_CHECKING:
-    from .infer import RiskInfer
+    from . import RiskInfer
 
 
 class EntityDeltas:

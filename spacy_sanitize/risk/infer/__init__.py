@@ -4,7 +4,7 @@ A linear bag-of-n-grams attacker (``attacker.py``) infers one sensitive attribut
 the country a court case comes from. The component reads the text the way the masker
 would output it (spans of ``doc.spans[spans_key]`` whose ``Span._.mask`` is not False are
 replaced by a placeholder), and while the attacker's maximum class probability is at or
-above ``threshold`` it searches for words whose removal brings it below (``infer_search``).
+above ``threshold`` it searches for words whose removal brings it below (``search``).
 
 - Removed words become spans in ``doc.spans[spans_key]`` with label ``label`` (a word inside
   an existing, unmasked PII span masks that span instead, so the span keeps its type),
@@ -16,23 +16,16 @@ above ``threshold`` it searches for words whose removal brings it below (``infer
 
 Place it after the components that decide (risk_vote) and before the masker. Without a
 trained attacker it raises E601 instead of passing documents through.
+
+The component is here; ``view`` builds the attacker's view of the text as the masker will
+output it, ``search`` finds the words to remove, ``delta`` scores each entity by the features
+its masking changes, ``fitting`` fits the threshold, ``attacker`` is the attacker itself and
+``errors`` holds the coded messages.
 """
 import logging
 import time
 from pathlib import Path
-from typing import (
-    Any,
-    Callable,
-    Dict,
-    Iterable,
-    Iterator,
-    List,
-    Optional,
-    Sequence,
-    Set,
-    Tuple,
-    Union,
-)
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 import srsly
@@ -42,30 +35,23 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import ensure_path
 
-from ..extensions import register_extensions
-from ..masking_plan import PlanSettings, Region, masking_plan
-from ..spans import add_pii_spans, check_label
-from .attacker import (
-    LinearAttacker,
-    read_labeled,
-    sequences_of,
-    softmax,
-    token_form,
-    train_attacker,
-)
-from .base import risk_key
-from .infer_delta import EntityDeltas
-from .infer_errors import Errors, Warnings
-from .infer_search import SEARCHES, SearchResult, build_problem, run_search
+from ...extensions import register_extensions
+from ...spans import add_pii_spans, check_label
+from ..base import risk_key
+from .attacker import LinearAttacker, read_labeled, sequences_of, softmax, train_attacker
+from .delta import EntityDeltas
+from .errors import Errors, Warnings
+from .fitting import fit_threshold
+from .search import SEARCHES, SearchResult, build_problem, run_search
+from .view import AttackerView, View
 
 logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())
 
 DEFAULT_THRESHOLD = 0.37  # seed 001
-View = Tuple[List[Optional[str]], List[bool], List[int]]  # forms, removable, doc token index (-1: placeholder)
 
 
-class RiskInfer:
+class RiskInfer(AttackerView):
     """See the module docstring. Settings are the factory's arguments."""
 
     def __init__(
@@ -126,100 +112,6 @@ class RiskInfer:
     def threshold(self, value: Optional[float]) -> None:
         """Setting it is setting it in the config: it wins over a fitted one."""
         self.configured_threshold = None if value is None else float(value)
-
-    # --- the attacker's view -------------------------------------------------------
-    def _placeholder(self, label: str) -> List[str]:
-        """The attacker's forms of the placeholder of ``label`` (cached per placeholder and
-        attacker setting, so a new attacker or placeholder needs no reset)."""
-        assert self.attacker is not None
-        key = (label, self.placeholder, self.attacker.attr, self.attacker.digits_to_zero)
-        if key not in self._placeholder_forms:
-            text = self.placeholder.format(label=label) if self.placeholder else ""
-            forms = [token_form(t, self.attacker.attr, self.attacker.digits_to_zero) for t in self.nlp.make_doc(text)] if text else []
-            self._placeholder_forms[key] = [f for f in forms if f is not None]
-        return self._placeholder_forms[key]
-
-    def plan_settings(self, spans_key: Optional[str] = None) -> PlanSettings:
-        """What the masker will replace: the settings in the config of the pipeline's
-        masker (its allow and deny lists, propagation, overlap policy) when it reads this
-        component's span group; otherwise, or for another span group, the default ones."""
-        if spans_key is None:
-            for name in self.nlp.pipe_names:
-                if self.nlp.get_pipe_meta(name).factory == "masker":
-                    settings = PlanSettings.from_config(self.nlp.get_pipe_config(name))
-                    if settings.spans_key == self.spans_key:
-                        return settings
-        return PlanSettings(spans_key=spans_key or self.spans_key)
-
-    def plan(self, doc: Doc, spans_key: Optional[str] = None) -> List[Region]:
-        return masking_plan(doc, self.plan_settings(spans_key))
-
-    def token_regions(self, doc: Doc, regions: Sequence[Region]) -> np.ndarray:
-        """Per token, the number of the region that covers part of it (-1: none)."""
-        region_of = np.full(len(doc.text) + 1, -1, dtype=np.int64)
-        for number, region in enumerate(regions):
-            region_of[region.start : region.end] = number
-        out = np.full(len(doc), -1, dtype=np.int64)
-        for token in doc:
-            covered = region_of[token.idx : token.idx + len(token)]
-            out[token.i] = int(covered.max()) if len(covered) else -1
-        return out
-
-    def sequence(
-        self, doc: Doc, token_region: Sequence[int], labels: Sequence[str], removed_tokens: Set[int] = frozenset(),
-        start: int = 0, end: Optional[int] = None,
-    ) -> View:
-        """The attacker's view of tokens ``start:end`` given each token's region
-        (``token_region``, numbers into ``labels``): a region becomes its placeholder (or a
-        gap), ``removed_tokens`` become gaps."""
-        assert self.attacker is not None
-        forms: List[Optional[str]] = []
-        removable: List[bool] = []
-        index: List[int] = []
-        last_region = -1
-        for i in range(start, len(doc) if end is None else end):
-            region = int(token_region[i])
-            if region >= 0:
-                if region != last_region:
-                    placeholder = self._placeholder(labels[region])
-                    forms += placeholder or [None]
-                    removable += [False] * max(1, len(placeholder))
-                    index += [-1] * max(1, len(placeholder))
-                last_region = region
-                continue
-            last_region = -1
-            if i in removed_tokens:
-                if not forms or forms[-1] is not None:
-                    forms.append(None)
-                    removable.append(False)
-                    index.append(-1)
-                continue
-            token = doc[i]
-            form = token_form(token, self.attacker.attr, self.attacker.digits_to_zero)
-            if form is not None:
-                forms.append(form)
-                removable.append(not (self.keep_stop_words and token.is_stop))
-                index.append(i)
-        return forms, removable, index
-
-    def view(
-        self, doc: Doc, removed_tokens: Set[int] = frozenset(), spans_key: Optional[str] = None,  # type: ignore[assignment]
-        regions: Optional[Sequence[Region]] = None,
-    ) -> View:
-        """The attacker's token sequence of ``doc`` as the masker would output it: masked
-        regions become their placeholder (or a gap), ``removed_tokens`` become gaps.
-        ``regions``: the masking plan when the caller has it."""
-        assert self.attacker is not None
-        regions = self.plan(doc, spans_key) if regions is None else regions
-        return self.sequence(doc, self.token_regions(doc, regions), [r.label for r in regions], removed_tokens)
-
-    def _form(self, token: Any) -> str:
-        assert self.attacker is not None
-        return token_form(token, self.attacker.attr, self.attacker.digits_to_zero) or token.text
-
-    def proba(self, doc: Doc, removed_tokens: Set[int] = frozenset(), regions: Optional[Sequence[Region]] = None) -> np.ndarray:  # type: ignore[assignment]
-        assert self.attacker is not None
-        return self.attacker.proba_seq(self.view(doc, removed_tokens, regions=regions)[0])
 
     # --- processing ----------------------------------------------------------------
     def _check(self) -> LinearAttacker:
@@ -330,7 +222,7 @@ class RiskInfer:
         """risk["infer"] of each pre-existing span: the drop in the attacker's confidence
         when its entity (all spans sharing its entity id) is masked. The view is built
         once; each entity is scored from the n-gram features that masking or unmasking
-        it changes (``infer_delta``), so the cost grows with the entities, not their square."""
+        it changes (``delta``), so the cost grows with the entities, not their square."""
         groups: Dict[str, List[Span]] = {}
         for span in spans:
             groups.setdefault(span._.entity_id or f"{span.start_char}:{span.end_char}", []).append(span)
@@ -444,23 +336,6 @@ class RiskInfer:
         return self
 
 
-def fit_threshold(component: RiskInfer, tab_path: Union[str, Path], mask_key: str = "mask") -> float:
-    """Seed 001's threshold: the attacker's mean maximum class probability over texts that
-    people de-identified (TAB gold, the words of ``mask`` spans removed)."""
-    from ..corpus.tab import load_tab, tab_to_docs
-
-    attacker = component._check()
-    saved = component.placeholder
-    component.placeholder = ""
-    try:
-        values = [float(attacker.proba_seq(component.view(doc, spans_key=mask_key)[0]).max()) for doc in tab_to_docs(load_tab(tab_path), component.nlp) if doc._.annotator]
-    finally:
-        component.placeholder = saved
-    if not values:
-        raise ValueError(Errors.E612.format(path=tab_path))
-    return float(np.mean(values))
-
-
 @Language.factory(
     "risk_infer",
     default_config={
@@ -528,4 +403,4 @@ def make_risk_infer(
     )
 
 
-__all__ = ["RiskInfer", "make_risk_infer", "fit_threshold", "softmax"]
+__all__ = ["DEFAULT_THRESHOLD", "RiskInfer", "View", "make_risk_infer", "fit_threshold", "softmax"]

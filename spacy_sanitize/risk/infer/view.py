@@ -1,0 +1,117 @@
+"""The attacker's view of a document as the masker will output it: masked regions become
+their placeholder (or a gap), removed words become gaps. A mixin of ``RiskInfer``: the
+view reads the component's settings (placeholder, span group, stop words, attacker)."""
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+import numpy as np
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ...masking_plan import PlanSettings, Region, masking_plan
+from .attacker import LinearAttacker, token_form
+
+View = Tuple[List[Optional[str]], List[bool], List[int]]  # forms, removable, doc token index (-1: placeholder)
+
+
+class AttackerView:
+    """The view methods of ``RiskInfer`` (the attributes are set by its constructor)."""
+
+    nlp: Language
+    spans_key: str
+    placeholder: str
+    keep_stop_words: bool
+    attacker: Optional[LinearAttacker]
+    _placeholder_forms: Dict[Tuple[str, str, str, bool], List[str]]
+
+    def _placeholder(self, label: str) -> List[str]:
+        """The attacker's forms of the placeholder of ``label`` (cached per placeholder and
+        attacker setting, so a new attacker or placeholder needs no reset)."""
+        assert self.attacker is not None
+        key = (label, self.placeholder, self.attacker.attr, self.attacker.digits_to_zero)
+        if key not in self._placeholder_forms:
+            text = self.placeholder.format(label=label) if self.placeholder else ""
+            forms = [token_form(t, self.attacker.attr, self.attacker.digits_to_zero) for t in self.nlp.make_doc(text)] if text else []
+            self._placeholder_forms[key] = [f for f in forms if f is not None]
+        return self._placeholder_forms[key]
+
+    def plan_settings(self, spans_key: Optional[str] = None) -> PlanSettings:
+        """What the masker will replace: the settings in the config of the pipeline's
+        masker (its allow and deny lists, propagation, overlap policy) when it reads this
+        component's span group; otherwise, or for another span group, the default ones."""
+        if spans_key is None:
+            for name in self.nlp.pipe_names:
+                if self.nlp.get_pipe_meta(name).factory == "masker":
+                    settings = PlanSettings.from_config(self.nlp.get_pipe_config(name))
+                    if settings.spans_key == self.spans_key:
+                        return settings
+        return PlanSettings(spans_key=spans_key or self.spans_key)
+
+    def plan(self, doc: Doc, spans_key: Optional[str] = None) -> List[Region]:
+        return masking_plan(doc, self.plan_settings(spans_key))
+
+    def token_regions(self, doc: Doc, regions: Sequence[Region]) -> np.ndarray:
+        """Per token, the number of the region that covers part of it (-1: none)."""
+        region_of = np.full(len(doc.text) + 1, -1, dtype=np.int64)
+        for number, region in enumerate(regions):
+            region_of[region.start : region.end] = number
+        out = np.full(len(doc), -1, dtype=np.int64)
+        for token in doc:
+            covered = region_of[token.idx : token.idx + len(token)]
+            out[token.i] = int(covered.max()) if len(covered) else -1
+        return out
+
+    def sequence(
+        self, doc: Doc, token_region: Sequence[int], labels: Sequence[str], removed_tokens: Set[int] = frozenset(),
+        start: int = 0, end: Optional[int] = None,
+    ) -> View:
+        """The attacker's view of tokens ``start:end`` given each token's region
+        (``token_region``, numbers into ``labels``): a region becomes its placeholder (or a
+        gap), ``removed_tokens`` become gaps."""
+        assert self.attacker is not None
+        forms: List[Optional[str]] = []
+        removable: List[bool] = []
+        index: List[int] = []
+        last_region = -1
+        for i in range(start, len(doc) if end is None else end):
+            region = int(token_region[i])
+            if region >= 0:
+                if region != last_region:
+                    placeholder = self._placeholder(labels[region])
+                    forms += placeholder or [None]
+                    removable += [False] * max(1, len(placeholder))
+                    index += [-1] * max(1, len(placeholder))
+                last_region = region
+                continue
+            last_region = -1
+            if i in removed_tokens:
+                if not forms or forms[-1] is not None:
+                    forms.append(None)
+                    removable.append(False)
+                    index.append(-1)
+                continue
+            token = doc[i]
+            form = token_form(token, self.attacker.attr, self.attacker.digits_to_zero)
+            if form is not None:
+                forms.append(form)
+                removable.append(not (self.keep_stop_words and token.is_stop))
+                index.append(i)
+        return forms, removable, index
+
+    def view(
+        self, doc: Doc, removed_tokens: Set[int] = frozenset(), spans_key: Optional[str] = None,  # type: ignore[assignment]
+        regions: Optional[Sequence[Region]] = None,
+    ) -> View:
+        """The attacker's token sequence of ``doc`` as the masker would output it: masked
+        regions become their placeholder (or a gap), ``removed_tokens`` become gaps.
+        ``regions``: the masking plan when the caller has it."""
+        assert self.attacker is not None
+        regions = self.plan(doc, spans_key) if regions is None else regions
+        return self.sequence(doc, self.token_regions(doc, regions), [r.label for r in regions], removed_tokens)
+
+    def _form(self, token: Any) -> str:
+        assert self.attacker is not None
+        return token_form(token, self.attacker.attr, self.attacker.digits_to_zero) or token.text
+
+    def proba(self, doc: Doc, removed_tokens: Set[int] = frozenset(), regions: Optional[Sequence[Region]] = None) -> np.ndarray:  # type: ignore[assignment]
+        assert self.attacker is not None
+        return self.attacker.proba_seq(self.view(doc, removed_tokens, regions=regions)[0])
