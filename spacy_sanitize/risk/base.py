@@ -1,5 +1,5 @@
 """Small pieces shared by the risk components."""
-from typing import Any, Callable, Dict, List, Sequence, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Sequence, TypeVar
 
 from spacy.language import Language
 from spacy.tokens import Span
@@ -67,3 +67,26 @@ def failure(error: str, **details: Any) -> Dict[str, Any]:
     """The ``Span._.risk_explain`` entry of a span an indicator could not score. Such a span
     gets risk ``FAIL_CLOSED_RISK``, and the deciders count it as a MASK vote whatever its score."""
     return {**details, "error": error, "fail_closed": True}
+
+
+class FittedThreshold:
+    """A threshold that is a setting and can also be learned by ``initialize``: the one set in
+    the config wins, else the fitted one (saved with the component), else ``default_threshold``.
+    Subclasses set ``default_threshold``, ``configured_threshold`` and ``fitted_threshold``."""
+
+    default_threshold: float
+    configured_threshold: Optional[float] = None
+    fitted_threshold: Optional[float] = None
+
+    @property
+    def threshold(self) -> float:
+        if self.configured_threshold is not None:
+            return self.configured_threshold
+        if self.fitted_threshold is not None:
+            return self.fitted_threshold
+        return self.default_threshold
+
+    @threshold.setter
+    def threshold(self, value: Optional[float]) -> None:
+        """Setting it is setting it in the config: it wins over a fitted one."""
+        self.configured_threshold = None if value is None else float(value)

@@ -37,7 +37,7 @@ from spacy.util import ensure_path
 
 from ...extensions import register_extensions
 from ...spans import add_pii_spans, check_label
-from ..base import risk_key
+from ..base import FittedThreshold, risk_key
 from .attacker import LinearAttacker, read_labeled, sequences_of, softmax, train_attacker
 from .delta import EntityDeltas
 from .errors import Errors, Warnings
@@ -51,8 +51,11 @@ logger.addHandler(logging.NullHandler())
 DEFAULT_THRESHOLD = 0.37  # seed 001
 
 
-class RiskInfer(AttackerView):
+class RiskInfer(AttackerView, FittedThreshold):
+
     """See the module docstring. Settings are the factory's arguments."""
+
+    default_threshold = DEFAULT_THRESHOLD
 
     def __init__(
         self,
@@ -99,19 +102,6 @@ class RiskInfer(AttackerView):
         self.attacker: Optional[LinearAttacker] = None
         self._placeholder_forms: Dict[Tuple[str, str, str, bool], List[str]] = {}
 
-    @property
-    def threshold(self) -> float:
-        """The configured threshold, else the fitted one, else ``DEFAULT_THRESHOLD``."""
-        if self.configured_threshold is not None:
-            return self.configured_threshold
-        if self.fitted_threshold is not None:
-            return self.fitted_threshold
-        return DEFAULT_THRESHOLD
-
-    @threshold.setter
-    def threshold(self, value: Optional[float]) -> None:
-        """Setting it is setting it in the config: it wins over a fitted one."""
-        self.configured_threshold = None if value is None else float(value)
 
     # --- processing ----------------------------------------------------------------
     def _check(self) -> LinearAttacker:

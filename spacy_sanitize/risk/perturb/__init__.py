@@ -46,7 +46,7 @@ from spacy.util import minibatch
 from ...extensions import register_extensions
 from ...lm.base import SpanScorer
 from ...types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY
-from ..base import FAIL_CLOSED_RISK, failure, risk_key, write_risk
+from ..base import FAIL_CLOSED_RISK, FittedThreshold, failure, risk_key, write_risk
 from .errors import Errors
 from .fitting import (
     OBJECTIVES,
@@ -78,8 +78,10 @@ PERSON_NOTE = "the person the text is about: the perturbation target, always mas
 DEFAULT_THRESHOLD = 3.5  # seed 000, RoBERTa-large on the Wikipedia biographies
 
 
-class RiskPerturb:
+class RiskPerturb(FittedThreshold):
     """See the module docstring; the factory arguments are documented in ``make_risk_perturb``."""
+
+    default_threshold = DEFAULT_THRESHOLD
 
     def __init__(
         self,
@@ -127,19 +129,6 @@ class RiskPerturb:
         if str(getattr(scorer, "name", "")).startswith("frequency"):
             logger.warning(Errors.W450.format(scorer=scorer.name))
 
-    @property
-    def threshold(self) -> float:
-        """The configured threshold, else the fitted one, else ``DEFAULT_THRESHOLD``."""
-        if self.configured_threshold is not None:
-            return self.configured_threshold
-        if self.fitted_threshold is not None:
-            return self.fitted_threshold
-        return DEFAULT_THRESHOLD
-
-    @threshold.setter
-    def threshold(self, value: Optional[float]) -> None:
-        """Setting it is setting it in the config: it wins over a fitted one."""
-        self.configured_threshold = None if value is None else float(value)
 
     def influences(self, docs: Sequence[Doc]) -> List[Union[DocInfluence, str]]:
         return compute_influences(
