@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple, Union
 
-from ..detect.gazetteer.errors import Errors, Warnings
+from ..errors import Errors, Warnings
 from ..shipped import data_path
 
 logger = logging.getLogger(__name__)
