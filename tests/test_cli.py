@@ -143,7 +143,7 @@ def test_strategy_and_operators_options(tmp_path):
 def test_bad_strategy_name_is_a_usage_error():
     result = run_cli("sanitize", "-", "--strategy", "bogus", stdin=TEXT)
     assert result.returncode == 2
-    assert "E100: strategy 'bogus' is not registered" in result.stderr and "spacy_sanitize.typed.v1" in result.stderr
+    assert "[E100] strategy 'bogus' is not registered" in result.stderr and "spacy_sanitize.typed.v1" in result.stderr
 
 
 def test_info_lists_strategies(capsys):

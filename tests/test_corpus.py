@@ -134,7 +134,7 @@ def test_reader_max_length_skips_longer_documents_with_a_warning(tmp_path, nlp_b
     make = registry.readers.get("spacy_sanitize.TabCorpus.v1")
     assert len(nlp_blank.make_doc(TEXT)) == 7 and len(nlp_blank.make_doc("Short one.")) == 3
     assert [eg.reference._.doc_id for eg in make(path=path, max_length=7)(nlp_blank)] == ["d1", "d1", "d2"]
-    with pytest.warns(UserWarning, match="W003: skipped 1 document"):
+    with pytest.warns(UserWarning, match=r"\[W003\] skipped 1 document"):
         examples = list(make(path=path, max_length=6)(nlp_blank))
     assert [eg.reference._.doc_id for eg in examples] == ["d2"]
 

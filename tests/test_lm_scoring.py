@@ -110,8 +110,8 @@ def test_disk_cache_and_errors(tiny_bert, tmp_path):
     b = second.score(TEXTS[1:2], qs)[0]
     assert second.stats["rows"] == 0 and second.stats["cached_rows"] == first.stats["rows"] > 0
     assert [r.logprobs for r in a] == [r.logprobs for r in b]
-    assert a[-3].error.startswith("E403") and a[-2].error.startswith("E403")
-    assert a[-1].error.startswith("E401")  # the space between "Mary" and "Jones"
+    assert a[-3].error.startswith("[E403]") and a[-2].error.startswith("[E403]")
+    assert a[-1].error.startswith("[E401]")  # the space between "Mary" and "Jones"
 
 
 def test_missing_model_is_a_coded_error(tmp_path):

@@ -207,7 +207,7 @@ def test_risk_threshold_needs_an_indicator():
 
 def test_risk_threshold_before_its_indicator_raises():
     nlp = pipeline("risk_threshold", ("risk_test_fixed", "risk_a"), risk_threshold={"indicator": "a"})
-    with pytest.raises(ValueError, match=r"E703: risk_threshold"):
+    with pytest.raises(ValueError, match=r"\[E703\] risk_threshold"):
         nlp(TEXT)
 
 

@@ -64,7 +64,7 @@ def test_load_pipeline_applies_masker_overrides_to_a_directory(tmp_path):
     assert redacted.config["components"]["masker"]["strategy"] == {"@strategies": "spacy_sanitize.redact.v1", "marker": "***", "preserve_length": False}
 
 
-def test_masker_learned_p_survives_and_a_configured_p_wins(tmp_path, caplog):
+def test_masker_learned_p_survives_and_a_configured_p_wins(tmp_path):
     nlp = masker_nlp()
     fit_p(nlp)
     nlp.get_pipe("masker").set_secret("never-written")
@@ -89,9 +89,8 @@ def test_masker_learned_p_survives_and_a_configured_p_wins(tmp_path, caplog):
     assert clone.learned_p is None
     # initialize with a configured p: the estimate is kept, the configured p used, the user told
     configured = masker_nlp(p=0.9)
-    with caplog.at_level(logging.WARNING):
+    with pytest.warns(UserWarning, match="W103"):
         fit_p(configured)
-    assert "W103" in caplog.text
     assert configured(CODES)._.privacy["p"] == 0.9
 
 
@@ -121,7 +120,7 @@ def terms(tmp_path):
 TERMS_TEXT = "A botanist who played the zither met a glassblower."
 
 
-def test_gazetteer_saved_matcher_settings_override_and_exclude(terms, tmp_path, caplog):
+def test_gazetteer_saved_matcher_settings_override_and_exclude(terms, tmp_path):
     first, second = terms
     nlp = gazetteer_nlp(first, labels=["DEM", "MISC"])
     assert labels(nlp(TERMS_TEXT)) == [("botanist", "DEM"), ("zither", "MISC")]
@@ -132,9 +131,8 @@ def test_gazetteer_saved_matcher_settings_override_and_exclude(terms, tmp_path, 
     # saved one also won over an overridden gazetteer)
     only_dem = spacy.load(tmp_path / "pipe", config={"components": {"pii_gazetteer": {"labels": ["DEM"]}}})
     assert labels(only_dem(TERMS_TEXT)) == [("botanist", "DEM")]
-    with caplog.at_level(logging.WARNING):
+    with pytest.warns(UserWarning, match="W202"):
         other = spacy.load(tmp_path / "pipe", config={"components": {"pii_gazetteer": {"gazetteer": str(second)}}})
-    assert "W202" in caplog.text
     assert labels(other(TERMS_TEXT)) == [("glassblower", "DEM")]
     # exclude: the saved matcher is not read, the configured gazetteer loads on first use
     comp = gazetteer_nlp(second).get_pipe("pii_gazetteer")
@@ -245,7 +243,7 @@ def llm_nlp(**config):
     return nlp
 
 
-def test_risk_llm_prob_classifier_survives_threshold_is_a_setting(tmp_path, caplog):
+def test_risk_llm_prob_classifier_survives_threshold_is_a_setting(tmp_path):
     nlp = llm_nlp(threshold=0.4)
     comp = nlp.get_pipe("risk_llm_prob")
     comp.fit(llm_gold(nlp))
@@ -263,9 +261,9 @@ def test_risk_llm_prob_classifier_survives_threshold_is_a_setting(tmp_path, capl
     masks = [s._.mask for d in comp2.pipe(llm_gold(nlp, 3)) for s in decider(d).spans["pii"]]
     assert masks == [risk >= 0.9 for risk in before]
     # another model in the config wins over the saved classifier (fails closed, and says so)
-    with caplog.at_level(logging.WARNING):
+    with pytest.warns(UserWarning, match="W431"):
         other = spacy.load(tmp_path / "pipe", config={"components": {"risk_llm_prob": {"model": str(tmp_path / "none")}}})
-    assert "W431" in caplog.text and other.get_pipe("risk_llm_prob").classifier is None
+    assert other.get_pipe("risk_llm_prob").classifier is None
     # exclude
     fresh = llm_nlp().get_pipe("risk_llm_prob")
     fresh.from_disk(tmp_path / "pipe" / "risk_llm_prob", exclude=["model"])

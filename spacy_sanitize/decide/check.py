@@ -10,14 +10,8 @@ from typing import List, Optional
 
 from spacy.language import Language
 
+from ..errors import Warnings
 from ..risk.base import is_decider, is_indicator, risk_key
-
-W700 = (
-    "W700: the risk indicator(s) {names} run before '{until}' but no decider after them reads "
-    "their score, so Span._.mask stays unset and every PII span is masked. Add a decider after "
-    "the indicators: nlp.add_pipe('risk_threshold', before='{until}', config={{'indicator': "
-    "'{key}'}}) for one indicator, or nlp.add_pipe('risk_vote', before='{until}') to combine them."
-)
 
 
 def undecided_indicators(nlp: Language, until: Optional[str] = None) -> List[str]:
@@ -41,7 +35,7 @@ def warn_undecided(nlp: Language, until: Optional[str] = None) -> List[str]:
     undecided = undecided_indicators(nlp, until)
     if undecided:
         warnings.warn(
-            W700.format(names=undecided, until=until or "masker", key=risk_key(undecided[0])),
+            Warnings.W700.format(names=undecided, until=until or "masker", key=risk_key(undecided[0])),
             UserWarning,
             stacklevel=3,
         )

@@ -26,7 +26,8 @@ from spacy.tokens import Doc
 
 from ..extensions import register_extensions
 from ..risk.base import is_indicator, risk_key
-from .vote import RiskVote, VoteErrors, _check_range
+from .vote import RiskVote, _check_range
+from ..errors import Errors
 
 DEFAULT_THRESHOLD = 0.5
 
@@ -45,10 +46,10 @@ class RiskThreshold(RiskVote):
         types_always_mask: List[str],
     ) -> None:
         if missing != "mask":
-            raise ValueError(VoteErrors.E705.format(missing=missing))
+            raise ValueError(Errors.E705.format(missing=missing))
         if not indicator:
             raise ValueError(
-                VoteErrors.E702.format(name="indicator", value=indicator, problem="give the risk key to decide from, e.g. 'seq'")
+                Errors.E702.format(name="indicator", value=indicator, problem="give the risk key to decide from, e.g. 'seq'")
             )
         if threshold is not None:
             _check_range("threshold", threshold)

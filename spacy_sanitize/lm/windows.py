@@ -3,10 +3,7 @@ once: strided windows over a whole document (risk_seq's transformer tagger, pii_
 context encoder) and the window centred on one span (the masked-LM scorer). Long inputs are
 read through more windows, never truncated."""
 from typing import List, Tuple
-
-
-class WindowErrors:
-    E408 = "E408: windows need a positive size and a stride between 1 and the size (got size={size}, stride={stride})."
+from ..errors import Errors
 
 
 def strided_windows(n: int, size: int, stride: int) -> List[Tuple[int, int]]:
@@ -19,7 +16,7 @@ def strided_windows(n: int, size: int, stride: int) -> List[Tuple[int, int]]:
     stride (int): items between window starts, 1 to ``size``.
     RETURNS (List[Tuple[int, int]]): the windows, by start; ``[(0, n)]`` when ``n <= size``."""
     if size <= 0 or not 0 < stride <= size:
-        raise ValueError(WindowErrors.E408.format(size=size, stride=stride))
+        raise ValueError(Errors.E408.format(size=size, stride=stride))
     if n <= size:
         return [(0, n)]
     return [(start, min(start + size, n)) for start in range(0, n - size + stride, stride)]

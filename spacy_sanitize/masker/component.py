@@ -7,7 +7,7 @@ replaced by the strategy configured for its type (``operators`` with ``DEFAULT``
 Writes ``Doc._.sanitized``, ``Doc._.replacements`` (rows ``[start, end, label,
 entity_id, replacement, out_start, out_end]``) and ``Doc._.privacy``.
 """
-import logging
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
@@ -19,7 +19,7 @@ from spacy.training import Example
 
 from ..decide.check import warn_undecided
 from ..extensions import register_extensions
-from .errors import Errors, Warnings
+from ..errors import Errors, Warnings
 from .options import build_strategy, check_label, check_strategy_config
 from .privacy import P_ASSUMED, check_p, coverage, estimate_p, privacy_report
 from ..masking_plan import OVERLAP_POLICIES, PlanSettings, Region, masking_plan
@@ -28,8 +28,6 @@ from .strategies.base import DocState, doc_key_for
 
 Row = List[Any]
 StrategyArg = Union[Strategy, Dict[str, Any]]
-
-logger = logging.getLogger("spacy_sanitize.masker")
 
 
 def apply_regions(text: str, regions: List[Region], replace: Callable[[Region], str]) -> Tuple[str, List[Row]]:
@@ -179,7 +177,7 @@ class Masker:
                 if original.strip() and replacement.strip() == original.strip():
                     # Fail closed: a strategy that gives the text back (a surrogate or a
                     # generalization for the wrong type) must not leak it.
-                    logger.warning(Warnings.W102.format(label=region.label, strategy=type(strategy).__name__))
+                    warnings.warn(Warnings.W102.format(label=region.label, strategy=type(strategy).__name__), stacklevel=2)
                     replacement = f"[{region.label}]"
                 cache[key] = replacement
             return cache[key]
@@ -236,7 +234,7 @@ class Masker:
             self.learned_p = max(p, 1e-6)
             self.learned_p_source = f"recall on {total} gold characters of {len(pairs)} documents (doc.spans['{gold_key}'])"
             if self.cfg["p"] is not None:
-                logger.warning(Warnings.W103.format(p=self.cfg["p"], learned=self.learned_p))
+                warnings.warn(Warnings.W103.format(p=self.cfg["p"], learned=self.learned_p), stacklevel=2)
 
     # Serialization: only what initialize learned. Settings (strategies, lists, p) live in
     # config.cfg, so an override at load time wins; the secret is never written.

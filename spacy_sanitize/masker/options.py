@@ -8,7 +8,7 @@ from spacy.util import registry
 
 from ..registry import strategies
 from ..types import PII_TYPES
-from .errors import Errors
+from ..errors import Errors
 from .strategies.base import Strategy
 
 StrategyConfig = Dict[str, Any]

@@ -14,7 +14,7 @@ from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, 
 
 from spacy.tokens import Doc
 
-from .errors import Errors
+from ..errors import Errors
 from .strategies.base import Policy
 
 INF = float("inf")

@@ -3,16 +3,15 @@
 The mapping holds the ORIGINAL text of every replaced span: it is as sensitive as the
 input. It is never written unless ``save_mapping`` is called.
 """
-import logging
+import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Union
 
 import srsly
 from spacy.tokens import Doc
 
-from .errors import Errors, Warnings
+from ..errors import Errors, Warnings
 
-logger = logging.getLogger("spacy_sanitize.masker")
 MAPPING_VERSION = 1
 
 
@@ -31,7 +30,7 @@ def build_mapping(doc: Doc) -> Dict[str, Any]:
 def save_mapping(mappings: Union[Dict[str, Any], List[Dict[str, Any]]], path: Union[str, Path]) -> None:
     """Write one mapping or a list of them as JSON (logs warning W101: it is sensitive)."""
     srsly.write_json(path, mappings)
-    logger.warning(Warnings.W101.format(path=path))
+    warnings.warn(Warnings.W101.format(path=path), stacklevel=2)
 
 
 def load_mapping(path: Union[str, Path]) -> Any:

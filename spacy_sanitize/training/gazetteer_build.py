@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple, Union
 
-from ..detect.gazetteer.errors import Errors, Warnings
+from ..errors import Errors, Warnings
 from ..shipped import data_path
 
 logger = logging.getLogger(__name__)
@@ -284,7 +284,7 @@ class SparqlClient:
                 last_error = err
                 delay = self.backoff * 2**attempt
             if attempt < self.retries:
-                logger.warning("SPARQL query failed (%s); retrying in %.1f s", last_error, delay)
+                logger.info("SPARQL query failed (%s); retrying in %.1f s", last_error, delay)
                 time.sleep(delay)
         raise RuntimeError(Errors.E207.format(url=self.url, tries=self.retries + 1, err=last_error))
 

@@ -27,8 +27,8 @@ compiled gazetteer with the pipeline, so ``spacy.load`` needs nothing else; sett
 from the config, and a config naming another ``gazetteer`` than the one saved wins.
 """
 
-import logging
 import threading
+import warnings
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
@@ -41,13 +41,11 @@ from spacy.util import ensure_path, minibatch
 
 from ...extensions import register_extensions
 from ...spans import check_label, longest_non_overlapping
-from .errors import Errors, Warnings
+from ...errors import Errors, Warnings
 from .matcher import GazetteerMatcher, Match, read_records
 from .normalize import normalize_set, term_key
 from ...shipped import data_path
 
-logger = logging.getLogger(__name__)
-logger.addHandler(logging.NullHandler())
 
 SETTINGS = ("min_chars", "max_zipf", "max_zipf_capitalized", "min_count")
 DEFAULT_FILTERS: Dict[str, Dict[str, float]] = {
@@ -337,8 +335,8 @@ class Gazetteer:
     def _take_source(self, source: Dict[str, Any]) -> bool:
         """Whether the saved matcher may be used with this component's config."""
         if source.get("configured", self._configured_gazetteer) != self._configured_gazetteer:
-            logger.warning(
-                Warnings.W202.format(saved=source.get("configured"), configured=self._configured_gazetteer)
+            warnings.warn(
+                Warnings.W202.format(saved=source.get("configured"), configured=self._configured_gazetteer), stacklevel=2
             )
             return False
         self.gazetteer = source.get("gazetteer", self.gazetteer)

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, Iterator, Union
 
-from .errors import Errors
+from ...errors import Errors
 
 
 def read_records(path: Union[str, Path]) -> Iterator[Dict[str, Any]]:

@@ -30,7 +30,7 @@ import numpy as np
 import srsly
 
 from ...types import PII_TYPES
-from .errors import Errors, Warnings
+from ...errors import Errors, Warnings
 from .normalize import split_words, term_variants
 from .trie import Trie
 

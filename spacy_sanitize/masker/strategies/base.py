@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
 
-from ..errors import Errors
+from ...errors import Errors
 
 
 @dataclass(frozen=True)

@@ -5,15 +5,13 @@ rebuilt from the output; with the same secret and seed they are reproducible.
 """
 import hashlib
 import hmac
-import logging
 import os
 import secrets as _secrets
+import warnings
 from typing import Optional, Sequence, TypeVar
 
-from ..errors import Warnings
+from ...errors import Warnings
 
-logger = logging.getLogger("spacy_sanitize.masker")
-logger.addHandler(logging.NullHandler())
 
 DEFAULT_SECRET_ENV = "SPACY_SANITIZE_SECRET"
 T = TypeVar("T")
@@ -38,7 +36,7 @@ class KeyedChooser:
             if value:
                 self._key = value.encode("utf-8")
             else:
-                logger.warning(Warnings.W100.format(env=self.secret_env))
+                warnings.warn(Warnings.W100.format(env=self.secret_env), stacklevel=2)
                 self._key = _secrets.token_bytes(32)
         return self._key
 

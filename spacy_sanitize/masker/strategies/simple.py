@@ -2,7 +2,7 @@
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from ...registry import register_strategy
-from ..errors import Errors
+from ...errors import Errors
 from .base import DocState, Mention, Policy, Strategy, invalid
 
 

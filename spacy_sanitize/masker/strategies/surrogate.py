@@ -22,6 +22,7 @@ from .base import DocState, Mention, Policy, Strategy, invalid
 from .dates import shift_dates
 from .formats import NUMBER_WORD_VALUES, format_space, replace_format, replace_number_word
 from .keyed import DEFAULT_SECRET_ENV, KeyedChooser
+from ...errors import Errors
 
 FEMALE_TITLES = frozenset(["mrs", "ms", "miss", "lady", "dame", "queen", "empress", "princess", "duchess", "countess", "baroness", "sister"])
 MALE_TITLES = frozenset(["mr", "sir", "lord", "king", "emperor", "prince", "duke", "count", "baron", "father", "brother"])
@@ -210,8 +211,6 @@ def make_surrogate(
     """secret_env (str): environment variable with the HMAC secret. seed (int): public salt
     for another reproducible mapping. min_shift_days, max_shift_days (int): range of the
     per-document date offset (its sign is random too). secret: refused (E106)."""
-    from ..errors import Errors
-
     if secret is not None:
         raise ValueError(Errors.E106.format(env=secret_env))
     if not isinstance(seed, int):
