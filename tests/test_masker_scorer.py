@@ -86,3 +86,32 @@ def test_masker_scorer_can_be_switched_off(tab_path):
     nlp.add_pipe("masker", config={"scorer": None})
     examples = list(registry.readers.get("spacy_sanitize.TabCorpus.v1")(path=tab_path)(nlp))
     assert "tab_f1" not in nlp.evaluate(examples)
+
+
+def test_examples_without_doc_ids_are_scored_against_their_own_reference(nlp, tab_path):
+    """Plain Examples (or a DocBin without ids) have no doc_id: each is still matched to its
+    reference (all scores were 0 when predictions and gold were keyed by None)."""
+    examples = list(registry.readers.get("spacy_sanitize.TabCorpus.v1")(path=tab_path)(nlp))
+    with_ids = nlp.evaluate(examples)
+    for eg in examples:
+        eg.reference._.doc_id = None
+        eg.predicted._.doc_id = None
+    without_ids = nlp.evaluate(examples)
+    assert without_ids["tab_f1"] > 0.0
+    # two annotators of one document become two documents: recall is the same micro-average
+    assert without_ids["tab_r_all"] == pytest.approx(with_ids["tab_r_all"])
+
+
+def test_risk_seq_scores_its_own_risk_not_mask_all(nlp, tab_path):
+    """risk_seq writes no Span._.mask (the decider does), so its scorer reads its risk: spans
+    at risk >= 0.5 are masked; before, every span counted as masked whatever the tagger said."""
+    examples = list(registry.readers.get("spacy_sanitize.TabCorpus.v1")(path=tab_path)(nlp))
+    seq = spacy.blank("en").add_pipe("risk_seq")
+    for eg in examples:
+        eg.predicted.spans["pii"] = [eg.predicted.char_span(s.start_char, s.end_char, s.label_) for s in eg.reference.spans["pii"]]
+        for span in eg.predicted.spans["pii"]:
+            span._.risk["seq"] = 0.9 if span.label_ == "CODE" else 0.1
+    scores = seq.score(examples)
+    codes_only = tab_scores(load_tab(tab_path), {"d1": [[TEXT.index("anna@example.org"), TEXT.index("anna@example.org") + 16], [TEXT.index("+47"), TEXT.index("+47") + 15]]})
+    assert scores["tab_r_all"] == pytest.approx(codes_only.recall)
+    assert scores["tab_r_all"] < 1.0

@@ -47,13 +47,40 @@ def detect_docs(nlp: Language, texts: Sequence[str], doc_ids: Optional[Sequence[
     return docs
 
 
-def score_tab(examples: Iterable[Example], spans_key: str = DEFAULT_SPANS_KEY, tokens: Optional[Tokens] = None, **_: Any) -> Dict[str, Any]:
+def score_tab(
+    examples: Iterable[Example],
+    spans_key: str = DEFAULT_SPANS_KEY,
+    tokens: Optional[Tokens] = None,
+    risk_key: Optional[str] = None,
+    risk_threshold: float = 0.5,
+    **_: Any,
+) -> Dict[str, Any]:
+    """TAB metrics of the predicted docs' masking against the references. With ``risk_key``
+    (an indicator scored alone, e.g. risk_seq in ``spacy train``), a span counts as masked
+    when ``Span._.risk[risk_key] >= risk_threshold`` (a span without that score is masked:
+    fail closed); otherwise what the masker or the decider decided."""
     examples = list(examples)
-    gold = docs_to_tab(eg.reference for eg in examples)
-    predictions: Dict[str, List[List[int]]] = {}
-    for eg in examples:
-        doc_id = eg.reference._.doc_id or eg.predicted._.doc_id
-        predictions[doc_id] = predicted_mask_offsets(eg.predicted, spans_key)
+    # Gold and predictions are matched by document id; examples without one (plain Examples,
+    # a DocBin without ids) are numbered so that each is still scored against its own reference.
+    ids = [eg.reference._.doc_id or eg.predicted._.doc_id or f"#{i}" for i, eg in enumerate(examples)]
+    references = []
+    for doc_id, eg in zip(ids, examples):
+        reference = eg.reference
+        if reference._.doc_id != doc_id:
+            reference = reference.copy()
+            reference._.doc_id = doc_id
+        references.append(reference)
+    gold = docs_to_tab(references)
+    def masked(doc: Doc) -> List[List[int]]:
+        if risk_key is None:
+            return predicted_mask_offsets(doc, spans_key)
+        return [
+            [s.start_char, s.end_char]
+            for s in doc.spans.get(spans_key, [])
+            if s._.risk.get(risk_key, 1.0) >= risk_threshold
+        ]
+
+    predictions = {doc_id: masked(eg.predicted) for doc_id, eg in zip(ids, examples)}
     scores = tab_scores(gold, predictions, tokens=tokens)
     return {
         "tab_p": scores.precision,

@@ -24,11 +24,6 @@ DECIDER_FACTORIES = ("risk_vote", "risk_threshold")
 AFTER_DECISION_FACTORIES = ("risk_infer",)
 
 
-def is_risk_component(nlp: Language, name: str) -> bool:
-    """Whether pipe ``name`` of ``nlp`` was made by a ``risk_*`` factory."""
-    return nlp.get_pipe_meta(name).factory.startswith("risk_")
-
-
 def is_indicator(nlp: Language, name: str) -> bool:
     """Whether pipe ``name`` is a risk indicator: a ``risk_*`` component that writes
     ``Span._.risk`` and leaves the decision to a decider."""

@@ -157,7 +157,9 @@ class RiskSeq(Pipe):
         return losses
 
     def score(self, examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
-        return (self.scorer or score_tab)(examples, spans_key=self.spans_key)
+        """TAB metrics of this indicator alone, a span masked at risk >= 0.5 (the decision in a
+        pipeline is the decider's, which this component does not write)."""
+        return (self.scorer or score_tab)(examples, spans_key=self.spans_key, risk_key=self.risk_key)
 
     # ---------------------------------------------------------------- serialization
 
