@@ -9,12 +9,12 @@ Code ranges, one per package (a new message takes the next free code of its rang
     E0xx / W0xx   core: TAB corpus, I/O and CLI, pipelines, spans
     E1xx / W1xx   masker and the masking plan
     E2xx / W2xx   detect: pii_gazetteer (matcher, tables, Wikidata builder)
-    E3xx / W3xx   detect: pii_relabel (reserved; its messages still live in detect/relabel.py)
+    E3xx / W3xx   detect: pii_relabel
     E40x-E42x     lm: scorers, model loader, windows, encoders (W40x-W42x)
     E43x-E44x     risk_llm_prob and its span classifier (W43x-W44x)
-    E45x-E49x     risk_perturb (reserved; its messages still live in risk/perturb.py)
+    E45x-E49x     risk_perturb (W45x-W49x)
     E5xx / W5xx   risk_seq
-    E6xx / W6xx   risk_infer and the attacker (reserved; messages still in risk/infer_errors.py)
+    E6xx / W6xx   risk_infer and the attacker
     E7xx / W7xx   decide: risk_vote, risk_threshold, the pipeline check
     E8xx / W8xx   risk_web and its backends
 """
@@ -123,6 +123,29 @@ class Errors(metaclass=ErrorsWithCodes):
     )
     E208 = "the gazetteer data is corrupt ('{path}'): {problem}. Rebuild it or save it again."
 
+    E300 = (
+        'pii_relabel has no model. Set model = "spacy_sanitize:pii_relabel" (the shipped one), '
+        "a model directory, or train one with nlp.initialize / PIIRelabel.fit."
+    )
+    E301 = (
+        "could not load the pii_relabel model from '{path}': {err}. Rebuild it with `spacy "
+        "project run train-relabel` (or `python scripts/train_relabel.py`), or point model at a "
+        "valid directory."
+    )
+    E302 = (
+        "the pii_relabel model in '{path}' has format '{got}', this version reads '{expected}'. "
+        "Retrain it with `spacy project run train-relabel`."
+    )
+    E303 = (
+        "no training spans: the examples' predicted docs have no '{key}' spans that overlap a "
+        "reference '{key}' span. Run the detectors before pii_relabel and give gold docs with "
+        "'{key}' spans (spacy_sanitize.corpus.read_tab)."
+    )
+    E304 = (
+        "unknown PII label(s) {labels} in the pii_relabel model; labels must be among {known}. "
+        "Retrain the model on data with these labels."
+    )
+
     E400 = (
         "could not load the masked LM '{model}': {err}. Give a Hugging Face model name (needs "
         "internet or a filled cache), a local directory saved with save_pretrained, or use the "
@@ -204,6 +227,17 @@ class Errors(metaclass=ErrorsWithCodes):
         "only binary 0/1 boosted trees on numeric features can be stored as plain data; train a"
         " logreg or hgb classifier with this version."
     )
+    E450 = "the span scorer failed on this document: {err}"
+    E451 = (
+        "no influence can be measured: the document has no PII span of another entity to "
+        "predict (or none could be scored); the span is masked (fail closed)."
+    )
+    E452 = "unknown {what} '{value}'; use one of {options}."
+    E453 = (
+        "no training spans to fit the threshold: the gold docs have no '{key}' spans with "
+        "'mask' decisions (read them with spacy_sanitize.corpus.read_tab)."
+    )
+    E454 = "`scale` must be > 0 (got {scale}); set a positive scale."
 
     E501 = (
         "transformer model '{model}' not found ({err}). Give a local directory with a "
@@ -232,6 +266,46 @@ class Errors(metaclass=ErrorsWithCodes):
     E507 = (
         "the {what} of the transformer tagger must be positive and the stride at most window - "
         "2 (got window={window}, stride={stride})."
+    )
+
+    E601 = (
+        "the risk_infer component '{name}' has no trained attacker, so it cannot tell which "
+        "words give the attribute away. Initialize it with a training file "
+        '(`[initialize.components.{name}] train_path = "data.jsonl"` with a text and a label '
+        'field) or a trained attacker (`attacker_path = "dir"` from `python -m spacy_sanitize '
+        "attacker train`), or load a pipeline saved after that."
+    )
+    E602 = (
+        "risk_infer.initialize needs training data: give train_path (JSONL with "
+        "'{text_field}' and '{label_field}'), attacker_path (a trained attacker), or examples "
+        "whose reference docs carry doc.cats."
+    )
+    E603 = (
+        "attacker file format {found} is not supported (expected {expected}); retrain it with "
+        "this version."
+    )
+    E604 = (
+        "attacker coefficients have shape {shape}, expected ({classes}, {features}); the file "
+        "is corrupt: retrain the attacker."
+    )
+    E605 = (
+        "'{path}' does not exist; train an attacker with `python -m spacy_sanitize attacker "
+        "train`."
+    )
+    E606 = "unknown token attribute '{attr}' for the attacker; use one of {attrs}."
+    E607 = (
+        "cannot train an attacker from {n} texts and {n_labels} labels with {n_classes} "
+        "distinct value(s): give one label per text and at least two classes."
+    )
+    E608 = (
+        "no record of '{path}' has a string '{text_field}' and a '{label_field}' label; fix "
+        "the file or name its fields with text_field and label_field."
+    )
+    E609 = "unknown search '{search}' for risk_infer; use one of {searches}."
+    E611 = "threshold must be in (0, 1], got {threshold}; set a probability."
+    E612 = (
+        "no gold document in '{path}' could be scored to fit the threshold; give a TAB JSON "
+        "file of documents with annotated mentions."
     )
 
     E700 = "unknown rule '{rule}' for risk_vote. Use one of: {rules}."
@@ -326,10 +400,38 @@ class Warnings(metaclass=ErrorsWithCodes):
         "risk_llm_prob could not score document {doc_id!r}; its {n} span(s) get risk 1.0 (fail "
         "closed). Problem: {err}"
     )
+    W450 = (
+        "the scorer '{scorer}' ignores the context (word frequencies), so every influence is 0 "
+        "and risk_perturb masks nothing; use a masked LM scorer (spacy_sanitize.lm.hf.v1)."
+    )
+    W451 = (
+        "threshold = {threshold} is set in the config, so it stays in use; the fitted "
+        "threshold ({fitted:.4f}) is saved but unused. Set threshold = null to use it."
+    )
+    W452 = (
+        "risk_perturb could not score document {doc_id!r}; its {n} span(s) get risk 1.0 (fail "
+        "closed). Check that the scorer's model loads and the document fits its window. "
+        "Problem: {err}"
+    )
+    W453 = (
+        "risk_perturb could not measure the influence of {n} span(s) of document {doc_id!r} "
+        "(no scorable span of another entity to predict); they get risk 1.0 (fail closed). "
+        "Review them, or add an indicator that scores spans alone (risk_seq, risk_llm_prob)."
+    )
 
     W501 = (
         "risk_seq could not tag document {doc_id!r} ({err}); its {n} span(s) get risk 1.0 (fail"
         " closed). Check that the tagger's model loads and the document fits its settings."
+    )
+
+    W601 = (
+        "risk_infer could not bring the attacker's confidence in '{label}' below "
+        "{threshold:.3f} (reached {reached:.3f}, {reason}); the words it found are masked "
+        "anyway. Review the document, or raise max_rounds (or exact_budget for the exact search)."
+    )
+    W602 = (
+        "threshold = {threshold} is set in the config, so it stays in use; the fitted "
+        "threshold ({fitted:.4f}) is saved but unused. Set threshold = null to use it."
     )
 
     W700 = (

@@ -18,16 +18,6 @@ from spacy_sanitize.errors import Errors, Warnings
 PACKAGE = Path(spacy_sanitize.__file__).parent
 CODE = re.compile(r"^[EW]\d{3}$")
 CODED_LITERAL = re.compile(r"^\[?[EW]\d{3}[:\]]")
-# Modules another change is splitting; their messages move into the catalogue afterwards.
-# Until then they keep their own classes, in the code ranges reserved for them.
-LEGACY: Dict[str, Tuple[str, ...]] = {
-    "spacy_sanitize/detect/relabel.py": ("E3",),
-    "spacy_sanitize/risk/perturb.py": ("E45", "W45"),
-    "spacy_sanitize/risk/infer.py": ("E6", "W6"),
-    "spacy_sanitize/risk/infer_errors.py": ("E6", "W6"),
-    "spacy_sanitize/risk/infer_search.py": ("E6", "W6"),
-    "spacy_sanitize/risk/infer_delta.py": ("E6", "W6"),
-}
 # Modules that report results to a terminal (CLI and offline tools) may print.
 MAY_PRINT = ("spacy_sanitize/cli.py", "spacy_sanitize/training/", "spacy_sanitize/__main__.py")
 
@@ -61,13 +51,8 @@ def test_every_module_imports_and_only_the_catalogue_defines_codes():
                     owners.setdefault(code, []).append(f"{value.__module__}.{value.__qualname__}")
     duplicated = {code: where for code, where in owners.items() if len(where) > 1}
     assert not duplicated, f"codes defined more than once: {duplicated}"
-    legacy = {path.replace("/", ".")[: -len(".py")] for path in LEGACY}
     for code, (where,) in owners.items():
-        module = where.rsplit(".", 1)[0]
-        assert module == "spacy_sanitize.errors" or module in legacy, f"{code} is defined in {where}"
-        if module != "spacy_sanitize.errors":
-            prefixes = LEGACY[module.replace(".", "/") + ".py"]
-            assert code.startswith(prefixes), f"{code} of {where} is outside its reserved range"
+        assert where.rsplit(".", 1)[0] == "spacy_sanitize.errors", f"{code} is defined in {where}"
 
 
 def test_no_coded_literal_outside_the_catalogue():
@@ -75,7 +60,7 @@ def test_no_coded_literal_outside_the_catalogue():
     duplicate check: it must be a catalogue entry."""
     offenders = []
     for path in sources():
-        if rel(path) == "spacy_sanitize/errors.py" or rel(path) in LEGACY:
+        if rel(path) == "spacy_sanitize/errors.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf8"))
         docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
@@ -100,8 +85,6 @@ def test_warnings_come_from_the_catalogue_and_runtime_modules_do_not_print():
     offenders = []
     for path in sources():
         name = rel(path)
-        if name in LEGACY:
-            continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
             if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Attribute, ast.Name)):
                 continue

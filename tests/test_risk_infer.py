@@ -2,7 +2,6 @@
 the attack benchmark, on tiny hand-made models and corpora."""
 import itertools
 import json
-import logging
 
 import numpy as np
 import pytest
@@ -201,12 +200,11 @@ def test_set_mask_false_leaves_the_decision_to_others():
     assert all("infer" in s._.risk for s in doc.spans["pii"])
 
 
-def test_unreachable_threshold_is_reported(nlp, caplog):
+def test_unreachable_threshold_is_reported(nlp):
     nlp.get_pipe("risk_infer").threshold = 0.2  # below 1/3: impossible with three classes
-    with caplog.at_level(logging.WARNING):
+    with pytest.warns(UserWarning, match=r"\[W601\]"):
         doc = nlp("I love Kyoto.")
     assert doc._.risk_infer["success"] is False
-    assert "W601" in caplog.text
 
 
 @pytest.mark.parametrize("search", ["exact", "greedy", "beam"])

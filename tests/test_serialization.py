@@ -1,8 +1,6 @@
 """Saved pipelines: components write only what they learned; settings come from config.cfg,
 so an override given at load time wins. Per component: the override wins, the learned value
 survives the round trip, ``exclude`` leaves it out."""
-import logging
-
 import numpy as np
 import pytest
 import spacy
@@ -187,36 +185,38 @@ def test_risk_infer_fitted_threshold_attacker_override_and_exclude(tmp_path):
 FREQUENCY = {"@misc": "spacy_sanitize.lm.frequency.v1"}
 
 
-def test_risk_perturb_fitted_threshold_survives_and_settings_come_from_the_config(tmp_path, caplog):
-    nlp = spacy.blank("en")
-    comp = nlp.add_pipe("risk_perturb", config={"scorer": FREQUENCY, "scale": 0.5})
-    assert comp.threshold == 3.5
-    comp.fitted_threshold, comp.meta = 1.25, {"objective": "paper", "n_docs": 2}
-    nlp.to_disk(tmp_path / "pipe")
-    loaded = spacy.load(tmp_path / "pipe").get_pipe("risk_perturb")
-    assert (loaded.threshold, loaded.scale, loaded.meta) == (1.25, 0.5, comp.meta)
-    overrides = {"components": {"risk_perturb": {"threshold": 2.0, "scale": 2.0}}}
-    overridden = spacy.load(tmp_path / "pipe", config=overrides).get_pipe("risk_perturb")
-    assert (overridden.threshold, overridden.scale, overridden.fitted_threshold) == (2.0, 2.0, 1.25)
-    other = spacy.blank("en").add_pipe("risk_perturb", config={"scorer": FREQUENCY})
-    other.from_bytes(comp.to_bytes(exclude=["learned"]))
-    assert other.fitted_threshold is None and other.threshold == 3.5
-    other.from_disk(tmp_path / "pipe" / "risk_perturb")
-    assert other.threshold == 1.25 and other.scale == 1.0
+def test_risk_perturb_fitted_threshold_survives_and_settings_come_from_the_config(tmp_path):
+    # The frequency scorer keeps it fast; every component built with it warns W450.
+    with pytest.warns(UserWarning, match=r"\[W450\]"):
+        nlp = spacy.blank("en")
+        comp = nlp.add_pipe("risk_perturb", config={"scorer": FREQUENCY, "scale": 0.5})
+        assert comp.threshold == 3.5
+        comp.fitted_threshold, comp.meta = 1.25, {"objective": "paper", "n_docs": 2}
+        nlp.to_disk(tmp_path / "pipe")
+        loaded = spacy.load(tmp_path / "pipe").get_pipe("risk_perturb")
+        assert (loaded.threshold, loaded.scale, loaded.meta) == (1.25, 0.5, comp.meta)
+        overrides = {"components": {"risk_perturb": {"threshold": 2.0, "scale": 2.0}}}
+        overridden = spacy.load(tmp_path / "pipe", config=overrides).get_pipe("risk_perturb")
+        assert (overridden.threshold, overridden.scale, overridden.fitted_threshold) == (2.0, 2.0, 1.25)
+        other = spacy.blank("en").add_pipe("risk_perturb", config={"scorer": FREQUENCY})
+        other.from_bytes(comp.to_bytes(exclude=["learned"]))
+        assert other.fitted_threshold is None and other.threshold == 3.5
+        other.from_disk(tmp_path / "pipe" / "risk_perturb")
+        assert other.threshold == 1.25 and other.scale == 1.0
 
 
-def test_risk_perturb_configured_threshold_wins_over_fitting(caplog):
+def test_risk_perturb_configured_threshold_wins_over_fitting():
     nlp = spacy.blank("en")
-    comp = nlp.add_pipe("risk_perturb", config={"scorer": FREQUENCY, "threshold": 99.0})
+    with pytest.warns(UserWarning, match=r"\[W450\]"):
+        comp = nlp.add_pipe("risk_perturb", config={"scorer": FREQUENCY, "threshold": 99.0})
     doc = nlp.make_doc("Anna Berg met Olaf Lund in Oslo.")
     doc.spans["pii"] = [doc[0:2], doc[3:5], doc[6:7]]
     for span, entity in zip(doc.spans["pii"], ["e1", "e2", "e3"]):
         span._.entity_id = entity
     doc.spans["mask"] = [Span(doc, 0, 2, label="DIRECT")]
     doc._.doc_id = "d"
-    with caplog.at_level(logging.WARNING):
+    with pytest.warns(UserWarning, match=r"\[W451\] threshold = 99.0 is set in the config"):
         comp.fit([doc])
-    assert "W451" in caplog.text
     assert comp.fitted_threshold is not None and comp.threshold == 99.0
 
 

@@ -20,7 +20,8 @@ one shipped in the package (trained on the 70 annotated biographies by
 silent fallback.
 
 The component is here; ``features`` turns spans into feature dicts, ``model`` holds the
-label model (arrays, loading, training, decisions), ``errors`` the coded messages.
+label model (arrays, loading, training, decisions); the coded messages are in
+``spacy_sanitize.errors``.
 """
 import logging
 from pathlib import Path
@@ -31,11 +32,11 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import minibatch
 
+from ...errors import Errors
 from ...extensions import register_extensions
 from ...lm.context import ContextEncoder
 from ...shipped import resolve_shipped
 from ...types import DEFAULT_SPANS_KEY
-from .errors import Errors
 from .features import (
     HEAD_CLASS,
     HEAD_WORDS,

@@ -9,10 +9,10 @@ import srsly
 from spacy.tokens import Doc
 from spacy.util import ensure_path
 
+from ...errors import Errors
 from ...lm.context import ContextEncoder
 from ...lm.linear import LinearWeights, npy_array, npy_bytes
 from ...types import DEFAULT_SPANS_KEY, PII_TYPES
-from .errors import Errors
 from .features import doc_features
 
 MODEL_FORMAT = "spacy_sanitize.pii_relabel.v1"

@@ -19,11 +19,12 @@ trained attacker it raises E601 instead of passing documents through.
 
 The component is here; ``view`` builds the attacker's view of the text as the masker will
 output it, ``search`` finds the words to remove, ``delta`` scores each entity by the features
-its masking changes, ``fitting`` fits the threshold, ``attacker`` is the attacker itself and
-``errors`` holds the coded messages.
+its masking changes, ``fitting`` fits the threshold and ``attacker`` is the attacker itself;
+the coded messages are in ``spacy_sanitize.errors``.
 """
 import logging
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
@@ -35,12 +36,12 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import ensure_path
 
+from ...errors import Errors, Warnings
 from ...extensions import register_extensions
 from ...spans import add_pii_spans, check_label
 from ..base import FittedThreshold, risk_key
 from .attacker import LinearAttacker, read_labeled, sequences_of, softmax, train_attacker
 from .delta import EntityDeltas
-from .errors import Errors, Warnings
 from .fitting import fit_threshold
 from .search import SEARCHES, SearchResult, build_problem, run_search
 from .view import AttackerView, View
@@ -150,7 +151,7 @@ class RiskInfer(AttackerView, FittedThreshold):
         new_spans = self._write_removals(doc, removed, p_after)
         if not success:
             reason = results[-1].reason if results else "nothing_removable"
-            logger.warning(Warnings.W601.format(label=attacker.classes[int(p_after.argmax())], threshold=self.threshold, reached=float(p_after.max()), reason=reason))
+            warnings.warn(Warnings.W601.format(label=attacker.classes[int(p_after.argmax())], threshold=self.threshold, reached=float(p_after.max()), reason=reason), stacklevel=2)
         if self.score_existing:
             self._score_existing(doc, existing)
         doc._.risk_infer = {
@@ -280,8 +281,9 @@ class RiskInfer(AttackerView, FittedThreshold):
             self.attacker = train_attacker(seqs, labels, attr=attr, ngram_max=ngram_max, min_df=min_df, max_features=max_features, C=C)
         if threshold_path:
             self.fitted_threshold = fit_threshold(self, threshold_path)
+            logger.info("fitted threshold %.4f on '%s'", self.fitted_threshold, threshold_path)
             if self.configured_threshold is not None:
-                logger.warning(Warnings.W602.format(threshold=self.configured_threshold, fitted=self.fitted_threshold))
+                warnings.warn(Warnings.W602.format(threshold=self.configured_threshold, fitted=self.fitted_threshold), stacklevel=2)
 
     # --- serialization -------------------------------------------------------------
     # Only what initialize learned (the attacker, the fitted threshold): the settings live

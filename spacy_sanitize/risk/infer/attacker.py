@@ -25,8 +25,8 @@ import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
+from ...errors import Errors
 from ...lm.linear import LinearWeights
-from .errors import Errors
 
 TokenSeq = Sequence[Optional[str]]
 ATTRS = ("LOWER", "NORM", "LEMMA")

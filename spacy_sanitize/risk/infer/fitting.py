@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
-from .errors import Errors
+from ...errors import Errors
 
 if TYPE_CHECKING:
     from . import RiskInfer

@@ -27,12 +27,13 @@ and runs many rows per forward pass. A document with ``n`` entities costs about
 
 Fail closed: when the scorer fails, or a span's influence cannot be measured (no other
 entity to predict, no scorable target), the span gets risk 1.0, the reason goes into
-``Span._.risk_explain[<name>]["error"]`` and a warning is logged.
+``Span._.risk_explain[<name>]["error"]`` and a warning is issued (W452, W453).
 
 The component is here; ``influence`` computes the influences, ``fitting`` fits the threshold
-on gold documents, ``errors`` holds the coded messages.
+on gold documents; the coded messages are in ``spacy_sanitize.errors``.
 """
 import logging
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -43,11 +44,11 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import minibatch
 
+from ...errors import Errors, Warnings
 from ...extensions import register_extensions
 from ...lm.base import SpanScorer
 from ...types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY
 from ..base import FAIL_CLOSED_RISK, FittedThreshold, failure, risk_key, write_risk
-from .errors import Errors
 from .fitting import (
     OBJECTIVES,
     SpanTable,
@@ -127,7 +128,7 @@ class RiskPerturb(FittedThreshold):
         self.batch_size = int(batch_size)
         self.meta: Dict[str, Any] = {}
         if str(getattr(scorer, "name", "")).startswith("frequency"):
-            logger.warning(Errors.W450.format(scorer=scorer.name))
+            warnings.warn(Warnings.W450.format(scorer=scorer.name), stacklevel=2)
 
 
     def influences(self, docs: Sequence[Doc]) -> List[Union[DocInfluence, str]]:
@@ -161,7 +162,7 @@ class RiskPerturb(FittedThreshold):
         for doc, info in zip(docs, infos):
             spans = list(doc.spans.get(self.spans_key, []))
             if isinstance(info, str):
-                logger.warning("%s (doc %r: %d spans get risk 1.0)", info, doc._.doc_id, len(spans))
+                warnings.warn(Warnings.W452.format(doc_id=doc._.doc_id, n=len(spans), err=info), stacklevel=2)
                 for span in spans:
                     self._write(span, FAIL_CLOSED_RISK, failure(info, scorer=self.scorer.name))
                 continue
@@ -209,9 +210,7 @@ class RiskPerturb(FittedThreshold):
                 for span in members:
                     self._write(span, risk, explain)
             if failed:
-                logger.warning(
-                    "%s (doc %r: %d spans get risk 1.0)", Errors.E451, doc._.doc_id, failed
-                )
+                warnings.warn(Warnings.W453.format(n=failed, doc_id=doc._.doc_id), stacklevel=2)
 
     def _write(self, span: Span, risk: float, explain: Dict[str, Any]) -> None:
         write_risk(span, self.risk_key, risk, dict(explain))
@@ -251,8 +250,9 @@ class RiskPerturb(FittedThreshold):
         }
         best, curve = fit_threshold(gold, scored, self.objective)
         self.fitted_threshold = best
+        logger.info("fitted threshold %.4f nats on %d docs (%s)", best, len(by_id), self.objective)
         if self.configured_threshold is not None:
-            logger.warning(Errors.W451.format(threshold=self.configured_threshold, fitted=best))
+            warnings.warn(Warnings.W451.format(threshold=self.configured_threshold, fitted=best), stacklevel=2)
         self.meta = {
             "scorer": self.scorer.name,
             "objective": self.objective,

@@ -8,10 +8,10 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from spacy.tokens import Doc, Span
 
+from ...errors import Errors
 from ...lm.base import SpanLogProbs, SpanQuery, SpanScorer
 from ...types import DEFAULT_SPANS_KEY
 from ..base import isolate_failures
-from .errors import Errors
 
 TARGET_MODES = ("all", "person")
 AGGREGATES = ("sum", "mean")
