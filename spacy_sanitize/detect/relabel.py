@@ -14,7 +14,7 @@ when the classifier's probability of the new type is at least ``min_prob``. Ever
 ``Span._.risk_explain["pii_relabel"] = {"old": ..., "new": ..., "p": ...}`` for audit.
 
 The model is plain arrays (feature names, labels, coefficients), so loading it needs numpy
-only; scikit-learn is used for training. ``model = "spacy_sanitize:pii_relabel"`` loads the
+only; scikit-learn is used for training. ``shipped = "pii_relabel"`` in initialize loads the
 one shipped in the package (trained on the 70 annotated biographies by
 ``spacy project run train-relabel``); a missing or corrupt model is an error (E301), never a
 silent fallback.
@@ -37,7 +37,7 @@ from ..extensions import register_extensions
 from ..lm.context import ContextEncoder
 from ..lm.linear import LinearWeights, npy_array, npy_bytes
 from ..types import DEFAULT_SPANS_KEY, PII_TYPES
-from ..shipped import resolve_shipped
+from ..shipped import artefact_path
 from ..spans import char_after, char_before
 
 logger = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ QUOTES = frozenset("\"'“”‘’«»")
 
 
 class Errors:
-    E300 = "E300: pii_relabel has no model. Set model = \"spacy_sanitize:pii_relabel\" (the shipped one), a model directory, or train one with nlp.initialize / PIIRelabel.fit."
+    E300 = "E300: pii_relabel has no model. Load the shipped one with [initialize.components.pii_relabel] shipped = \"pii_relabel\", set model = a model directory, or train one with nlp.initialize / PIIRelabel.fit."
     E301 = (
         "E301: could not load the pii_relabel model from '{path}': {err}. Rebuild it with "
         "`spacy project run train-relabel` (or `python scripts/train_relabel.py`), or point model at a valid directory."
@@ -484,7 +484,7 @@ class PIIRelabel:
         self._encoder_scale = float(encoder_scale)
         self._encoder_layers = int(encoder_layers)
         self._encoders: Dict[Tuple[str, int], ContextEncoder] = {}
-        self.model: Optional[LabelModel] = LabelModel.from_disk(resolve_shipped(model) or model) if model else None
+        self.model: Optional[LabelModel] = LabelModel.from_disk(model) if model else None
 
     def _trained(self, key: str, default: Any) -> Any:
         """A setting recorded in the trained model's meta (``default`` without a model)."""
@@ -602,10 +602,22 @@ class PIIRelabel:
         )
         return self.model
 
-    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        shipped: Optional[str] = None,
+        data: Optional[str] = None,
+    ) -> None:
         """Train on gold examples: the reference docs' ``spans_key`` spans are the gold types;
-        the predicted docs are run through the components before this one in ``nlp``."""
+        the predicted docs are run through the components before this one in ``nlp``.
+        shipped (Optional[str]): load this shipped model folder under ``data`` (None: the
+        package's data folder) instead of training (``[paths] sanitize_data`` in shipped configs)."""
         register_extensions()
+        if shipped is not None:
+            self.model = LabelModel.from_disk(artefact_path(shipped, data, component=self.name))
+            return
         examples = list(get_examples())
         predicted = [eg.predicted for eg in examples]
         if nlp is not None and self.name in nlp.pipe_names:
@@ -669,8 +681,8 @@ def make_pii_relabel(
     encoder_layers: int,
 ) -> PIIRelabel:
     """spans_key (str): span group whose labels are re-predicted.
-    model (Optional[str]): "spacy_sanitize:pii_relabel" (shipped), a model directory, or None
-        (train with nlp.initialize). A missing or corrupt model raises E301 here.
+    model (Optional[str]): a model directory, or None (nlp.initialize trains one, or loads the
+        shipped one with ``shipped = "pii_relabel"`` under [initialize.components.NAME]). A missing or corrupt model raises E301 here.
     min_prob (Optional[float]): change a label only when the new type has at least this
         probability; None: the value chosen by cross-validation when the model was trained.
     entity_vote (Optional[bool]): mentions of one entity (same entity_id and label) get one

@@ -28,7 +28,7 @@ from ..lm.encoder import SpanTextEncoder
 from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY, PII_TYPES
 from .base import FAIL_CLOSED_RISK, failure, isolate_failures, risk_key, write_risk
 from .span_classifier import SpanClassifier, select_and_fit
-from ..shipped import data_path
+from ..shipped import artefact_path, data_path
 
 logger = logging.getLogger("spacy_sanitize.risk.llm_prob")
 logger.addHandler(logging.NullHandler())
@@ -217,10 +217,25 @@ class RiskLLMProb:
                 write_risk(span, self.risk_key, risk, explain)
 
     # training ------------------------------------------------------------------------------
-    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        shipped: Optional[str] = None,
+        data: Optional[str] = None,
+    ) -> None:
         """Train the classifier on gold examples: reference docs with ``spans_key`` spans;
-        a span's label is 1 when the same offsets are in the reference's ``mask`` spans."""
+        a span's label is 1 when the same offsets are in the reference's ``mask`` spans.
+        shipped (Optional[str]): instead, load the shipped classifier trained for this
+        scorer from this folder under ``data`` (None: the package's data folder)."""
         register_extensions()
+        if shipped is not None:
+            sub = SHIPPED_FOR_SCORER.get("frequency" if self.scorer.name.startswith("frequency") else self.scorer.name)
+            if sub is None:
+                raise ValueError(Errors.E435.format(scorer=self.scorer.name))
+            self._load_model(artefact_path(f"{shipped}/{sub}", data, component=self.name))
+            return
         docs = [eg.reference for eg in get_examples()]
         self.fit(docs)
 

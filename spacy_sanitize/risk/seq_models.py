@@ -46,8 +46,8 @@ class SeqErrors:
     E503 = "E503: unknown aggregation '{name}'; use one of: max (partial match), min (full match), mean."
     E504 = (
         "E504: risk_seq has no trained tagger. Train it (nlp.initialize + nlp.update or "
-        "`spacy train`), load a trained pipeline, or set weights = \"shipped\" or a directory "
-        "written by RiskSeq.to_disk."
+        "`spacy train`), load a trained pipeline, set weights = a directory written by "
+        "RiskSeq.to_disk, or load the shipped one with [initialize.components.risk_seq] shipped = \"risk_seq\"."
     )
     E505 = "E505: '{path}' is not a saved risk_seq tagger: {err}. Rebuild it with `spacy project run build-seq`."
     E506 = "E506: torch and transformers are needed for the transformer tagger: pip install 'spacy-sanitize[torch]'."

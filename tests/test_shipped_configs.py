@@ -1,0 +1,80 @@
+"""Shipped configs: composed from one detector, loadable by spaCy's own tools, artefacts
+loaded at initialize from [paths] sanitize_data."""
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+import spacy
+from spacy.tokens import DocBin
+from thinc.api import Config
+
+import spacy_sanitize
+from spacy_sanitize.corpus.tab import load_tab, tab_to_docs
+from spacy_sanitize.pipeline import _with_installed_english, config_path, initialize_pipeline, shipped_configs, write_configs
+
+from .conftest import data_file
+
+TORCH = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("transformers") is not None
+NEEDS_TORCH = {"accurate", "risk_llm_prob", "risk_perturb", "risk_seq", "vote", "risk_llm_prob_frequency"}
+SAMPLE = "Anna Berg, born 3 May 1970 in Oslo, works for Statoil; mail anna@example.org."
+
+
+def test_configs_match_their_parts():
+    """The committed .cfg files are what `spacy project run configs` writes from configs/parts/."""
+    assert write_configs(check=True) == []
+
+
+@pytest.mark.parametrize("name", shipped_configs())
+def test_shipped_config_loads_with_spacy_and_initialize_loads_the_artefacts(name):
+    if name in NEEDS_TORCH and not TORCH:
+        pytest.skip("needs torch")
+    config = _with_installed_english(Config().from_disk(config_path(name)))
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
+    initialize_pipeline(nlp, config)
+    assert nlp.get_pipe("pii_ner").moves.n_moves > 0
+    if "pii_relabel" in nlp.pipe_names:
+        assert nlp.get_pipe("pii_relabel").model is not None
+    if "risk_seq" in nlp.pipe_names:
+        assert nlp.get_pipe("risk_seq").tagger.initialized
+    if "risk_llm_prob" in nlp.pipe_names:
+        assert nlp.get_pipe("risk_llm_prob").classifier is not None
+
+
+def test_missing_artefact_fails_at_load_time(tmp_path):
+    with pytest.raises(OSError, match="E001.*pii_ner"):
+        spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
+
+
+def test_sanitize_data_points_at_a_folder_with_the_same_layout(tmp_path):
+    import shutil
+
+    from spacy_sanitize.shipped import data_path
+
+    shutil.copytree(data_path("pii_ner"), tmp_path / "pii_ner")
+    nlp = spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
+    assert nlp(SAMPLE)._.sanitized == spacy_sanitize.load_pipeline("default")(SAMPLE)._.sanitized
+
+
+def _spacy_cli(*args):
+    out = subprocess.run([sys.executable, "-m", "spacy", *args], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
+    return out.stdout
+
+
+def test_spacy_assemble_evaluate_and_debug_config_on_the_default_config(tmp_path):
+    cfg = str(config_path("default"))
+    dev = str(tmp_path / "dev.spacy")
+    documents = load_tab(data_file("tab", "tab_dev.json"))[:2]
+    DocBin(docs=list(tab_to_docs(documents, spacy.blank("en"))), store_user_data=True).to_disk(dev)
+    # Shipped configs are partial, like spaCy's base configs: fill them, then debug the full one.
+    _spacy_cli("init", "fill-config", cfg, str(tmp_path / "full.cfg"))
+    _spacy_cli("debug", "config", str(tmp_path / "full.cfg"), "--paths.train", dev, "--paths.dev", dev)
+    _spacy_cli("assemble", cfg, str(tmp_path / "out"))
+    assembled = spacy.load(tmp_path / "out")
+    assert assembled(SAMPLE)._.sanitized == spacy_sanitize.load_pipeline("default")(SAMPLE)._.sanitized
+    report = _spacy_cli("evaluate", str(tmp_path / "out"), dev, "--output", str(tmp_path / "m.json"))
+    import srsly
+
+    metrics = srsly.read_json(tmp_path / "m.json")
+    assert "TAB" in report or any(key.startswith("tab_") for key in metrics), report
