@@ -35,7 +35,7 @@ logger.addHandler(logging.NullHandler())
 
 NUMERIC = AGGREGATES + ("n_words", "n_subwords")
 FEATURES = NUMERIC + tuple(f"type_{t}" for t in PII_TYPES)
-SHIPPED = "shipped"
+SHIPPED = "risk_llm_prob"  # the shipped classifiers' folder under [paths] sanitize_data
 
 
 class Errors:
@@ -64,12 +64,13 @@ class Errors:
 SHIPPED_FOR_SCORER = {"frequency": "frequency", "hf:spacy_sanitize:minilm-mlm": "minilm_mlm"}
 
 
-def shipped_model_path(scorer_name: str) -> Optional[Path]:
+def shipped_model_path(scorer_name: str, root: Optional[Path] = None) -> Optional[Path]:
     """The shipped classifier trained on the features of ``scorer_name`` (a classifier only
-    fits the scorer it was trained with): the frequency scorer or the shipped MiniLM MLM."""
+    fits the scorer it was trained with): the frequency scorer or the shipped MiniLM MLM,
+    under ``root`` (the ``risk_llm_prob`` artefact folder; default: the package's)."""
     kind = "frequency" if scorer_name.startswith("frequency") else scorer_name
     sub = SHIPPED_FOR_SCORER.get(kind)
-    return data_path("risk_llm_prob", sub) if sub else None
+    return (root or data_path(SHIPPED)) / sub if sub else None
 
 
 def span_queries(doc: Doc, spans: Sequence[Span], coref_masking: bool) -> List[SpanQuery]:
@@ -172,10 +173,7 @@ class RiskLLMProb:
         if self.classifier is not None:
             return None
         if self.model_path and self._load_failed is None:
-            path = shipped_model_path(self.scorer.name) if self.model_path == SHIPPED else Path(self.model_path)
-            if path is None:
-                self._load_failed = Errors.E435.format(scorer=self.scorer.name)
-                return self._load_failed
+            path = Path(self.model_path)
             try:
                 self._load_model(path)
                 return None
@@ -231,10 +229,12 @@ class RiskLLMProb:
         scorer from this folder under ``data`` (None: the package's data folder)."""
         register_extensions()
         if shipped is not None:
-            sub = SHIPPED_FOR_SCORER.get("frequency" if self.scorer.name.startswith("frequency") else self.scorer.name)
-            if sub is None:
+            path = shipped_model_path(self.scorer.name, artefact_path(shipped, data, component=self.name))
+            if path is None:
                 raise ValueError(Errors.E435.format(scorer=self.scorer.name))
-            self._load_model(artefact_path(f"{shipped}/{sub}", data, component=self.name))
+            if not path.exists():
+                raise OSError(Errors.E434.format(path=path, err="no such folder"))
+            self._load_model(path)
             return
         docs = [eg.reference for eg in get_examples()]
         self.fit(docs)
@@ -346,7 +346,7 @@ def labels_and_groups(docs: Sequence[Doc], scored: Sequence[Any], spans_key: str
         "with_text": False,
         "text_encoder": "minilm",
         "coref_masking": False,
-        "model": SHIPPED,
+        "model": None,
         "cv_folds": 5,
         "seed": 0,
         "batch_size": 32,
@@ -381,9 +381,10 @@ def make_risk_llm_prob(
     text_encoder (str): "minilm" (packaged all-MiniLM-L6-v2) or an encoder name/path.
     coref_masking (bool): hide the other mentions of the span's entity as well.
     model (Optional[str]): classifier directory used when the component was neither initialized
-        nor loaded: "shipped" (the one trained on the Wikipedia biographies for this scorer:
-        frequency or spacy_sanitize:minilm-mlm) or a path; None: none. A saved pipeline keeps
-        its classifier unless the config names another ``model`` than it was saved with.
+        nor loaded; None: none. The shipped classifiers (trained on the Wikipedia biographies
+        for the frequency scorer and spacy_sanitize:minilm-mlm) load in ``initialize`` with
+        ``shipped = "risk_llm_prob"``. A saved pipeline keeps its classifier unless the config
+        names another ``model`` than it was saved with.
     cv_folds (int): folds of the grouped model selection in ``initialize``.
     seed (int): random seed of the classifiers and folds.
     batch_size (int): docs per scorer call.
