@@ -258,7 +258,9 @@ def test_risk_llm_prob_classifier_survives_threshold_is_a_setting(tmp_path, capl
     overridden = spacy.load(tmp_path / "pipe", config={"components": {"risk_llm_prob": {"threshold": 0.9}}})
     comp2 = overridden.get_pipe("risk_llm_prob")
     assert comp2.threshold == 0.9 and comp2.classifier is not None
-    masks = [s._.mask for d in comp2.pipe(llm_gold(nlp, 3)) for s in d.spans["pii"]]
+    # risk_llm_prob only scores: a risk_threshold without a threshold of its own masks at its 0.9
+    decider = overridden.add_pipe("risk_threshold", config={"indicator": "llm_prob"})
+    masks = [s._.mask for d in comp2.pipe(llm_gold(nlp, 3)) for s in decider(d).spans["pii"]]
     assert masks == [risk >= 0.9 for risk in before]
     # another model in the config wins over the saved classifier (fails closed, and says so)
     with caplog.at_level(logging.WARNING):
