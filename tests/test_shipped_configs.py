@@ -91,3 +91,20 @@ def test_saved_risk_seq_pipeline_reloads_without_initialize(tmp_path):
     ours, theirs = nlp(SAMPLE), reloaded(SAMPLE)
     assert theirs._.sanitized == ours._.sanitized
     assert [s._.risk for s in theirs.spans["pii"]] == [s._.risk for s in ours.spans["pii"]]
+
+
+def test_frequency_scorer_reads_the_shipped_counts_from_the_data_folder(tmp_path):
+    """counts null: the counts under ``data`` ([paths] sanitize_data); missing ones fail when
+    the scorer is built, not as risk 1.0 on every span at the first document."""
+    import shutil
+
+    from spacy_sanitize.lm.frequency import FrequencyScorer
+    from spacy_sanitize.shipped import data_path
+
+    with pytest.raises(OSError, match="E001.*lm_counts"):
+        FrequencyScorer(data=str(tmp_path))
+    FrequencyScorer(1.0, 0.0, 0.0, data=str(tmp_path))  # no domain weight: no counts needed
+    shutil.copytree(data_path("lm_counts"), tmp_path / "lm_counts")
+    scorer = FrequencyScorer(data=str(tmp_path))
+    assert scorer.counts_path == str(tmp_path / "lm_counts" / "counts.msgpack")
+    assert FrequencyScorer().counts_path == str(data_path("lm_counts", "counts.msgpack"))
