@@ -1,5 +1,6 @@
-"""Loading pipelines by name (``default``, an installed package, a directory or a config)
-and sanitizing texts of any length with them."""
+"""Loading pipelines by name (``default``, an installed package, a directory or a config),
+composing the shipped configs from one detector definition, and sanitizing texts of any
+length with them."""
 import importlib.resources
 import json
 import re
@@ -162,7 +163,10 @@ def load_directory_pipeline(path: Union[str, Path], overrides: Optional[Dict[str
 
 def load_pipeline(name: Union[str, Path] = "default", overrides: Optional[Dict[str, Any]] = None) -> Language:
     """``name``: a shipped config name (``default``...), a ``.cfg`` file, a pipeline
-    directory, or an installed pipeline package."""
+    directory, or an installed pipeline package. A config is loaded as ``spacy assemble``
+    does: its non-sourced components are initialized without examples, which loads the
+    shipped artefacts named in [initialize.components] (from ``paths.sanitize_data``, an
+    override like any other) and fails there when one is missing."""
     try:
         if str(name) in shipped_configs():
             return load_config_pipeline(config_path(str(name)), overrides)

@@ -108,3 +108,15 @@ def test_frequency_scorer_reads_the_shipped_counts_from_the_data_folder(tmp_path
     scorer = FrequencyScorer(data=str(tmp_path))
     assert scorer.counts_path == str(tmp_path / "lm_counts" / "counts.msgpack")
     assert FrequencyScorer().counts_path == str(data_path("lm_counts", "counts.msgpack"))
+
+
+def test_pii_ner_initialize_loads_the_shipped_weights_or_says_why_not(nlp_blank):
+    model = Config().from_disk(config_path("default"))["components"]["pii_ner"]["model"]
+    ner = nlp_blank.add_pipe("pii_ner", config={"model": model})
+    ner.initialize(shipped="pii_ner")
+    assert "PERSON" in ner.labels and "CODE" in ner.labels
+    doc = nlp_blank("Maya Kodnani was born in Mumbai.")
+    assert [s.label_ for s in doc.spans["pii"]]
+    other = spacy.blank("en").add_pipe("pii_ner")  # spaCy's default architecture: other shapes
+    with pytest.raises(ValueError, match="E003"):
+        other.initialize(shipped="pii_ner")
