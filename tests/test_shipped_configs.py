@@ -120,3 +120,24 @@ def test_pii_ner_initialize_loads_the_shipped_weights_or_says_why_not(nlp_blank)
     other = spacy.blank("en").add_pipe("pii_ner")  # spaCy's default architecture: other shapes
     with pytest.raises(ValueError, match="E003"):
         other.initialize(shipped="pii_ner")
+
+
+def test_gazetteer_reads_the_shipped_gazetteer_from_the_data_folder(tmp_path):
+    """gazetteer null: the shipped gazetteer and stop list of initialize's ``data``; a folder
+    without them fails at initialize (the gazetteer = "default" spelling is gone)."""
+    import shutil
+
+    from spacy_sanitize.shipped import data_path
+
+    def gazetteer_nlp(data):
+        nlp = spacy.blank("en")
+        nlp.add_pipe("pii_gazetteer").initialize(data=data)
+        return nlp
+
+    with pytest.raises(OSError, match="E001.*gazetteer"):
+        gazetteer_nlp(str(tmp_path))
+    shutil.copytree(data_path("gazetteer"), tmp_path / "gazetteer")
+    text = "She is a Norwegian Catholic surgeon."
+    ours, shipped = gazetteer_nlp(str(tmp_path))(text), gazetteer_nlp(None)(text)
+    spans = [(s.text, s.label_) for s in ours.spans["pii"]]
+    assert spans and spans == [(s.text, s.label_) for s in shipped.spans["pii"]]
