@@ -43,7 +43,8 @@ def test_shipped_config_loads_with_spacy_and_initialize_loads_the_artefacts(name
 
 
 def test_missing_artefact_fails_at_load_time(tmp_path):
-    with pytest.raises(OSError, match="E001.*pii_ner"):
+    # The first component to initialize (the gazetteer) names its missing artefact.
+    with pytest.raises(OSError, match="E001: shipped artefact 'gazetteer/default.jsonl.gz'"):
         spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
 
 
@@ -52,6 +53,9 @@ def test_sanitize_data_points_at_a_folder_with_the_same_layout(tmp_path):
 
     from spacy_sanitize.shipped import data_path
 
+    shutil.copytree(data_path("gazetteer"), tmp_path / "gazetteer")
+    with pytest.raises(OSError, match="E001: shipped artefact 'pii_ner'"):
+        spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
     shutil.copytree(data_path("pii_ner"), tmp_path / "pii_ner")
     nlp = spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
     assert nlp(SAMPLE)._.sanitized == spacy_sanitize.load_pipeline("default")(SAMPLE)._.sanitized
