@@ -56,7 +56,7 @@ def dump(output: Path, n_unlabeled: int) -> None:
     docs = list(tokenizer.pipe(all_texts))
     result: Dict[str, Any] = {}
     for name, matcher in (
-        ("shipped", load_gazetteer("default")),
+        ("shipped", load_gazetteer(None)),
         ("synthetic100k", GazetteerMatcher.build(synthetic_records(100_000))),
     ):
         result[name] = [

@@ -61,6 +61,16 @@ class Errors(metaclass=ErrorsWithCodes):
     E016 = "unknown input format '{fmt}'; use one of {formats}."
     E017 = "'{path}' is not UTF-8 text ({err}). Convert it, e.g. with iconv."
 
+    E018 = (
+        "shipped artefact '{name}' not found at {path} (component '{component}'). Set [paths] "
+        "sanitize_data to a folder holding '{name}' (null: the package's data folder), or "
+        "reinstall spacy-sanitize."
+    )
+    E019 = "{folder} holds no pii_ner component (component '{component}'); point shipped/data at a pipeline directory with one."
+    E020 = (
+        "the weights in {path} do not fit component '{component}': its "
+        "[components.{component}.model] must match {config} ({err})."
+    )
     E100 = "strategy '{name}' is not registered. Registered: {names}."
     E101 = "invalid parameter for strategy '{name}': {problem}."
     E102 = "operator label '{label}' is not a PII type. Use one of: {labels} or DEFAULT."
@@ -124,8 +134,9 @@ class Errors(metaclass=ErrorsWithCodes):
     E208 = "the gazetteer data is corrupt ('{path}'): {problem}. Rebuild it or save it again."
 
     E300 = (
-        'pii_relabel has no model. Set model = "spacy_sanitize:pii_relabel" (the shipped one), '
-        "a model directory, or train one with nlp.initialize / PIIRelabel.fit."
+        "pii_relabel has no model. Load the shipped one with [initialize.components.pii_relabel] "
+        'shipped = "pii_relabel", set model = a model directory, or train one with '
+        "nlp.initialize / PIIRelabel.fit."
     )
     E301 = (
         "could not load the pii_relabel model from '{path}': {err}. Rebuild it with `spacy "
@@ -193,8 +204,8 @@ class Errors(metaclass=ErrorsWithCodes):
     E421 = "window ({window}) must be larger than stride ({stride}) and stride positive."
     E430 = (
         "risk_llm_prob has no trained classifier: train it with nlp.initialize(get_examples) on"
-        " gold docs with '{key}' and 'mask' spans, load one with from_disk, or set model = "
-        '"shipped".'
+        " gold docs with '{key}' and 'mask' spans, load one with from_disk, or load the shipped "
+        'one with [initialize.components.risk_llm_prob] shipped = "risk_llm_prob".'
     )
     E431 = "the span scorer failed on this document: {err}"
     E432 = (
@@ -252,8 +263,8 @@ class Errors(metaclass=ErrorsWithCodes):
     E503 = "unknown aggregation '{name}'; use one of: max (partial match), min (full match), mean."
     E504 = (
         "risk_seq has no trained tagger. Train it (nlp.initialize + nlp.update or `spacy "
-        'train`), load a trained pipeline, or set weights = "shipped" or a directory written by'
-        " RiskSeq.to_disk."
+        "train`), load a trained pipeline, set weights = a directory written by RiskSeq.to_disk, "
+        'or load the shipped one with [initialize.components.risk_seq] shipped = "risk_seq".'
     )
     E505 = (
         "'{path}' is not a saved risk_seq tagger: {err}. Rebuild it with `spacy project run "

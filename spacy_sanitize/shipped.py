@@ -1,12 +1,23 @@
-"""Artifacts shipped in the package's ``data`` folder, and the ``spacy_sanitize:NAME``
-references configs use for them (``spacy_sanitize:pii_ner``, ``spacy_sanitize:minilm-mlm``).
+"""Artefacts shipped in the package's ``data`` folder.
 
-No imports from the rest of the package, so every module can use it."""
+Shipped configs reference them one way: ``[paths] sanitize_data`` (null: this package's data
+folder, or any folder with the same layout) passed to a component's ``initialize`` as
+``data``, with ``shipped`` naming the artefact's sub-folder::
+
+    [initialize.components.pii_ner]
+    data = ${paths.sanitize_data}
+    shipped = "pii_ner"
+
+``initialize`` loads the artefact and ``to_disk`` saves it with the component, so
+``spacy.load`` of an assembled pipeline needs nothing else.
+
+It imports only the error catalogue, so every module can use it."""
 import importlib.resources
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
-SHIPPED_PREFIX = "spacy_sanitize:"
+from .errors import Errors
+
 
 
 def data_path(*parts: str) -> Path:
@@ -14,9 +25,23 @@ def data_path(*parts: str) -> Path:
     return Path(str(importlib.resources.files("spacy_sanitize").joinpath("data", *parts)))
 
 
+def artefact_path(shipped: str, data: Optional[Union[str, Path]] = None, *, component: str = "?") -> Path:
+    """The folder (or file) of the shipped artefact ``shipped`` under ``data`` (None: the
+    package's data folder). Raises OSError when it is not there: a missing artefact fails at
+    load time, never as a fail-closed risk on every span at run time."""
+    path = (Path(data) if data is not None else data_path()) / shipped
+    if not path.exists():
+        raise OSError(Errors.E018.format(name=shipped, path=path, component=component))
+    return path
+
+
+SHIPPED_PREFIX = "spacy_sanitize:"
+
+
 def resolve_shipped(source: str) -> Optional[Path]:
-    """``spacy_sanitize:NAME`` -> the shipped artifact's folder (``-`` in NAME read as ``_``:
-    ``minilm-mlm`` is ``data/minilm_mlm``); None for any other source."""
+    """``spacy_sanitize:NAME`` -> the shipped model's folder (``-`` in NAME read as ``_``:
+    ``minilm-mlm`` is ``data/minilm_mlm``); None for any other source. Only the language
+    models' ``model`` settings (``lm/loader.py``) still use this spelling."""
     if not source.startswith(SHIPPED_PREFIX):
         return None
     return data_path(source[len(SHIPPED_PREFIX) :].replace("-", "_"))

@@ -316,7 +316,7 @@ def test_pipeline_round_trip(nlp, gazetteer_file, tmp_path):
 def test_shipped_gazetteer_loads_offline_and_is_small():
     assert shipped_gazetteer_path().exists()
     assert shipped_gazetteer_path().stat().st_size < 3_000_000
-    matcher = load_gazetteer("default")
+    matcher = load_gazetteer(None)
     assert len(matcher) > 2000
     assert {"DEM", "MISC"} <= set(matcher.labels)
     nlp = spacy.blank("en")

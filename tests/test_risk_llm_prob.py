@@ -227,11 +227,31 @@ def test_no_shipped_classifier_for_other_scorers(counts, tmp_path):
 
     pytest.importorskip("torch")
     nlp = spacy.blank("en")
-    make(nlp, counts, scorer={"@misc": "spacy_sanitize.lm.hf.v1", "model": build_tiny_bert(tmp_path / "b")}, model="shipped")
-    with pytest.warns(UserWarning, match=r"W432.*E435"):
-        doc = nlp.get_pipe("risk_llm_prob")(gold_docs(nlp, 1)[0])
-    assert doc.spans["pii"][0]._.risk["llm_prob"] == 1.0
-    assert doc.spans["pii"][0]._.risk_explain["llm_prob"]["error"].startswith("[E435]")
+    component = make(nlp, counts, scorer={"@misc": "spacy_sanitize.lm.hf.v1", "model": build_tiny_bert(tmp_path / "b")})
+    # At load time, not as risk 1.0 on every span at run time.
+    with pytest.raises(ValueError, match="E435"):
+        component.initialize(lambda: [], shipped="risk_llm_prob")
+
+
+def test_shipped_classifier_loads_in_initialize(counts, tmp_path):
+    """The shipped classifier of the configured scorer comes from initialize's ``shipped``
+    folder under ``data`` (the config's [paths] sanitize_data); a folder without it fails there."""
+    import shutil
+
+    from spacy_sanitize.shipped import data_path
+
+    nlp = spacy.blank("en")
+    component = make(nlp, counts, scorer={"@misc": "spacy_sanitize.lm.frequency.v1"})
+    with pytest.raises(OSError, match="E018"):
+        component.initialize(lambda: [], shipped="risk_llm_prob", data=str(tmp_path))
+    (tmp_path / "risk_llm_prob").mkdir()
+    with pytest.raises(OSError, match="E434"):
+        component.initialize(lambda: [], shipped="risk_llm_prob", data=str(tmp_path))
+    shutil.copytree(data_path("risk_llm_prob", "frequency"), tmp_path / "risk_llm_prob" / "frequency")
+    component.initialize(lambda: [], shipped="risk_llm_prob", data=str(tmp_path))
+    assert component.classifier is not None
+    doc = component(gold_docs(nlp, 1)[0])
+    assert "error" not in doc.spans["pii"][0]._.risk_explain["llm_prob"]
 
 
 def test_vote_is_the_mean_of_its_members(counts):

@@ -15,9 +15,11 @@ from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import registry
-from thinc.api import Model
+from thinc.api import Config, Model
 
+from ..errors import Errors
 from ..extensions import register_extensions
+from ..shipped import artefact_path
 from ..spans import add_pii_spans, is_list_number
 
 
@@ -62,6 +64,34 @@ class PIIEntityRecognizer(EntityRecognizer):
             for span in spans:
                 span._.risk_explain["detector"] = self.name
             add_pii_spans(doc, spans, self.spans_key)
+
+    def initialize(
+        self,
+        get_examples: Optional[Callable[[], Iterable[Example]]] = None,
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[Any] = None,
+        shipped: Optional[str] = None,
+        data: Optional[str] = None,
+    ) -> None:
+        """Initialize for training (spaCy's), or with ``shipped`` load the trained weights of
+        the ``pii_ner`` component of the pipeline directory ``shipped`` under ``data`` (None:
+        the package's data folder): shipped configs hold the model architecture and
+        ``[initialize.components.pii_ner] shipped = "pii_ner"``, so spaCy can build them."""
+        if shipped is None:
+            super().initialize(get_examples, nlp=nlp, labels=labels)  # type: ignore[arg-type]
+            return
+        folder = artefact_path(shipped, data, component=self.name)
+        pipeline_config = Config().from_disk(folder / "config.cfg", interpolate=False)
+        names = [n for n, c in pipeline_config["components"].items() if c.get("factory") == "pii_ner"]
+        if not names:
+            raise OSError(Errors.E019.format(folder=folder, component=self.name))
+        try:
+            self.from_disk(folder / names[0], exclude=["vocab"])
+        except ValueError as err:
+            raise ValueError(
+                Errors.E020.format(path=folder / names[0], component=self.name, config=folder / "config.cfg", err=err)
+            ) from None
 
     def score(self, examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
         """The configured scorer on ``doc.spans[spans_key]`` (the base class would only pass

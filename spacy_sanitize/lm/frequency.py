@@ -18,15 +18,15 @@ import srsly
 
 from ..registry import misc
 from .base import SpanLogProbs, SpanQuery
-from ..shipped import data_path
+from ..shipped import artefact_path, data_path
 from ..errors import Errors
 
 WORD = re.compile(r"\w+")
-DEFAULT_COUNTS = "shipped"
+SHIPPED_COUNTS = "lm_counts"  # the shipped counts' folder under [paths] sanitize_data
 
 
-def shipped_counts_path() -> Path:
-    return data_path("lm_counts", "counts.msgpack")
+def shipped_counts_path(data: Optional[Union[str, Path]] = None) -> Path:
+    return (Path(data) if data is not None else data_path()) / SHIPPED_COUNTS / "counts.msgpack"
 
 
 @lru_cache(maxsize=4)
@@ -60,16 +60,30 @@ class FrequencyScorer:
     """general (float): weight of wordfreq's English frequencies.
     domain (float): weight of the in-domain counts.
     document (float): weight of the document's own counts outside the hidden spans.
-    counts (str): path of the in-domain counts, or "shipped" for the packaged ones.
+    counts (Optional[str]): path of the in-domain counts; None: the shipped ones under ``data``.
+    data (Optional[str]): the shipped artefacts' folder (``${paths.sanitize_data}`` in configs;
+        None: the package's data folder).
     floor (float): probability mass of an unseen word.
     """
 
-    def __init__(self, general: float = 0.45, domain: float = 0.45, document: float = 0.1, counts: str = DEFAULT_COUNTS, floor: float = 1e-8) -> None:
+    def __init__(
+        self,
+        general: float = 0.45,
+        domain: float = 0.45,
+        document: float = 0.1,
+        counts: Optional[str] = None,
+        floor: float = 1e-8,
+        data: Optional[str] = None,
+    ) -> None:
         total = general + domain + document
         if total <= 0 or min(general, domain, document) < 0:
             raise ValueError(Errors.E409.format(general=general, domain=domain, document=document))
         self.weights = (general / total, domain / total, document / total)
-        self.counts_path = str(shipped_counts_path() if counts == DEFAULT_COUNTS else counts)
+        self.counts_path = str(counts if counts is not None else shipped_counts_path(data))
+        if self.weights[1] > 0 and counts is None:
+            # Checked (not read) now: missing shipped counts fail when the pipeline is built,
+            # not as risk 1.0 on every span when the first document comes.
+            artefact_path(str(Path(SHIPPED_COUNTS) / "counts.msgpack"), data, component="spacy_sanitize.lm.frequency.v1")
         self.floor = float(floor)
         self.name = f"frequency:{self.weights[0]:.2f}/{self.weights[1]:.2f}/{self.weights[2]:.2f}"
 
@@ -113,6 +127,13 @@ class FrequencyScorer:
 
 
 @misc("spacy_sanitize.lm.frequency.v1")
-def make_frequency_scorer(general: float = 0.45, domain: float = 0.45, document: float = 0.1, counts: str = DEFAULT_COUNTS, floor: float = 1e-8) -> FrequencyScorer:
+def make_frequency_scorer(
+    general: float = 0.45,
+    domain: float = 0.45,
+    document: float = 0.1,
+    counts: Optional[str] = None,
+    floor: float = 1e-8,
+    data: Optional[str] = None,
+) -> FrequencyScorer:
     """The offline information-content scorer (no torch)."""
-    return FrequencyScorer(general, domain, document, counts, floor)
+    return FrequencyScorer(general, domain, document, counts, floor, data)

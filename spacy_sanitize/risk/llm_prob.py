@@ -28,24 +28,25 @@ from ..lm.encoder import SpanTextEncoder
 from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY, PII_TYPES
 from .base import FAIL_CLOSED_RISK, failure, isolate_failures, risk_key, write_risk
 from .span_classifier import SpanClassifier, select_and_fit
-from ..shipped import data_path
+from ..shipped import artefact_path, data_path
 from ..errors import Errors, Warnings
 
 
 NUMERIC = AGGREGATES + ("n_words", "n_subwords")
 FEATURES = NUMERIC + tuple(f"type_{t}" for t in PII_TYPES)
-SHIPPED = "shipped"
+SHIPPED = "risk_llm_prob"  # the shipped classifiers' folder under [paths] sanitize_data
 
 
 SHIPPED_FOR_SCORER = {"frequency": "frequency", "hf:spacy_sanitize:minilm-mlm": "minilm_mlm"}
 
 
-def shipped_model_path(scorer_name: str) -> Optional[Path]:
+def shipped_model_path(scorer_name: str, root: Optional[Path] = None) -> Optional[Path]:
     """The shipped classifier trained on the features of ``scorer_name`` (a classifier only
-    fits the scorer it was trained with): the frequency scorer or the shipped MiniLM MLM."""
+    fits the scorer it was trained with): the frequency scorer or the shipped MiniLM MLM,
+    under ``root`` (the ``risk_llm_prob`` artefact folder; default: the package's)."""
     kind = "frequency" if scorer_name.startswith("frequency") else scorer_name
     sub = SHIPPED_FOR_SCORER.get(kind)
-    return data_path("risk_llm_prob", sub) if sub else None
+    return (root or data_path(SHIPPED)) / sub if sub else None
 
 
 def span_queries(doc: Doc, spans: Sequence[Span], coref_masking: bool) -> List[SpanQuery]:
@@ -148,10 +149,7 @@ class RiskLLMProb:
         if self.classifier is not None:
             return None
         if self.model_path and self._load_failed is None:
-            path = shipped_model_path(self.scorer.name) if self.model_path == SHIPPED else Path(self.model_path)
-            if path is None:
-                self._load_failed = Errors.E435.format(scorer=self.scorer.name)
-                return self._load_failed
+            path = Path(self.model_path)
             try:
                 self._load_model(path)
                 return None
@@ -193,10 +191,27 @@ class RiskLLMProb:
                 write_risk(span, self.risk_key, risk, explain)
 
     # training ------------------------------------------------------------------------------
-    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        shipped: Optional[str] = None,
+        data: Optional[str] = None,
+    ) -> None:
         """Train the classifier on gold examples: reference docs with ``spans_key`` spans;
-        a span's label is 1 when the same offsets are in the reference's ``mask`` spans."""
+        a span's label is 1 when the same offsets are in the reference's ``mask`` spans.
+        shipped (Optional[str]): instead, load the shipped classifier trained for this
+        scorer from this folder under ``data`` (None: the package's data folder)."""
         register_extensions()
+        if shipped is not None:
+            path = shipped_model_path(self.scorer.name, artefact_path(shipped, data, component=self.name))
+            if path is None:
+                raise ValueError(Errors.E435.format(scorer=self.scorer.name))
+            if not path.exists():
+                raise OSError(Errors.E434.format(path=path, err="no such folder"))
+            self._load_model(path)
+            return
         docs = [eg.reference for eg in get_examples()]
         self.fit(docs)
 
@@ -307,7 +322,7 @@ def labels_and_groups(docs: Sequence[Doc], scored: Sequence[Any], spans_key: str
         "with_text": False,
         "text_encoder": "minilm",
         "coref_masking": False,
-        "model": SHIPPED,
+        "model": None,
         "cv_folds": 5,
         "seed": 0,
         "batch_size": 32,
@@ -342,9 +357,10 @@ def make_risk_llm_prob(
     text_encoder (str): "minilm" (packaged all-MiniLM-L6-v2) or an encoder name/path.
     coref_masking (bool): hide the other mentions of the span's entity as well.
     model (Optional[str]): classifier directory used when the component was neither initialized
-        nor loaded: "shipped" (the one trained on the Wikipedia biographies for this scorer:
-        frequency or spacy_sanitize:minilm-mlm) or a path; None: none. A saved pipeline keeps
-        its classifier unless the config names another ``model`` than it was saved with.
+        nor loaded; None: none. The shipped classifiers (trained on the Wikipedia biographies
+        for the frequency scorer and spacy_sanitize:minilm-mlm) load in ``initialize`` with
+        ``shipped = "risk_llm_prob"``. A saved pipeline keeps its classifier unless the config
+        names another ``model`` than it was saved with.
     cv_folds (int): folds of the grouped model selection in ``initialize``.
     seed (int): random seed of the classifiers and folds.
     batch_size (int): docs per scorer call.

@@ -25,7 +25,7 @@ from ..evaluation.scorer import score_tab
 from ..extensions import register_extensions
 from .seq_models import SeqTagger, load_tagger, save_tagger, token_labels
 from .base import FAIL_CLOSED_RISK, failure, isolate_failures, risk_key, write_risk
-from ..shipped import data_path
+from ..shipped import artefact_path, data_path
 from ..errors import Errors, Warnings
 
 AGGREGATIONS: Dict[str, Callable[[np.ndarray], float]] = {
@@ -33,7 +33,7 @@ AGGREGATIONS: Dict[str, Callable[[np.ndarray], float]] = {
     "min": lambda p: float(p.min()),
     "mean": lambda p: float(p.mean()),
 }
-SHIPPED = "shipped"
+SHIPPED = "risk_seq"  # the shipped tagger's folder under [paths] sanitize_data
 
 
 def shipped_weights() -> Path:
@@ -44,7 +44,7 @@ def shipped_weights() -> Path:
 def _weights_path(weights: Optional[str]) -> Optional[Path]:
     if not weights:
         return None
-    path = shipped_weights() if weights == SHIPPED else Path(weights)
+    path = Path(weights)
     if not (path / "backend.json").exists():
         raise OSError(Errors.E505.format(path=path, err="no backend.json there"))
     return path
@@ -132,9 +132,22 @@ class RiskSeq(Pipe):
             labels.append(token_labels(eg.predicted, spans))
         return labels
 
-    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        shipped: Optional[str] = None,
+        data: Optional[str] = None,
+    ) -> None:
         """Start the tagger: from ``weights`` when set (fine-tuning continues from there),
-        else from the backend's pretrained encoder. Checks the examples carry mask spans."""
+        else from the backend's pretrained encoder. Checks the examples carry mask spans.
+        shipped (Optional[str]): load this shipped tagger folder under ``data`` (None: the
+        package's data folder) instead; no examples are needed (shipped configs)."""
+        if shipped is not None:
+            self._weights = _weights_path(str(artefact_path(shipped, data, component=self.name)))
+            self.tagger = load_tagger(self._weights)
+            return
         validate_get_examples(get_examples, "RiskSeq.initialize")
         examples = list(get_examples())
         self._labels(examples[:10])
@@ -214,7 +227,7 @@ def make_risk_seq(
 ) -> RiskSeq:
     """tagger (SeqTagger): ``spacy_sanitize.seq_cnn.v1`` or ``spacy_sanitize.seq_transformer.v1``.
     aggregation (str): ``max`` (partial match), ``min`` (full match) or ``mean``.
-    weights (Optional[str]): a saved tagger directory, or
-    ``"shipped"`` for the one in the package (overrides ``tagger``)."""
+    weights (Optional[str]): a saved tagger directory (overrides ``tagger``); the shipped
+    one is loaded by ``initialize`` (``shipped = "risk_seq"``)."""
     register_extensions()
     return RiskSeq(nlp, name, tagger, spans_key, mask_key, aggregation, weights, batch_size, scorer)

@@ -20,9 +20,10 @@ scope wins, setting by setting):
 - a stop list (shipped, plus ``stop_terms``), an ``allow_list`` of terms never tagged and a
   ``deny_list`` of terms always tagged, whatever the filters (Presidio's meaning).
 
-The gazetteer loads on first use (or in ``initialize``): ``"default"`` is the gazetteer
-shipped in ``spacy_sanitize/data/gazetteer/``, anything else a JSONL(.gz) file of terms
-or a directory written by ``GazetteerMatcher.to_disk``. ``nlp.to_disk`` saves the
+The gazetteer loads on first use (or in ``initialize``): ``gazetteer = null`` is the
+gazetteer shipped in the ``gazetteer`` folder of ``initialize``'s ``data`` (``[paths]
+sanitize_data`` in the shipped configs; None: the package's data folder), anything else a
+JSONL(.gz) file of terms or a directory written by ``GazetteerMatcher.to_disk``. ``nlp.to_disk`` saves the
 compiled gazetteer with the pipeline, so ``spacy.load`` needs nothing else; settings come
 from the config, and a config naming another ``gazetteer`` than the one saved wins.
 """
@@ -44,7 +45,7 @@ from ...spans import check_label, longest_non_overlapping
 from ...errors import Errors, Warnings
 from .matcher import GazetteerMatcher, Match, read_records
 from .normalize import normalize_set, term_key
-from ...shipped import data_path
+from ...shipped import artefact_path, data_path
 
 
 SETTINGS = ("min_chars", "max_zipf", "max_zipf_capitalized", "min_count")
@@ -57,33 +58,39 @@ _SHIPPED: Dict[str, GazetteerMatcher] = {}
 _SHIPPED_LOCK = threading.Lock()
 
 
-def data_dir() -> Path:
-    """Where the package's gazetteer data lives."""
-    return data_path("gazetteer")
+SHIPPED = "gazetteer"  # the shipped gazetteer's folder under [paths] sanitize_data
 
 
-def shipped_gazetteer_path() -> Path:
-    return data_dir() / "default.jsonl.gz"
+def data_dir(data: Optional[Union[str, Path]] = None) -> Path:
+    """Where the shipped gazetteer data lives (under ``data``; None: the package's)."""
+    return Path(data) / SHIPPED if data is not None else data_path(SHIPPED)
 
 
-def shipped_stop_terms() -> List[str]:
-    path = data_dir() / "stop_terms.txt"
+def shipped_gazetteer_path(data: Optional[Union[str, Path]] = None) -> Path:
+    return data_dir(data) / "default.jsonl.gz"
+
+
+def shipped_stop_terms(data: Optional[Union[str, Path]] = None) -> List[str]:
+    path = data_dir(data) / "stop_terms.txt"
     if not path.exists():
         return []
     lines = path.read_text(encoding="utf8").splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
-def load_gazetteer(name: str, progress: bool = False) -> GazetteerMatcher:
-    """A matcher for ``name``: "default", "" (empty), a JSONL(.gz) file or a saved directory.
-    The shipped gazetteer is built once per process."""
+def load_gazetteer(name: Optional[str], progress: bool = False, data: Optional[Union[str, Path]] = None) -> GazetteerMatcher:
+    """A matcher for ``name``: None (the shipped one under ``data``, None: the package's),
+    "" (empty), a JSONL(.gz) file or a saved directory. A shipped gazetteer is built once per
+    process; a missing one is OSError E018."""
     if name == "":
         return GazetteerMatcher()
-    if name == "default":
+    if name is None:
+        path = artefact_path(str(Path(SHIPPED) / "default.jsonl.gz"), data, component="pii_gazetteer")
         with _SHIPPED_LOCK:
-            if "default" not in _SHIPPED:
-                _SHIPPED["default"] = GazetteerMatcher.build(read_records(shipped_gazetteer_path()))
-            return _SHIPPED["default"]
+            key = str(path.resolve())
+            if key not in _SHIPPED:
+                _SHIPPED[key] = GazetteerMatcher.build(read_records(path))
+            return _SHIPPED[key]
     path = Path(name)
     if path.is_dir():
         return GazetteerMatcher.from_disk(path)
@@ -113,7 +120,7 @@ class Gazetteer:
         nlp: Language,
         name: str,
         *,
-        gazetteer: str,
+        gazetteer: Optional[str],
         spans_key: str,
         labels: Optional[List[str]],
         filters: Dict[str, Dict[str, float]],
@@ -137,6 +144,7 @@ class Gazetteer:
         self.deny_list = {term: check_label(label) for term, label in deny_list.items()}
         self.relabel = [check_label(label) for label in relabel]
         self.overwrite = overwrite
+        self._data: Optional[str] = None  # initialize(data=...): the shipped artefacts' folder
         self._matcher: Optional[GazetteerMatcher] = None
         self._deny_matcher: Optional[GazetteerMatcher] = None
         self._stop: Optional[frozenset] = None
@@ -161,7 +169,7 @@ class Gazetteer:
         if self._matcher is None:
             with self._setup_lock:
                 if self._matcher is None:
-                    self._matcher = load_gazetteer(self.gazetteer)
+                    self._matcher = load_gazetteer(self.gazetteer, data=self._data)
         return self._matcher
 
     def _prepare(self) -> None:
@@ -172,7 +180,7 @@ class Gazetteer:
         with self._setup_lock:
             if self._stop is not None:
                 return
-            stop = (shipped_stop_terms() if self.use_default_stop_list else []) + self.stop_terms
+            stop = (shipped_stop_terms(self._data) if self.use_default_stop_list else []) + self.stop_terms
             records = [
                 {"term": term, "label": label, "property": "deny_list"}
                 for term, label in self.deny_list.items()
@@ -188,8 +196,15 @@ class Gazetteer:
         *,
         nlp: Optional[Language] = None,
         gazetteer: Optional[str] = None,
+        data: Optional[str] = None,
     ) -> None:
-        """Load the gazetteer now. gazetteer (Optional[str]): replace the configured one."""
+        """Load the gazetteer now. gazetteer (Optional[str]): replace the configured one.
+        data (Optional[str]): the folder of the shipped gazetteer and stop list (``[paths]
+        sanitize_data``; None: the package's data folder)."""
+        if data != self._data:
+            self._data = data
+            self._matcher = None
+            self._stop = None
         if gazetteer is not None:
             self.gazetteer = gazetteer
             self._matcher = None
@@ -375,7 +390,7 @@ class Gazetteer:
 @Language.factory(
     "pii_gazetteer",
     default_config={
-        "gazetteer": "default",
+        "gazetteer": None,
         "spans_key": "pii",
         "labels": ["DEM", "MISC"],
         "filters": DEFAULT_FILTERS,
@@ -391,7 +406,7 @@ class Gazetteer:
 def make_gazetteer(
     nlp: Language,
     name: str,
-    gazetteer: str,
+    gazetteer: Optional[str],
     spans_key: str,
     labels: Optional[List[str]],
     filters: Dict[str, Dict[str, float]],
@@ -404,7 +419,8 @@ def make_gazetteer(
 ) -> Gazetteer:
     """Build the component (cheap: the gazetteer loads on first use).
 
-    gazetteer (str): "default" (shipped), a JSONL(.gz) file of terms, or a saved matcher directory.
+    gazetteer (Optional[str]): None (the shipped one, from initialize's ``data``), "" (none), a
+        JSONL(.gz) file of terms, or a saved matcher directory.
     spans_key (str): the span group to write.
     labels (Optional[List[str]]): the labels to emit; None for all in the gazetteer.
     filters (Dict[str, Dict[str, float]]): noise-control settings per scope ("all", label, property id).

@@ -14,7 +14,7 @@ when the classifier's probability of the new type is at least ``min_prob``. Ever
 ``Span._.risk_explain["pii_relabel"] = {"old": ..., "new": ..., "p": ...}`` for audit.
 
 The model is plain arrays (feature names, labels, coefficients), so loading it needs numpy
-only; scikit-learn is used for training. ``model = "spacy_sanitize:pii_relabel"`` loads the
+only; scikit-learn is used for training. ``shipped = "pii_relabel"`` in initialize loads the
 one shipped in the package (trained on the 70 annotated biographies by
 ``spacy project run train-relabel``); a missing or corrupt model is an error (E301), never a
 silent fallback.
@@ -35,7 +35,7 @@ from spacy.util import minibatch
 from ...errors import Errors
 from ...extensions import register_extensions
 from ...lm.context import ContextEncoder
-from ...shipped import resolve_shipped
+from ...shipped import artefact_path
 from ...types import DEFAULT_SPANS_KEY
 from .features import (
     HEAD_CLASS,
@@ -87,7 +87,7 @@ class PIIRelabel:
         self._encoder_scale = float(encoder_scale)
         self._encoder_layers = int(encoder_layers)
         self._encoders: Dict[Tuple[str, int], ContextEncoder] = {}
-        self.model: Optional[LabelModel] = LabelModel.from_disk(resolve_shipped(model) or model) if model else None
+        self.model: Optional[LabelModel] = LabelModel.from_disk(model) if model else None
 
     def _trained(self, key: str, default: Any) -> Any:
         """A setting recorded in the trained model's meta (``default`` without a model)."""
@@ -205,10 +205,22 @@ class PIIRelabel:
         )
         return self.model
 
-    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None) -> None:
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        shipped: Optional[str] = None,
+        data: Optional[str] = None,
+    ) -> None:
         """Train on gold examples: the reference docs' ``spans_key`` spans are the gold types;
-        the predicted docs are run through the components before this one in ``nlp``."""
+        the predicted docs are run through the components before this one in ``nlp``.
+        shipped (Optional[str]): load this shipped model folder under ``data`` (None: the
+        package's data folder) instead of training (``[paths] sanitize_data`` in shipped configs)."""
         register_extensions()
+        if shipped is not None:
+            self.model = LabelModel.from_disk(artefact_path(shipped, data, component=self.name))
+            return
         examples = list(get_examples())
         predicted = [eg.predicted for eg in examples]
         if nlp is not None and self.name in nlp.pipe_names:
@@ -272,8 +284,9 @@ def make_pii_relabel(
     encoder_layers: int,
 ) -> PIIRelabel:
     """spans_key (str): span group whose labels are re-predicted.
-    model (Optional[str]): "spacy_sanitize:pii_relabel" (shipped), a model directory, or None
-        (train with nlp.initialize). A missing or corrupt model raises E301 here.
+    model (Optional[str]): a model directory, or None (nlp.initialize trains one, or loads the
+        shipped one with ``shipped = "pii_relabel"`` under [initialize.components.NAME]). A
+        missing or corrupt model raises E301 here.
     min_prob (Optional[float]): change a label only when the new type has at least this
         probability; None: the value chosen by cross-validation when the model was trained.
     entity_vote (Optional[bool]): mentions of one entity (same entity_id and label) get one

@@ -1,0 +1,147 @@
+"""Shipped configs: composed from one detector, loadable by spaCy's own tools, artefacts
+loaded at initialize from [paths] sanitize_data."""
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+import spacy
+import srsly
+from spacy.tokens import DocBin
+from thinc.api import Config
+
+import spacy_sanitize
+from spacy_sanitize.corpus.tab import load_tab, tab_to_docs
+from spacy_sanitize.pipeline import _with_installed_english, config_path, initialize_pipeline, shipped_configs, write_configs
+
+from .conftest import data_file
+
+TORCH = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("transformers") is not None
+NEEDS_TORCH = {"accurate", "risk_llm_prob", "risk_perturb", "risk_seq", "vote", "risk_llm_prob_frequency"}
+SAMPLE = "Anna Berg, born 3 May 1970 in Oslo, works for Statoil; mail anna@example.org."
+
+
+def test_configs_match_their_parts():
+    """The committed .cfg files are what `spacy project run configs` writes from configs/parts/."""
+    assert write_configs(check=True) == []
+
+
+@pytest.mark.parametrize("name", shipped_configs())
+def test_shipped_config_loads_with_spacy_and_initialize_loads_the_artefacts(name):
+    if name in NEEDS_TORCH and not TORCH:
+        pytest.skip("needs torch")
+    config = _with_installed_english(Config().from_disk(config_path(name)))
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
+    initialize_pipeline(nlp, config)
+    assert nlp.get_pipe("pii_ner").moves.n_moves > 0
+    if "pii_relabel" in nlp.pipe_names:
+        assert nlp.get_pipe("pii_relabel").model is not None
+    if "risk_seq" in nlp.pipe_names:
+        assert nlp.get_pipe("risk_seq").tagger.initialized
+    if "risk_llm_prob" in nlp.pipe_names:
+        assert nlp.get_pipe("risk_llm_prob").classifier is not None
+
+
+def test_missing_artefact_fails_at_load_time(tmp_path):
+    # The first component to initialize (the gazetteer) names its missing artefact.
+    with pytest.raises(OSError, match=r"\[E018\] shipped artefact 'gazetteer/default.jsonl.gz'"):
+        spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
+
+
+def test_sanitize_data_points_at_a_folder_with_the_same_layout(tmp_path):
+    import shutil
+
+    from spacy_sanitize.shipped import data_path
+
+    shutil.copytree(data_path("gazetteer"), tmp_path / "gazetteer")
+    with pytest.raises(OSError, match=r"\[E018\] shipped artefact 'pii_ner'"):
+        spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
+    shutil.copytree(data_path("pii_ner"), tmp_path / "pii_ner")
+    nlp = spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
+    assert nlp(SAMPLE)._.sanitized == spacy_sanitize.load_pipeline("default")(SAMPLE)._.sanitized
+
+
+def _spacy_cli(*args):
+    out = subprocess.run([sys.executable, "-m", "spacy", *args], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
+    return out.stdout
+
+
+def test_spacy_assemble_evaluate_and_debug_config_on_the_default_config(tmp_path):
+    cfg = str(config_path("default"))
+    dev = str(tmp_path / "dev.spacy")
+    documents = load_tab(data_file("tab", "tab_dev.json"))[:2]
+    DocBin(docs=list(tab_to_docs(documents, spacy.blank("en"))), store_user_data=True).to_disk(dev)
+    # Shipped configs are partial, like spaCy's base configs: fill them, then debug the full one.
+    _spacy_cli("init", "fill-config", cfg, str(tmp_path / "full.cfg"))
+    _spacy_cli("debug", "config", str(tmp_path / "full.cfg"), "--paths.train", dev, "--paths.dev", dev)
+    _spacy_cli("assemble", cfg, str(tmp_path / "out"))
+    assembled = spacy.load(tmp_path / "out")
+    assert assembled(SAMPLE)._.sanitized == spacy_sanitize.load_pipeline("default")(SAMPLE)._.sanitized
+    _spacy_cli("evaluate", str(tmp_path / "out"), dev, "--output", str(tmp_path / "m.json"))
+    metrics = srsly.read_json(tmp_path / "m.json")
+    # The masker's TAB scorer and pii_ner's span scorer report through spaCy's evaluate.
+    for key in ("tab_p", "tab_r_all", "tab_f1", "pii_f"):
+        assert 0.0 < metrics[key] <= 1.0, (key, metrics[key])
+
+
+@pytest.mark.skipif(not TORCH, reason="needs torch")
+def test_saved_risk_seq_pipeline_reloads_without_initialize(tmp_path):
+    """initialize loads the shipped artefacts once; nlp.to_disk keeps them with the components,
+    so spacy.load needs neither [paths] sanitize_data nor the package's data folder."""
+    nlp = spacy_sanitize.load_pipeline("risk_seq")
+    nlp.to_disk(tmp_path / "pipe")
+    reloaded = spacy.load(tmp_path / "pipe", config={"paths": {"sanitize_data": str(tmp_path / "nowhere")}})
+    ours, theirs = nlp(SAMPLE), reloaded(SAMPLE)
+    assert theirs._.sanitized == ours._.sanitized
+    assert [s._.risk for s in theirs.spans["pii"]] == [s._.risk for s in ours.spans["pii"]]
+
+
+def test_frequency_scorer_reads_the_shipped_counts_from_the_data_folder(tmp_path):
+    """counts null: the counts under ``data`` ([paths] sanitize_data); missing ones fail when
+    the scorer is built, not as risk 1.0 on every span at the first document."""
+    import shutil
+
+    from spacy_sanitize.lm.frequency import FrequencyScorer
+    from spacy_sanitize.shipped import data_path
+
+    with pytest.raises(OSError, match="E018.*lm_counts"):
+        FrequencyScorer(data=str(tmp_path))
+    FrequencyScorer(1.0, 0.0, 0.0, data=str(tmp_path))  # no domain weight: no counts needed
+    shutil.copytree(data_path("lm_counts"), tmp_path / "lm_counts")
+    scorer = FrequencyScorer(data=str(tmp_path))
+    assert scorer.counts_path == str(tmp_path / "lm_counts" / "counts.msgpack")
+    assert FrequencyScorer().counts_path == str(data_path("lm_counts", "counts.msgpack"))
+
+
+def test_pii_ner_initialize_loads_the_shipped_weights_or_says_why_not(nlp_blank):
+    model = Config().from_disk(config_path("default"))["components"]["pii_ner"]["model"]
+    ner = nlp_blank.add_pipe("pii_ner", config={"model": model})
+    ner.initialize(shipped="pii_ner")
+    assert "PERSON" in ner.labels and "CODE" in ner.labels
+    doc = nlp_blank("Maya Kodnani was born in Mumbai.")
+    assert [s.label_ for s in doc.spans["pii"]]
+    other = spacy.blank("en").add_pipe("pii_ner")  # spaCy's default architecture: other shapes
+    with pytest.raises(ValueError, match="E020"):
+        other.initialize(shipped="pii_ner")
+
+
+def test_gazetteer_reads_the_shipped_gazetteer_from_the_data_folder(tmp_path):
+    """gazetteer null: the shipped gazetteer and stop list of initialize's ``data``; a folder
+    without them fails at initialize (the gazetteer = "default" spelling is gone)."""
+    import shutil
+
+    from spacy_sanitize.shipped import data_path
+
+    def gazetteer_nlp(data):
+        nlp = spacy.blank("en")
+        nlp.add_pipe("pii_gazetteer").initialize(data=data)
+        return nlp
+
+    with pytest.raises(OSError, match="E018.*gazetteer"):
+        gazetteer_nlp(str(tmp_path))
+    shutil.copytree(data_path("gazetteer"), tmp_path / "gazetteer")
+    text = "She is a Norwegian Catholic surgeon."
+    ours, shipped = gazetteer_nlp(str(tmp_path))(text), gazetteer_nlp(None)(text)
+    spans = [(s.text, s.label_) for s in ours.spans["pii"]]
+    assert spans and spans == [(s.text, s.label_) for s in shipped.spans["pii"]]
