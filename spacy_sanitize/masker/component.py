@@ -8,15 +8,13 @@ Writes ``Doc._.sanitized``, ``Doc._.replacements`` (rows ``[start, end, label,
 entity_id, replacement, out_start, out_end]``) and ``Doc._.privacy``.
 """
 import warnings
-from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
-import srsly
-from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..learned import LearnedState
 from ..decide.check import warn_undecided
 from ..extensions import register_extensions
 from ..errors import Errors, Warnings
@@ -54,7 +52,7 @@ def _as_strategy(value: StrategyArg, where: str) -> Strategy:
     return build_strategy(check_strategy_config(value, where))
 
 
-class Masker:
+class Masker(LearnedState):
     def __init__(
         self,
         name: str,
@@ -246,23 +244,6 @@ class Masker:
         self.learned_p = None if p is None else check_p(float(p))
         self.learned_p_source = learned.get("p_source")
 
-    def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
-        return util.to_bytes({"learned": lambda: self._learned()}, exclude)
-
-    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "Masker":
-        util.from_bytes(data, {"learned": self._set_learned}, exclude)
-        return self
-
-    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
-        util.to_disk(path, {"learned.json": lambda p: srsly.write_json(p, self._learned())}, exclude)
-
-    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "Masker":
-        def read(p: Path) -> None:
-            if p.exists():
-                self._set_learned(srsly.read_json(p))
-
-        util.from_disk(path, {"learned.json": read}, exclude)
-        return self
 
 
 @Language.factory(

@@ -34,16 +34,14 @@ on gold documents; the coded messages are in ``spacy_sanitize.errors``.
 """
 import logging
 import warnings
-from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
-import srsly
-from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import minibatch
 
+from ...learned import LearnedState
 from ...errors import Errors, Warnings
 from ...extensions import register_extensions
 from ...lm.base import SpanScorer
@@ -79,7 +77,7 @@ PERSON_NOTE = "the person the text is about: the perturbation target, always mas
 DEFAULT_THRESHOLD = 3.5  # seed 000, RoBERTa-large on the Wikipedia biographies
 
 
-class RiskPerturb(FittedThreshold):
+class RiskPerturb(FittedThreshold, LearnedState):
     """See the module docstring; the factory arguments are documented in ``make_risk_perturb``."""
 
     default_threshold = DEFAULT_THRESHOLD
@@ -273,23 +271,6 @@ class RiskPerturb(FittedThreshold):
         self.fitted_threshold = None if fitted is None else float(fitted)
         self.meta = dict(learned.get("meta") or {})
 
-    def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
-        return util.to_bytes({"learned": self._learned}, exclude)
-
-    def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "RiskPerturb":
-        util.from_bytes(data, {"learned": self._set_learned}, exclude)
-        return self
-
-    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
-        util.to_disk(path, {"learned.json": lambda p: srsly.write_json(p, self._learned())}, exclude)
-
-    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskPerturb":
-        def read(p: Path) -> None:
-            if p.exists():
-                self._set_learned(srsly.read_json(p))
-
-        util.from_disk(path, {"learned.json": read}, exclude)
-        return self
 
 
 @Language.factory(
