@@ -35,7 +35,7 @@ from spacy.util import minibatch
 from ...errors import Errors
 from ...extensions import register_extensions
 from ...lm.context import ContextEncoder
-from ...shipped import artefact_path
+from ...shipped import SHIPPED_MLM, artefact_path, current_name
 from ...types import DEFAULT_SPANS_KEY
 from .features import (
     HEAD_CLASS,
@@ -87,6 +87,7 @@ class PIIRelabel:
         self._encoder_scale = float(encoder_scale)
         self._encoder_layers = int(encoder_layers)
         self._encoders: Dict[Tuple[str, int], ContextEncoder] = {}
+        self._data: Optional[str] = None  # initialize's data: where the shipped minilm_mlm encoder is
         self.model: Optional[LabelModel] = LabelModel.from_disk(model) if model else None
 
     def _trained(self, key: str, default: Any) -> Any:
@@ -97,7 +98,8 @@ class PIIRelabel:
     # min_prob, entity_vote and keep_labels: the configured value wins over the CV-chosen one.
     @property
     def encoder_name(self) -> Optional[str]:
-        return self._trained("encoder", None) if self.model is not None else self._encoder_name
+        name = self._trained("encoder", None) if self.model is not None else self._encoder_name
+        return current_name(name) if name else name  # the shipped model stores the MLM's old name
 
     @property
     def encoder_scale(self) -> float:
@@ -115,7 +117,7 @@ class PIIRelabel:
         if not name:
             return None
         if (name, layers) not in self._encoders:
-            self._encoders[(name, layers)] = ContextEncoder(name, layers=layers)
+            self._encoders[(name, layers)] = ContextEncoder(name, layers=layers, data=self._data)
         return self._encoders[(name, layers)]
 
     @property
@@ -218,8 +220,13 @@ class PIIRelabel:
         shipped (Optional[str]): load this shipped model folder under ``data`` (None: the
         package's data folder) instead of training (``[paths] sanitize_data`` in shipped configs)."""
         register_extensions()
+        self._data = data
         if shipped is not None:
             self.model = LabelModel.from_disk(artefact_path(shipped, data, component=self.name))
+            if self.encoder_name == SHIPPED_MLM:
+                # Its encoder is the shipped MLM under the same data: missing, it fails here
+                # (E018), not as E420 on the first document.
+                artefact_path(SHIPPED_MLM, data, component=self.name)
             return
         examples = list(get_examples())
         predicted = [eg.predicted for eg in examples]
@@ -297,7 +304,7 @@ def make_pii_relabel(
     keep_labels (Optional[List[str]]): spans with these labels are never relabelled; None:
         the ones chosen when the model was trained.
     encoder (Optional[str]): context encoder whose span vectors join the features when
-        training ("spacy_sanitize:minilm-mlm", "minilm", a Hugging Face name or directory);
+        training ("minilm_mlm": the shipped domain MLM, "minilm", a Hugging Face name or directory);
         a trained model records its encoder and always uses that one. A model that needs an
         encoder that cannot be loaded raises OSError E420 on the first document.
     encoder_scale (float): the vectors' weight against the binary features (training).
