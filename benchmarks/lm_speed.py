@@ -3,7 +3,7 @@ versus a naive loop of one span per forward pass (same windows), on the annotate
 biographies (gold spans) and on long TAB court texts (spans: capitalised words and numbers,
 a stand-in for detected PII), plus the frequency scorer.
 
-    python benchmarks/lm_speed.py --model spacy_sanitize:minilm-mlm --output benchmarks/results/lm_speed.json
+    python benchmarks/lm_speed.py --model minilm_mlm --output benchmarks/results/lm_speed.json
 """
 import argparse
 import re
@@ -39,7 +39,7 @@ def run(scorer, texts, queries, naive: bool) -> Dict[str, Any]:
 def main() -> None:
     data = shared_data_dir()
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--model", default="spacy_sanitize:minilm-mlm")
+    parser.add_argument("--model", default="minilm_mlm")
     parser.add_argument("--wiki", default=str(wiki_dev_path()))
     parser.add_argument("--tab", default=f"{data}/tab/tab_dev_texts.jsonl")
     parser.add_argument("--wiki-spans", type=int, default=200)

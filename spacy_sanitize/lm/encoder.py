@@ -20,8 +20,8 @@ def minilm_path() -> str:
 
 
 def resolve_encoder(model: str) -> str:
-    """``minilm`` -> the packaged all-MiniLM-L6-v2 directory; ``spacy_sanitize:<name>`` -> a
-    model shipped in the package; anything else unchanged (a Hugging Face name or directory)."""
+    """``minilm`` -> the packaged all-MiniLM-L6-v2 directory; ``minilm_mlm`` -> the domain
+    MLM shipped in the package; anything else unchanged (a Hugging Face name or directory)."""
     return loader.resolve_model(model)
 
 

@@ -21,12 +21,11 @@ from .base import SpanLogProbs, SpanQuery
 from .loader import load_pretrained, position_limit, resolve_model, warn_num_threads  # noqa: F401 (re-exported)
 from .windows import centred_window
 from ..errors import Errors
+from ..shipped import SHIPPED_MLM, current_name
 
 WORD = re.compile(r"\w+")
 Row = Tuple[int, int, Tuple[int, ...]]  # window start, window end (token indices), masked token indices
 
-
-SHIPPED_MLM = "spacy_sanitize:minilm-mlm"
 
 
 class DiskCache:
@@ -51,24 +50,33 @@ class DiskCache:
 
 
 class HFMaskedLMScorer:
-    """model (str): Hugging Face model name or local directory of a masked LM with a fast tokenizer.
+    """model (Optional[str]): Hugging Face model name or local directory of a masked LM with a
+        fast tokenizer; None (or ``minilm_mlm``): the shipped domain MiniLM MLM under ``data``.
     window (int): tokens per window, special tokens included (at most the model's maximum).
     batch_size (int): rows per forward pass.
     device (str): torch device.
     num_threads (int): not applied (W400): a script sets torch's threads itself.
     cache_dir (Optional[str]): directory of the SQLite disk cache (None: no disk cache).
+    data (Optional[str]): the shipped artefacts' folder (``${paths.sanitize_data}`` in configs;
+        None: the package's data folder), read for the shipped MLM only.
     """
 
     def __init__(
         self,
-        model: str,
+        model: Optional[str] = None,
         window: int = 512,
         batch_size: int = 16,
         device: str = "cpu",
         num_threads: int = 0,
         cache_dir: Optional[str] = None,
+        data: Optional[str] = None,
     ) -> None:
-        self.model_name = str(model)
+        self.model_name = SHIPPED_MLM if model is None else current_name(str(model))
+        self.data = data
+        if self.model_name == SHIPPED_MLM:
+            # Checked (not loaded) now: a missing shipped MLM fails when the pipeline is
+            # built, not as fail-closed risk 1.0 on every span at the first document.
+            resolve_model(self.model_name, data)
         self.name = f"hf:{self.model_name}"
         self.window = int(window)
         self.batch_size = max(1, int(batch_size))
@@ -86,7 +94,7 @@ class HFMaskedLMScorer:
         if self._model is not None:
             return
         try:
-            tokenizer, model = load_pretrained(resolve_model(self.model_name), "masked_lm", device=self.device)
+            tokenizer, model = load_pretrained(resolve_model(self.model_name, self.data), "masked_lm", device=self.device)
         except Exception as err:  # any loading problem: missing files, no internet, bad config
             raise OSError(Errors.E400.format(model=self.model_name, err=err)) from err
         if not getattr(tokenizer, "is_fast", False):
@@ -241,12 +249,14 @@ class HFMaskedLMScorer:
 
 @misc("spacy_sanitize.lm.hf.v1")
 def make_hf_scorer(
-    model: str = SHIPPED_MLM,
+    model: Optional[str] = None,
     window: int = 512,
     batch_size: int = 16,
     device: str = "cpu",
     num_threads: int = 0,
     cache_dir: Optional[str] = None,
+    data: Optional[str] = None,
 ) -> HFMaskedLMScorer:
-    """A Hugging Face masked-LM scorer (loaded on first use)."""
-    return HFMaskedLMScorer(model, window, batch_size, device, num_threads, cache_dir)
+    """A Hugging Face masked-LM scorer (loaded on first use); model None: the shipped domain
+    MiniLM MLM under ``data`` (``${paths.sanitize_data}`` in the shipped configs)."""
+    return HFMaskedLMScorer(model, window, batch_size, device, num_threads, cache_dir, data)

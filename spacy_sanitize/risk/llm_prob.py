@@ -28,7 +28,7 @@ from ..lm.encoder import SpanTextEncoder
 from ..types import DEFAULT_SPANS_KEY, GOLD_MASK_KEY, PII_TYPES
 from .base import FAIL_CLOSED_RISK, failure, isolate_failures, risk_key, write_risk
 from .span_classifier import SpanClassifier, select_and_fit
-from ..shipped import artefact_path, data_path
+from ..shipped import SHIPPED_MLM, artefact_path, current_name, data_path
 from ..errors import Errors, Warnings
 
 
@@ -37,7 +37,7 @@ FEATURES = NUMERIC + tuple(f"type_{t}" for t in PII_TYPES)
 SHIPPED = "risk_llm_prob"  # the shipped classifiers' folder under [paths] sanitize_data
 
 
-SHIPPED_FOR_SCORER = {"frequency": "frequency", "hf:spacy_sanitize:minilm-mlm": "minilm_mlm"}
+SHIPPED_FOR_SCORER = {"frequency": "frequency", "hf:" + SHIPPED_MLM: "minilm_mlm"}
 
 
 def shipped_model_path(scorer_name: str, root: Optional[Path] = None) -> Optional[Path]:
@@ -290,6 +290,8 @@ class RiskLLMProb:
         meta = dict(state.get("meta") or {})
         for setting in ("threshold", "saved_with_model"):  # settings come from the config
             meta.pop(setting, None)
+        if isinstance(meta.get("scorer"), str):
+            meta["scorer"] = current_name(meta["scorer"])  # the shipped MLM's old name
         self.meta = meta
         self.classifier = SpanClassifier.from_dict(state["classifier"], self.allow_pickle) if state.get("classifier") else None
         trained = self.meta.get("scorer")
@@ -358,7 +360,7 @@ def make_risk_llm_prob(
     coref_masking (bool): hide the other mentions of the span's entity as well.
     model (Optional[str]): classifier directory used when the component was neither initialized
         nor loaded; None: none. The shipped classifiers (trained on the Wikipedia biographies
-        for the frequency scorer and spacy_sanitize:minilm-mlm) load in ``initialize`` with
+        for the frequency scorer and the shipped minilm_mlm) load in ``initialize`` with
         ``shipped = "risk_llm_prob"``. A saved pipeline keeps its classifier unless the config
         names another ``model`` than it was saved with.
     cv_folds (int): folds of the grouped model selection in ``initialize``.

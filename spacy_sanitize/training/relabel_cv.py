@@ -16,6 +16,7 @@ from ..evaluation.scorer import detect_docs, detected_triples
 from ..evaluation.tab_metrics import Tokens, detection_counts, pool_detection_counts
 from ..lm.context import ContextEncoder
 from ..detect.relabel import PIIRelabel, doc_features, relabel_decisions
+from ..shipped import SHIPPED_MLM
 
 GRID: Dict[str, List[Any]] = {"C": [0.3, 1.0, 3.0], "none_class": [False, True], "min_prob": [0.0, 0.5, 0.7], "entity_vote": [True]}
 # entity_vote is fixed (not searched): mentions of one entity must get one type, or the
@@ -25,7 +26,7 @@ _FEATURES: Dict[Tuple[int, Optional[str], float, int], Tuple[Doc, List[Dict[str,
 # The context encoder of the relabeller's features, the vectors' weight and the layer read
 # (chosen by 5-fold CV by document: weights 1, 3, 5, 10 with MiniLM and 3, 5 with the domain
 # MLM; layers 2, 3, 4, 6 of the domain MLM: docs/pii_relabel.md).
-ENCODER = "spacy_sanitize:minilm-mlm"
+ENCODER = SHIPPED_MLM
 ENCODER_SCALE = 5.0
 ENCODER_LAYERS = 4
 _ENCODERS: Dict[Tuple[str, int], ContextEncoder] = {}

@@ -20,17 +20,15 @@ scope wins, setting by setting):
 - a stop list (shipped, plus ``stop_terms``), an ``allow_list`` of terms never tagged and a
   ``deny_list`` of terms always tagged, whatever the filters (Presidio's meaning).
 
-The gazetteer loads on first use (or in ``initialize``): ``gazetteer = null`` is the
-gazetteer shipped in the ``gazetteer`` folder of ``initialize``'s ``data`` (``[paths]
-sanitize_data`` in the shipped configs; None: the package's data folder), anything else a
-JSONL(.gz) file of terms or a directory written by ``GazetteerMatcher.to_disk``. ``nlp.to_disk`` saves the
+The gazetteer loads on first use (or in ``initialize``; sources in ``loading``): ``gazetteer =
+null`` is the one shipped in the ``gazetteer`` folder of ``initialize``'s ``data`` (``[paths]
+sanitize_data``), anything else a JSONL(.gz) file or a saved matcher directory. ``nlp.to_disk`` saves the
 compiled gazetteer with the pipeline, so ``spacy.load`` needs nothing else; settings come
 from the config, and a config naming another ``gazetteer`` than the one saved wins.
 """
 
 import threading
 import warnings
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -43,73 +41,10 @@ from spacy.util import ensure_path, minibatch
 from ...extensions import register_extensions
 from ...spans import check_label, longest_non_overlapping
 from ...errors import Errors, Warnings
-from .matcher import GazetteerMatcher, Match, read_records
-from .normalize import normalize_set, term_key
-from ...shipped import artefact_path, data_path
-
-
-SETTINGS = ("min_chars", "max_zipf", "max_zipf_capitalized", "min_count")
-DEFAULT_FILTERS: Dict[str, Dict[str, float]] = {
-    "all": {"min_chars": 3, "max_zipf": 5.0, "max_zipf_capitalized": 6.0, "min_count": 0},
-}
-SENTENCE_BREAKS = frozenset({".", "!", "?", ":", ";", '"', "“", "”", "(", "-", "–", "—", "•", "*"})
-
-_SHIPPED: Dict[str, GazetteerMatcher] = {}
-_SHIPPED_LOCK = threading.Lock()
-
-
-SHIPPED = "gazetteer"  # the shipped gazetteer's folder under [paths] sanitize_data
-
-
-def data_dir(data: Optional[Union[str, Path]] = None) -> Path:
-    """Where the shipped gazetteer data lives (under ``data``; None: the package's)."""
-    return Path(data) / SHIPPED if data is not None else data_path(SHIPPED)
-
-
-def shipped_gazetteer_path(data: Optional[Union[str, Path]] = None) -> Path:
-    return data_dir(data) / "default.jsonl.gz"
-
-
-def shipped_stop_terms(data: Optional[Union[str, Path]] = None) -> List[str]:
-    path = data_dir(data) / "stop_terms.txt"
-    if not path.exists():
-        return []
-    lines = path.read_text(encoding="utf8").splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
-
-
-def load_gazetteer(name: Optional[str], progress: bool = False, data: Optional[Union[str, Path]] = None) -> GazetteerMatcher:
-    """A matcher for ``name``: None (the shipped one under ``data``, None: the package's),
-    "" (empty), a JSONL(.gz) file or a saved directory. A shipped gazetteer is built once per
-    process; a missing one is OSError E018."""
-    if name == "":
-        return GazetteerMatcher()
-    if name is None:
-        path = artefact_path(str(Path(SHIPPED) / "default.jsonl.gz"), data, component="pii_gazetteer")
-        with _SHIPPED_LOCK:
-            key = str(path.resolve())
-            if key not in _SHIPPED:
-                _SHIPPED[key] = GazetteerMatcher.build(read_records(path))
-            return _SHIPPED[key]
-    path = Path(name)
-    if path.is_dir():
-        return GazetteerMatcher.from_disk(path)
-    if path.is_file():
-        return GazetteerMatcher.build(read_records(path), progress=progress)
-    raise FileNotFoundError(Errors.E200.format(name=name))
-
-
-@lru_cache(maxsize=200_000)
-def _zipf(term: str) -> float:
-    from wordfreq import zipf_frequency
-
-    return float(zipf_frequency(term, "en"))
-
-
-@lru_cache(maxsize=200_000)
-def _key(text: str) -> str:
-    """``term_key`` of a term or a matched text, cached: the same few thousand recur."""
-    return term_key(text)
+from .loading import SHIPPED, data_dir, load_gazetteer, shipped_gazetteer_path, shipped_stop_terms  # noqa: F401 (re-exported)
+from .matcher import GazetteerMatcher, Match
+from .filters import DEFAULT_FILTERS, SENTENCE_BREAKS, SETTINGS, cached_term_key, term_zipf
+from .normalize import normalize_set
 
 
 class Gazetteer:
@@ -224,9 +159,9 @@ class Gazetteer:
     def _keep(self, doc: Doc, start: int, end: int, entry: int) -> bool:
         matcher = self.matcher
         term = matcher.term(entry)
-        key = _key(term)
+        key = cached_term_key(term)
         span = doc[start:end]
-        span_key = _key(span.text)
+        span_key = cached_term_key(span.text)
         if key in self._allow or span_key in self._allow:
             return False
         if key in self._stop or span_key in self._stop:  # type: ignore[operator]
@@ -236,7 +171,7 @@ class Gazetteer:
             return False
         if settings["min_count"] and matcher.count(entry) < settings["min_count"]:
             return False
-        zipf = _zipf(term)
+        zipf = term_zipf(term)
         if zipf <= settings["max_zipf"]:
             return True
         return zipf <= settings["max_zipf_capitalized"] and self._capitalized(doc, start)
@@ -278,7 +213,7 @@ class Gazetteer:
                     continue
                 if source is matcher and not self._keep(doc, start, end, entry):
                     continue
-                if source is not matcher and _key(doc[start:end].text) in self._allow:
+                if source is not matcher and cached_term_key(doc[start:end].text) in self._allow:
                     continue
                 span = Span(doc, start, end, label=label)
                 spans.append(span)

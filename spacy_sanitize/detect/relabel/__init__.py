@@ -35,7 +35,7 @@ from spacy.util import minibatch
 from ...errors import Errors
 from ...extensions import register_extensions
 from ...lm.context import ContextEncoder
-from ...shipped import artefact_path
+from ...shipped import SHIPPED_MLM, artefact_path, current_name
 from ...types import DEFAULT_SPANS_KEY
 from .features import (
     HEAD_CLASS,
@@ -87,25 +87,38 @@ class PIIRelabel:
         self._encoder_scale = float(encoder_scale)
         self._encoder_layers = int(encoder_layers)
         self._encoders: Dict[Tuple[str, int], ContextEncoder] = {}
-        self.model: Optional[LabelModel] = LabelModel.from_disk(model) if model else None
+        self._data: Optional[str] = None  # initialize's data: where the shipped minilm_mlm encoder is
+        # The configured model directory is read in initialize or at first use, not here:
+        # spacy.load's from_disk gives the saved model without reading the configured path.
+        # (Not a lazy property: spaCy's isinstance checks on its protocols read ``model``.)
+        self.model: Optional[LabelModel] = None
+
+    def load_model(self) -> Optional[LabelModel]:
+        """The trained model, reading the configured ``model`` directory the first time
+        (E301/E302 when it is missing or unusable)."""
+        if self.model is None and self.model_name:
+            self.model = LabelModel.from_disk(self.model_name)
+        return self.model
 
     def _trained(self, key: str, default: Any) -> Any:
         """A setting recorded in the trained model's meta (``default`` without a model)."""
-        return (self.model.meta if self.model else {}).get(key, default)
+        model = self.load_model()
+        return (model.meta if model else {}).get(key, default)
 
     # The encoder settings of a trained model win (its features were computed with them);
     # min_prob, entity_vote and keep_labels: the configured value wins over the CV-chosen one.
     @property
     def encoder_name(self) -> Optional[str]:
-        return self._trained("encoder", None) if self.model is not None else self._encoder_name
+        name = self._trained("encoder", None) if self.load_model() is not None else self._encoder_name
+        return current_name(name) if name else name  # the shipped model stores the MLM's old name
 
     @property
     def encoder_scale(self) -> float:
-        return float(self._trained("encoder_scale", 1.0)) if self.model is not None else self._encoder_scale
+        return float(self._trained("encoder_scale", 1.0)) if self.load_model() is not None else self._encoder_scale
 
     @property
     def encoder_layers(self) -> int:
-        return int(self._trained("encoder_layers", 0)) if self.model is not None else self._encoder_layers
+        return int(self._trained("encoder_layers", 0)) if self.load_model() is not None else self._encoder_layers
 
     def context_encoder(self, name: Optional[str] = None, layers: Optional[int] = None) -> Optional[ContextEncoder]:
         """The encoder ``name`` read at layer ``layers`` (defaults: those of the trained model,
@@ -115,7 +128,7 @@ class PIIRelabel:
         if not name:
             return None
         if (name, layers) not in self._encoders:
-            self._encoders[(name, layers)] = ContextEncoder(name, layers=layers)
+            self._encoders[(name, layers)] = ContextEncoder(name, layers=layers, data=self._data)
         return self._encoders[(name, layers)]
 
     @property
@@ -152,7 +165,7 @@ class PIIRelabel:
             yield from self.set_annotations(docs)
 
     def set_annotations(self, docs: List[Doc]) -> List[Doc]:
-        if self.model is None:
+        if self.load_model() is None:
             raise ValueError(Errors.E300)
         encoder = self.context_encoder()
         scale = float(self.model.meta.get("encoder_scale", 1.0))
@@ -216,10 +229,20 @@ class PIIRelabel:
         """Train on gold examples: the reference docs' ``spans_key`` spans are the gold types;
         the predicted docs are run through the components before this one in ``nlp``.
         shipped (Optional[str]): load this shipped model folder under ``data`` (None: the
-        package's data folder) instead of training (``[paths] sanitize_data`` in shipped configs)."""
+        package's data folder) instead of training (``[paths] sanitize_data`` in shipped configs).
+        A configured ``model`` directory is loaded instead of training, and wins over
+        ``shipped`` (a setting the user gave); E301 when it is missing."""
         register_extensions()
+        self._data = data
+        if self.model_name:
+            self.model = LabelModel.from_disk(self.model_name)
+            return
         if shipped is not None:
             self.model = LabelModel.from_disk(artefact_path(shipped, data, component=self.name))
+            if self.encoder_name == SHIPPED_MLM:
+                # Its encoder is the shipped MLM under the same data: missing, it fails here
+                # (E018), not as E420 on the first document.
+                artefact_path(SHIPPED_MLM, data, component=self.name)
             return
         examples = list(get_examples())
         predicted = [eg.predicted for eg in examples]
@@ -232,7 +255,7 @@ class PIIRelabel:
 
     # serialization --------------------------------------------------------------------------
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
-        if self.model is None:
+        if self.load_model() is None:
             raise ValueError(Errors.E300)
         self.model.to_disk(path)
 
@@ -241,7 +264,7 @@ class PIIRelabel:
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
-        if self.model is None:
+        if self.load_model() is None:
             raise ValueError(Errors.E300)
         return self.model.to_bytes()
 
@@ -285,8 +308,8 @@ def make_pii_relabel(
 ) -> PIIRelabel:
     """spans_key (str): span group whose labels are re-predicted.
     model (Optional[str]): a model directory, or None (nlp.initialize trains one, or loads the
-        shipped one with ``shipped = "pii_relabel"`` under [initialize.components.NAME]). A
-        missing or corrupt model raises E301 here.
+        shipped one with ``shipped = "pii_relabel"`` under [initialize.components.NAME]). Read by
+        initialize or the first document, not here; a missing or corrupt model raises E301 there.
     min_prob (Optional[float]): change a label only when the new type has at least this
         probability; None: the value chosen by cross-validation when the model was trained.
     entity_vote (Optional[bool]): mentions of one entity (same entity_id and label) get one
@@ -297,7 +320,7 @@ def make_pii_relabel(
     keep_labels (Optional[List[str]]): spans with these labels are never relabelled; None:
         the ones chosen when the model was trained.
     encoder (Optional[str]): context encoder whose span vectors join the features when
-        training ("spacy_sanitize:minilm-mlm", "minilm", a Hugging Face name or directory);
+        training ("minilm_mlm": the shipped domain MLM, "minilm", a Hugging Face name or directory);
         a trained model records its encoder and always uses that one. A model that needs an
         encoder that cannot be loaded raises OSError E420 on the first document.
     encoder_scale (float): the vectors' weight against the binary features (training).

@@ -307,7 +307,7 @@ def make_risk_perturb(
     batch_size: int,
 ) -> RiskPerturb:
     """scorer (SpanScorer): span log-prob backend; a masked LM (default: the shipped domain MLM
-        ``spacy_sanitize:minilm-mlm``, offline). The frequency scorer ignores context: useless here.
+        ``minilm_mlm``, offline). The frequency scorer ignores context: useless here.
     spans_key (str): the PII span group.
     threshold (Optional[float]): influence (nats) at or above which an entity counts as risky
         (risk >= 0.5, what ``risk_threshold`` masks by default). None: the threshold fitted by
