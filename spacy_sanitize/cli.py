@@ -61,7 +61,8 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     records = read_records(args.input, args.format, args.text_field, args.id_field, args.skip_bad)
     fmt = args.format if args.format != "auto" else None
     output_format = args.output_format or ("jsonl" if (fmt or _guess(args.input)) in ("jsonl", "tab", "dir") else "text")
-    out = Output(args.output)
+    out = Output(args.output, inputs=[args.input])
+    ok = False
     submission: Dict[str, List[List[int]]] = {}
     pending: List[Record] = []
 
@@ -93,9 +94,10 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
                     + "\n"
                 )
             progress.update(1)
+        ok = True
     finally:
         progress.close()
-        out.close()
+        out.close(ok)
     if args.submission:
         write_submission(submission, args.submission)
     skipped = getattr(read_records, "skipped", 0)

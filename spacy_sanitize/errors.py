@@ -71,6 +71,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "the weights in {path} do not fit component '{component}': its "
         "[components.{component}.model] must match {config} ({err})."
     )
+    E021 = (
+        "the output '{output}' is the input file: sanitizing in place would destroy the input. "
+        "Write to another file (-o other.txt), then move it over the input if you mean to."
+    )
     E100 = "strategy '{name}' is not registered. Registered: {names}."
     E101 = "invalid parameter for strategy '{name}': {problem}."
     E102 = "operator label '{label}' is not a PII type. Use one of: {labels} or DEFAULT."

@@ -1,9 +1,11 @@
 """Reading inputs for the CLI: .txt files, folders of .txt, JSONL, TAB JSON, stdin."""
 import json
+import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Dict, Iterable, Iterator, Optional
 
 from .corpus.tab import load_tab
 from .errors import Errors
@@ -95,17 +97,45 @@ read_records.skipped = 0  # type: ignore[attr-defined]
 
 
 class Output:
-    """A text stream to a file or stdout (``None`` or ``-``)."""
+    """A text stream to stdout (``None`` or ``-``) or to a file. A file is written next to its
+    destination under a temporary name and renamed over it only by ``close(ok=True)``: a run
+    that fails (bad input, an error halfway) leaves an existing output file as it was."""
 
-    def __init__(self, path: Optional[str]) -> None:
+    def __init__(self, path: Optional[str], inputs: Iterable[str] = ()) -> None:
         self.path = path
-        self.stream = sys.stdout if path in (None, "-") else open(path, "w", encoding="utf8")
+        self._tmp: Optional[str] = None
+        if path in (None, "-"):
+            self.stream = sys.stdout
+            return
+        target = Path(path)
+        for source in inputs:
+            if source != "-" and Path(source).exists() and target.exists() and target.resolve() == Path(source).resolve():
+                raise InputError(Errors.E021.format(output=path))
+        fd, self._tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent) or ".")
+        self.stream = os.fdopen(fd, "w", encoding="utf8")
 
     def write(self, text: str) -> None:
         self.stream.write(text)
 
-    def close(self) -> None:
+    def close(self, ok: bool = True) -> None:
         if self.stream is sys.stdout:
             self.stream.flush()
+            return
+        self.stream.close()
+        if self._tmp is None:
+            return
+        if ok:
+            if Path(self.path).exists():  # keep the permissions of the file being replaced
+                os.chmod(self._tmp, Path(self.path).stat().st_mode & 0o777)
+            else:
+                os.chmod(self._tmp, 0o666 & ~_umask())
+            os.replace(self._tmp, self.path)
         else:
-            self.stream.close()
+            os.unlink(self._tmp)
+        self._tmp = None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

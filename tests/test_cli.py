@@ -151,3 +151,34 @@ def test_info_lists_strategies(capsys):
     listed = json.loads(capsys.readouterr().out)["strategies"]
     for kind in ("redact", "typed", "numbered", "surrogate", "generalize", "custom"):
         assert f"spacy_sanitize.{kind}.v1" in listed
+
+
+def test_bad_input_leaves_an_existing_output_file_as_it_was(tmp_path):
+    """An empty folder (E015) used to truncate the output file to 0 bytes before failing."""
+    (tmp_path / "empty").mkdir()
+    keep = tmp_path / "keep.jsonl"
+    keep.write_text('{"id": "old"}\n')
+    assert main(["sanitize", str(tmp_path / "empty"), "-o", str(keep), "-q"]) == 2
+    assert keep.read_text() == '{"id": "old"}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "keep.jsonl"]  # no temporary file left
+
+
+def test_a_failure_halfway_leaves_the_old_output(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"id": "a", "text": TEXT}) + "\n{not json\n")
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous run\n")
+    assert main(["sanitize", str(source), "-o", str(out), "-q"]) == 2
+    assert out.read_text() == "previous run\n"
+    assert main(["sanitize", str(source), "-o", str(out), "-q", "--skip-bad"]) == 0
+    assert json.loads(out.read_text().splitlines()[0])["id"] == "a"
+
+
+def test_output_over_the_input_is_refused(tmp_path):
+    """`sanitize f.txt -o f.txt` emptied the input (exit 0, 0-byte file)."""
+    source = tmp_path / "note.txt"
+    source.write_text(TEXT)
+    assert main(["sanitize", str(source), "-o", str(source), "-q"]) == 2
+    assert source.read_text() == TEXT
+    assert main(["sanitize", str(source), "-o", str(tmp_path / "." / "note.txt"), "-q"]) == 2
+    assert source.read_text() == TEXT
