@@ -58,7 +58,8 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     nlp = load_pipeline(args.pipeline, masker_overrides(args.strategy, args.operators))
     if "masker" not in nlp.pipe_names:
         raise InputError(Errors.E014.format(pipeline=args.pipeline))
-    records = read_records(args.input, args.format, args.text_field, args.id_field, args.skip_bad)
+    skipped: List[int] = []
+    records = read_records(args.input, args.format, args.text_field, args.id_field, args.skip_bad, skipped)
     fmt = args.format if args.format != "auto" else None
     output_format = args.output_format or ("jsonl" if (fmt or _guess(args.input)) in ("jsonl", "tab", "dir") else "text")
     out = Output(args.output, inputs=[args.input])
@@ -100,9 +101,9 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
         out.close(ok)
     if args.submission:
         write_submission(submission, args.submission)
-    skipped = getattr(read_records, "skipped", 0)
     if skipped:
-        print(f"skipped {skipped} bad record(s)", file=sys.stderr)
+        shown = ", ".join(map(str, skipped[:20])) + (", ..." if len(skipped) > 20 else "")
+        print(f"skipped {len(skipped)} bad record(s) of '{args.input}', line(s) {shown}", file=sys.stderr)
     return 0
 
 

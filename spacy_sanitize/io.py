@@ -5,7 +5,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, Optional
+from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 from .corpus.tab import load_tab
 from .errors import Errors
@@ -39,9 +39,17 @@ def detect_format(path: str) -> str:
     return "txt"
 
 
-def read_records(path: str, fmt: str = "auto", text_field: str = "text", id_field: str = "id", skip_bad: bool = False) -> Iterator[Record]:
-    """Stream the records of an input. Bad JSONL lines raise InputError naming the line,
-    or are skipped and counted (``read_records.skipped``) with ``skip_bad``."""
+def read_records(
+    path: str,
+    fmt: str = "auto",
+    text_field: str = "text",
+    id_field: str = "id",
+    skip_bad: bool = False,
+    skipped: Optional[List[int]] = None,
+) -> Iterator[Record]:
+    """Stream the records of an input. Bad JSONL lines raise InputError naming the line, or
+    with ``skip_bad`` are skipped, their line numbers appended to ``skipped`` (the caller's
+    list: no state is kept between calls)."""
     fmt = detect_format(path) if fmt == "auto" else fmt
     if fmt == "txt":
         text = sys.stdin.read() if path == "-" else _read_text(Path(path))
@@ -53,7 +61,7 @@ def read_records(path: str, fmt: str = "auto", text_field: str = "text", id_fiel
         for file in files:
             yield Record(str(file.relative_to(path)), _read_text(file), {"path": str(file)})
     elif fmt == "jsonl":
-        yield from _read_jsonl(path, text_field, id_field, skip_bad)
+        yield from _read_jsonl(path, text_field, id_field, skip_bad, skipped)
     elif fmt == "tab":
         for document in load_tab(path):
             yield Record(document.doc_id, document.text, {})
@@ -68,7 +76,7 @@ def _read_text(path: Path) -> str:
         raise InputError(Errors.E017.format(path=path, err=err)) from None
 
 
-def _read_jsonl(path: str, text_field: str, id_field: str, skip_bad: bool) -> Iterator[Record]:
+def _read_jsonl(path: str, text_field: str, id_field: str, skip_bad: bool, skipped: Optional[List[int]]) -> Iterator[Record]:
     stream = sys.stdin if path == "-" else open(path, encoding="utf8")
     try:
         for number, line in enumerate(stream, start=1):
@@ -83,7 +91,8 @@ def _read_jsonl(path: str, text_field: str, id_field: str, skip_bad: bool) -> It
                     raise ValueError(f"no string field '{text_field}'")
             except ValueError as err:
                 if skip_bad:
-                    read_records.skipped += 1  # type: ignore[attr-defined]
+                    if skipped is not None:
+                        skipped.append(number)
                     continue
                 raise InputError(Errors.E007.format(line=number, path=path, err=err)) from None
             meta = {k: v for k, v in obj.items() if k not in (text_field, id_field)}
@@ -92,8 +101,6 @@ def _read_jsonl(path: str, text_field: str, id_field: str, skip_bad: bool) -> It
         if stream is not sys.stdin:
             stream.close()
 
-
-read_records.skipped = 0  # type: ignore[attr-defined]
 
 
 class Output:

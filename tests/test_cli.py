@@ -182,3 +182,18 @@ def test_output_over_the_input_is_refused(tmp_path):
     assert source.read_text() == TEXT
     assert main(["sanitize", str(source), "-o", str(tmp_path / "." / "note.txt"), "-q"]) == 2
     assert source.read_text() == TEXT
+
+
+def test_skipped_lines_are_counted_per_run_and_named(tmp_path, capsys):
+    """The skip counter was a global on read_records: a second run in the same process (an
+    app, the test suite, the silver builder after the CLI) reported the first run's lines too."""
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"id": "a", "text": TEXT}) + "\n{not json\n[1]\n")
+    for _ in range(2):
+        assert main(["sanitize", str(source), "-o", str(tmp_path / "out.jsonl"), "-q", "--skip-bad"]) == 0
+        assert "skipped 2 bad record(s)" in capsys.readouterr().err
+    from spacy_sanitize.io import read_records
+
+    lines = []
+    assert [r.id for r in read_records(str(source), skip_bad=True, skipped=lines)] == ["a"]
+    assert lines == [2, 3]

@@ -14,7 +14,7 @@ import argparse
 import random
 import sys
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from spacy.tokens import DocBin
 from tqdm import tqdm
@@ -45,7 +45,8 @@ def pieces(
 ) -> Iterator[Tuple[str, str]]:
     for path in paths:
         taken = chars = 0
-        for record in read_records(path, "auto", skip_bad=True):
+        skipped: List[int] = []
+        for record in read_records(path, "auto", skip_bad=True, skipped=skipped):
             if (limit is not None and taken >= limit) or (chars_per_input is not None and chars >= chars_per_input):
                 break
             if not record.text.strip():
@@ -59,7 +60,7 @@ def pieces(
             for offset, piece in split_text(record.text, max_chars):
                 if piece.strip():
                     yield piece, f"{record.id}@{offset}"
-    counts["bad_json"] = getattr(read_records, "skipped", 0)
+        counts["bad_json"] += len(skipped)
 
 
 def build_silver(
