@@ -75,6 +75,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "the output '{output}' is the input file: sanitizing in place would destroy the input. "
         "Write to another file (-o other.txt), then move it over the input if you mean to."
     )
+    E022 = (
+        "unknown pipeline '{name}': it is not a shipped pipeline ({names}), an existing .cfg "
+        "file or pipeline directory, or an installed pipeline package.{hint}"
+    )
     E100 = "strategy '{name}' is not registered. Registered: {names}."
     E101 = "invalid parameter for strategy '{name}': {problem}."
     E102 = "operator label '{label}' is not a PII type. Use one of: {labels} or DEFAULT."

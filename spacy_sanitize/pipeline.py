@@ -1,6 +1,7 @@
 """Loading pipelines by name (``default``, an installed package, a directory or a config),
 composing the shipped configs from one detector definition, and sanitizing texts of any
 length with them."""
+import difflib
 import importlib.resources
 import json
 import re
@@ -175,9 +176,24 @@ def load_pipeline(name: Union[str, Path] = "default", overrides: Optional[Dict[s
             return load_config_pipeline(path, overrides)
         if (path / "config.cfg").is_file():
             return load_directory_pipeline(path, overrides)
+        if not path.exists() and not spacy.util.is_package(str(name)):
+            raise UnknownPipelineError(unknown_pipeline_message(str(name)))
         return spacy.load(name, config=overrides or {})
+    except UnknownPipelineError:
+        raise
     except OSError as err:
         raise OSError(Errors.E005.format(name=name, err=err)) from None
+
+
+class UnknownPipelineError(FileNotFoundError):
+    """A pipeline name that names nothing: bad usage (the CLI exits 2)."""
+
+
+def unknown_pipeline_message(name: str) -> str:
+    names = shipped_configs()
+    close = difflib.get_close_matches(name.replace("-", "_"), names, n=1, cutoff=0.6)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    return Errors.E022.format(name=name, names=", ".join(names), hint=hint)
 
 
 def split_text(text: str, max_chars: int = DEFAULT_CHUNK_CHARS) -> List[Tuple[int, str]]:

@@ -81,7 +81,7 @@ def test_missing_input_and_bad_pipeline(tmp_path):
     source = tmp_path / "a.txt"
     source.write_text("x")
     result = run_cli("sanitize", str(source), "--pipeline", "no_such_pipeline_xyz")
-    assert result.returncode == 1 and "E005" in result.stderr
+    assert result.returncode == 2 and "E022" in result.stderr  # bad usage, as the README says (was 1)
 
 
 def test_evaluate_predictions_file(tmp_path, capsys):
@@ -197,3 +197,14 @@ def test_skipped_lines_are_counted_per_run_and_named(tmp_path, capsys):
     lines = []
     assert [r.id for r in read_records(str(source), skip_bad=True, skipped=lines)] == ["a"]
     assert lines == [2, 3]
+
+
+def test_unknown_pipeline_is_bad_usage_with_a_suggestion(tmp_path, capsys):
+    """An unknown --pipeline exited 1 with spaCy's E050 and no hint; it is bad usage (2)."""
+    source = tmp_path / "note.txt"
+    source.write_text(TEXT)
+    assert main(["sanitize", str(source), "--pipeline", "risk-seq", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "E022" in err and "Did you mean 'risk_seq'?" in err and "default" in err
+    assert main(["sanitize", str(source), "--pipeline", "zzz", "-q"]) == 2
+    assert "Did you mean" not in capsys.readouterr().err
