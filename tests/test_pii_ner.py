@@ -25,15 +25,7 @@ def _example(nlp, text, ents):
 
 
 def test_pii_ner_learns_writes_spans_and_keeps_ents():
-    nlp = spacy.blank("en")
-    nlp.add_pipe("pii_ner")
-    examples = [
-        _example(nlp, "Anna Berg lives in Oslo .", [("Anna Berg", "PERSON"), ("Oslo", "LOC")]),
-        _example(nlp, "Per Olsen works in Bergen .", [("Per Olsen", "PERSON"), ("Bergen", "LOC")]),
-    ]
-    optimizer = nlp.initialize(lambda: examples)
-    for _ in range(40):
-        nlp.update(examples, sgd=optimizer)
+    nlp, examples = _trained_pii_ner()
     doc = nlp.make_doc("Anna Berg lives in Oslo .")
     doc.ents = [Span(doc, 4, 5, label="GPE")]
     doc = nlp.get_pipe("pii_ner")(doc)

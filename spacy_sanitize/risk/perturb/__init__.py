@@ -147,9 +147,7 @@ class RiskPerturb(FittedThreshold, LearnedState):
         return 0.5
 
     def __call__(self, doc: Doc) -> Doc:
-        for _ in self.pipe([doc]):
-            pass
-        return doc
+        return next(self.pipe([doc]))
 
     def pipe(self, docs: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
         for batch in minibatch(docs, size=batch_size or self.batch_size):
