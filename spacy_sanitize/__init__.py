@@ -15,6 +15,7 @@ from .detect import (  # noqa: E402,F401
     codes as _codes,
     coref as _coref,
     ent_mapper as _ent_mapper,
+    patterns as _patterns,
     pii_ner as _pii_ner,
     refine as _refine,
     relabel as _relabel,

@@ -362,6 +362,17 @@ class Errors(metaclass=ErrorsWithCodes):
         "the query template {template!r} is invalid: {err}. Use the placeholders {{span}} and "
         "{{target}}."
     )
+    # pii_patterns (detect/patterns.py); E023-E029 left to the CLI and I/O
+    E030 = (
+        "pii_patterns: phrase_matcher_attr = {attr!r} is not supported; use one of {attrs} "
+        "(phrase patterns are tokenized, not run through the pipeline)."
+    )
+    E031 = "pii_patterns: {setting} must be a number in [0, 1], got {value!r}."
+    E032 = (
+        "pii_patterns: pattern #{index} is not a pattern: {pattern!r}. Give a dict with "
+        "'label' (a PII type), 'pattern' (a phrase string or a list of token dicts) and "
+        "optionally 'id', 'score' (in [0, 1]) and 'context' (a list of words)."
+    )
 
 
 class Warnings(metaclass=ErrorsWithCodes):
@@ -369,6 +380,22 @@ class Warnings(metaclass=ErrorsWithCodes):
     W003 = (
         "skipped {n} document(s) of more than {max_length} tokens in '{path}' (max_length); "
         "raise max_length or set it to 0 to read them."
+    )
+
+    W010 = (
+        "component '{name}' (factory '{factory}') left doc.spans['{key}'] with {after} span(s)"
+        " where the detectors before it wrote {before}: it replaces the group, so the spans "
+        "it drops are NOT masked. Add your patterns with pii_patterns (it merges by the "
+        "longest-span rule: see docs/patterns.md), or make the component add to the group "
+        "instead of replacing it (span_ruler: config={{'spans_key': '{key}', 'overwrite': "
+        "False}})."
+    )
+    W011 = (
+        "document {doc} looks like {language}, not English ({share:.0%} of its first words "
+        "are {language} function words): the detectors' models (pii_ner, the English NER "
+        "model of pii_ent_mapper, pii_gazetteer, pii_relabel, the risk models) are "
+        "English-only and miss or mistype PII in other languages. Review the output; see "
+        "docs/languages.md for what works in other languages. (Warned once.)"
     )
 
     W100 = (

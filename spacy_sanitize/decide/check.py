@@ -2,11 +2,14 @@
 decider after it that reads its score. Without one its spans stay undecided, the masker
 masks them all (fail closed) and the score is wasted, so the user is told (W700).
 
-The masker runs the check once, on its first document: that covers pipelines from configs,
+It also finds components from outside the package that shrink the ``pii`` span group
+(spaCy's span_ruler replaces it by default), so the spans they drop would leak (W010).
+
+The masker runs the checks once, on its first document: that covers pipelines from configs,
 ``spacy.load`` and ``nlp.add_pipe`` alike, at the cost of one pass over the pipe names.
 """
 import warnings
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from spacy.language import Language
 
@@ -40,3 +43,39 @@ def warn_undecided(nlp: Language, until: Optional[str] = None) -> List[str]:
             stacklevel=3,
         )
     return undecided
+
+
+def _is_ours(proc: object) -> bool:
+    module = getattr(proc, "__module__", None) or type(proc).__module__
+    return module.split(".")[0] == "spacy_sanitize"
+
+
+def group_replacers(nlp: Language, text: str, until: Optional[str] = None, spans_key: str = "pii") -> List[Tuple[str, int, int]]:
+    """Components from outside this package (before pipe ``until``) that leave
+    ``doc.spans[spans_key]`` with fewer spans than it held before them, found by running
+    the pipeline up to the last such component over ``text`` once: ``[(name, before,
+    after)]``. spaCy's span_ruler, for one, replaces the group by default (overwrite=True),
+    and the spans it drops are never masked. Nothing runs when every component is ours."""
+    names = nlp.pipe_names
+    names = names[: names.index(until)] if until in names else names
+    foreign = [i for i, name in enumerate(names) if not _is_ours(nlp.get_pipe(name))]
+    if not foreign:
+        return []
+    found = []
+    doc = nlp.make_doc(text)
+    for name in names[: foreign[-1] + 1]:
+        before = len(doc.spans[spans_key]) if spans_key in doc.spans else 0
+        doc = nlp.get_pipe(name)(doc)
+        after = len(doc.spans[spans_key]) if spans_key in doc.spans else 0
+        if after < before and not _is_ours(nlp.get_pipe(name)):
+            found.append((name, before, after))
+    return found
+
+
+def warn_group_replaced(nlp: Language, text: str, until: Optional[str] = None, spans_key: str = "pii") -> List[Tuple[str, int, int]]:
+    """Warn (W010) for each component ``group_replacers`` finds; returns them."""
+    found = group_replacers(nlp, text, until, spans_key)
+    for name, before, after in found:
+        factory = nlp.get_pipe_meta(name).factory
+        warnings.warn(Warnings.W010.format(name=name, factory=factory, key=spans_key, before=before, after=after), UserWarning, stacklevel=3)
+    return found

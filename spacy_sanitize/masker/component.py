@@ -14,8 +14,9 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..language import foreign_language
 from ..learned import LearnedState
-from ..decide.check import warn_undecided
+from ..decide.check import warn_group_replaced, warn_undecided
 from ..extensions import register_extensions
 from ..errors import Errors, Warnings
 from .options import build_strategy, check_label, check_strategy_config
@@ -94,6 +95,10 @@ class Masker(LearnedState):
         self.scorer = scorer
         self._nlp = nlp
         self._decisions_checked = nlp is None
+        # English-only models: the first document that looks like another language is
+        # warned about (W011), once; later documents are not checked.
+        self._language_checked = 0
+        self._language_warned = False
         self._set_strategies(strategy, operators)
         # Strategies live in the pipeline config (nlp.config), not in the component's files.
         self.cfg: Dict[str, Any] = {
@@ -153,6 +158,9 @@ class Masker(LearnedState):
             # a sourced masker keeps the nlp it was built for: check only its own pipeline
             if self._nlp is not None and self.name in self._nlp.pipe_names and self._nlp.get_pipe(self.name) is self:
                 warn_undecided(self._nlp, self.name)
+                warn_group_replaced(self._nlp, doc.text, self.name, self.cfg["spans_key"])
+        if not self._language_warned:
+            self._check_language(doc)
         text = doc.text  # Doc.text joins all tokens: read it once
         regions = self.regions(doc, text)
         canonical: Dict[str, str] = {}
@@ -183,6 +191,16 @@ class Masker(LearnedState):
         doc._.sanitized, doc._.replacements = apply_regions(text, regions, replace)
         doc._.privacy = self.privacy(doc, regions, text)
         return doc
+
+    def _check_language(self, doc: Doc) -> None:
+        self._language_checked += 1
+        if doc.lang_ != "en":
+            return
+        found = foreign_language(doc)
+        if found is not None:
+            self._language_warned = True
+            name = repr(doc._.doc_id) if doc._.doc_id else f"#{self._language_checked}"
+            warnings.warn(Warnings.W011.format(doc=name, language=found[0], share=found[1]), UserWarning, stacklevel=3)
 
     def privacy(self, doc: Doc, regions: List[Region], text: str) -> Dict[str, object]:
         p, source = self.cfg["p"], "set in the config"
