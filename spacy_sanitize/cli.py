@@ -238,6 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_tool_subparsers(sub)
 
+    from .serve import add_serve_subparser
+
+    add_serve_subparser(sub)
+
     info = sub.add_parser("info", help="list shipped pipelines, registered factories and strategies")
     info.set_defaults(func=cmd_info)
     return parser

@@ -373,6 +373,20 @@ class Errors(metaclass=ErrorsWithCodes):
         "'label' (a PII type), 'pattern' (a phrase string or a list of token dicts) and "
         "optionally 'id', 'score' (in [0, 1]) and 'context' (a list of words)."
     )
+    # spacy-sanitize serve (serve.py)
+    E033 = "bad request: {field}: {problem}."
+    E034 = (
+        "request too large: {what}, the limit is {limit}. Send smaller requests (split the "
+        "records), or start the service with a larger {option}."
+    )
+    E035 = (
+        "spacy-sanitize serve needs FastAPI and uvicorn: install the extra with "
+        "`pip install 'spacy-sanitize[serve]'`."
+    )
+    E036 = (
+        "the pipeline failed on this request ({kind}); nothing was sanitized. The server log "
+        "names the error type only (request text is never logged)."
+    )
 
 
 class Warnings(metaclass=ErrorsWithCodes):

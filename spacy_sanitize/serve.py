@@ -1,0 +1,273 @@
+"""``spacy-sanitize serve``: the pipeline as a long-running HTTP service (the ``[serve]`` extra).
+
+A CLI call loads the pipeline for every run (seconds and hundreds of MB for one line); the
+service loads it once per worker process and answers
+
+- ``POST /sanitize`` with ``{"text": "..."}`` or ``{"records": [{"id": ..., "text": ...}]}``
+  and optionally ``strategy`` and ``operators`` (the CLI's ``--strategy``/``--operators``
+  syntax, parsed by the same ``masker.options.build_operators``, or JSON objects);
+- ``GET /health`` with the pipeline's name and components.
+
+Requests larger than ``max_bytes`` get 413 before they are read; bad input gets 400/422 with
+the catalogue's message. Concurrency comes from worker processes (``--workers``): in one
+process the pipeline (spaCy components and the masker's per-document state are not thread
+safe) runs one request at a time. Nothing the client sent is logged: the log lines hold
+counts, sizes and timings only, and a failure logs its exception type, not its message
+(messages may quote the text).
+"""
+import argparse
+import json
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Dict, List, Optional, Tuple
+
+from .errors import Errors
+from .io import InputError
+
+logger = logging.getLogger("spacy_sanitize.serve")
+
+ENV = "SPACY_SANITIZE_SERVE"  # settings travel to uvicorn's worker processes as JSON here
+# A warm-up text with PII of several types, so the masker's first-document checks (W700,
+# W010) run at start on a pipeline that finds something, not on the first request.
+WARM_UP = "Mr Per Aasen (per.aasen@example.org) moved to Oslo on 3 May 2020."
+MAX_MASKERS = 32
+
+
+@dataclass
+class ServeSettings:
+    """pipeline (str): as ``--pipeline``. max_bytes (int): largest request body (413 above).
+    max_records (int): most records in one request (413 above). batch_size (int): docs per
+    ``nlp.pipe`` batch. max_chars (int): texts longer than this are processed in pieces."""
+
+    pipeline: str = "default"
+    max_bytes: int = 1_000_000
+    max_records: int = 1000
+    batch_size: int = 16
+    max_chars: int = 100_000
+
+
+class RequestError(ValueError):
+    """A request the client must fix: ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Sanitizer:
+    """The pipeline, loaded once, and a masker per requested (strategy, operators)."""
+
+    def __init__(self, settings: ServeSettings) -> None:
+        from .pipeline import load_pipeline
+
+        self.settings = settings
+        self.nlp = load_pipeline(settings.pipeline)
+        if "masker" not in self.nlp.pipe_names:
+            raise InputError(Errors.E014.format(pipeline=settings.pipeline))
+        self.masker = self.nlp.get_pipe("masker")
+        self._masker_cfg = self.nlp.config["components"]["masker"]
+        self._maskers: "OrderedDict[Tuple[str, str], Any]" = OrderedDict()
+        self.lock = threading.Lock()
+        self.nlp(WARM_UP)
+
+    def masker_for(self, strategy: Any = None, operators: Any = None) -> Any:
+        """The pipeline's masker, or one with the request's strategy and operators (built
+        once and kept, the last ``MAX_MASKERS``): other masker settings (lists, overlap,
+        learned p, the secret) are the pipeline's."""
+        if strategy in (None, "") and operators in (None, "", {}):
+            return self.masker
+        from .masker.component import Masker
+        from .masker.options import build_operators
+
+        spec = tuple(value if value is None or isinstance(value, str) else json.dumps(value, sort_keys=True) for value in (strategy, operators))
+        if spec in self._maskers:
+            self._maskers.move_to_end(spec)
+            return self._maskers[spec]
+        for value, name in ((strategy, "strategy"), (operators, "operators")):
+            if value is not None and not isinstance(value, (str, dict)):
+                raise RequestError(422, Errors.E033.format(field=name, problem="must be a string or a JSON object"))
+        try:
+            strategy_cfg, operators_cfg = build_operators(spec[0] or "spacy_sanitize.typed.v1", spec[1])
+            masker = Masker(
+                self.masker.name,
+                strategy_cfg if spec[0] else self._masker_cfg["strategy"],
+                operators_cfg if spec[1] else self._masker_cfg.get("operators", {}),
+                **self.masker.cfg,
+            )
+        except ValueError as err:
+            raise RequestError(422, str(err)) from None
+        masker.learned_p, masker.learned_p_source = self.masker.learned_p, self.masker.learned_p_source
+        if self.masker._secret is not None:
+            masker.set_secret(self.masker._secret)
+        self._maskers[spec] = masker
+        if len(self._maskers) > MAX_MASKERS:
+            self._maskers.popitem(last=False)
+        return masker
+
+    def sanitize(self, texts: List[str], masker: Any) -> List[Dict[str, Any]]:
+        """Sanitized text, replacements and spans of each text (long texts in pieces, as the
+        CLI does)."""
+        from .pipeline import merged_output, split_text
+
+        pieces = [(index, offset, piece) for index, text in enumerate(texts) for offset, piece in (split_text(text, self.settings.max_chars) if text else [(0, "")])]
+        parts: List[List[Tuple[int, Any]]] = [[] for _ in texts]
+        with self.lock:
+            docs = self.nlp.pipe((piece for _, _, piece in pieces), disable=["masker"], batch_size=self.settings.batch_size)
+            for (index, offset, _), doc in zip(pieces, docs):
+                parts[index].append((offset, masker(doc)))
+        results = []
+        for part in parts:
+            docs_, offsets = [doc for _, doc in part], [offset for offset, _ in part]
+            sanitized, replacements = merged_output(docs_, offsets)
+            results.append({"sanitized": sanitized, "replacements": replacements, "spans": span_rows(docs_, offsets, masker.cfg["spans_key"])})
+        return results
+
+
+def span_rows(docs: List[Any], offsets: List[int], key: str) -> List[Dict[str, Any]]:
+    """The detected spans by offsets in the whole text (their text is the client's own)."""
+    return [
+        {"start": s.start_char + o, "end": s.end_char + o, "label": s.label_, "entity_id": s._.entity_id, "risk": dict(s._.risk), "mask": s._.mask}
+        for doc, o in zip(docs, offsets)
+        for s in doc.spans.get(key, [])
+    ]
+
+
+def parse_request(body: bytes, settings: ServeSettings) -> Tuple[str, List[str], List[Dict[str, Any]], Any, Any]:
+    """``(kind, texts, records, strategy, operators)`` of a /sanitize body; RequestError
+    (400 not JSON, 422 wrong shape, 413 too many records) otherwise."""
+    try:
+        payload = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise RequestError(400, Errors.E033.format(field="body", problem=f"not JSON ({type(err).__name__} at position {getattr(err, 'pos', '?')})")) from None
+    if not isinstance(payload, dict) or ("text" in payload) == ("records" in payload):
+        raise RequestError(422, Errors.E033.format(field="body", problem="give a JSON object with either 'text' or 'records'"))
+    unknown = sorted(set(payload) - {"text", "records", "strategy", "operators", "text_field"})
+    if unknown:
+        raise RequestError(422, Errors.E033.format(field=", ".join(unknown), problem="unknown field(s); use text or records, strategy, operators, text_field"))
+    strategy, operators = payload.get("strategy"), payload.get("operators")
+    if "text" in payload:
+        if "text_field" in payload:
+            raise RequestError(422, Errors.E033.format(field="text_field", problem="only goes with 'records'"))
+        if not isinstance(payload["text"], str):
+            raise RequestError(422, Errors.E033.format(field="text", problem="must be a string"))
+        return "text", [payload["text"]], [], strategy, operators
+    records, field = payload["records"], payload.get("text_field", "text")
+    if not isinstance(field, str):
+        raise RequestError(422, Errors.E033.format(field="text_field", problem="must be a string"))
+    if not isinstance(records, list):
+        raise RequestError(422, Errors.E033.format(field="records", problem="must be a list of objects"))
+    if len(records) > settings.max_records:
+        raise RequestError(413, Errors.E034.format(what=f"{len(records)} records", limit=f"{settings.max_records} records", option="--max-records"))
+    for number, record in enumerate(records):
+        if not isinstance(record, dict) or not isinstance(record.get(field), str):
+            raise RequestError(422, Errors.E033.format(field=f"records[{number}]", problem=f"must be an object with a string field '{field}'"))
+    return "records", [record[field] for record in records], records, strategy, operators
+
+
+def create_app(settings: Optional[ServeSettings] = None) -> Any:
+    """The FastAPI application; the pipeline is loaded here, once."""
+    try:
+        from fastapi import FastAPI, Request
+        from fastapi.responses import JSONResponse
+    except ImportError:
+        raise InputError(Errors.E035) from None
+    from . import __version__
+
+    settings = settings or settings_from_env()
+    sanitizer = Sanitizer(settings)
+    app = FastAPI(title="spacy-sanitize", version=__version__)
+
+    @app.get("/health")
+    def health() -> Dict[str, Any]:
+        return {"status": "ok", "pipeline": settings.pipeline, "components": sanitizer.nlp.pipe_names, "version": __version__, "pid": os.getpid()}
+
+    def error(status: int, message: str) -> Any:
+        return JSONResponse({"detail": message}, status_code=status)
+
+    @app.post("/sanitize")
+    async def sanitize(request: Request) -> Any:
+        started = time.perf_counter()
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > settings.max_bytes:
+            return error(413, Errors.E034.format(what=f"{declared} bytes", limit=f"{settings.max_bytes} bytes", option="--max-bytes"))
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > settings.max_bytes:
+                return error(413, Errors.E034.format(what=f"over {settings.max_bytes} bytes", limit=f"{settings.max_bytes} bytes", option="--max-bytes"))
+            chunks.append(chunk)
+        try:
+            kind, texts, records, strategy, operators = parse_request(b"".join(chunks), settings)
+            masker = sanitizer.masker_for(strategy, operators)
+            from starlette.concurrency import run_in_threadpool
+
+            results = await run_in_threadpool(sanitizer.sanitize, texts, masker)
+        except RequestError as err:
+            logger.info("rejected a request of %d bytes: %d", size, err.status)
+            return error(err.status, str(err))
+        except Exception as err:  # noqa: BLE001  (the message may quote the text: only its type is logged)
+            logger.info("failed on a request of %d bytes: %s", size, type(err).__name__)
+            return error(500, Errors.E036.format(kind=type(err).__name__))
+        logger.info("sanitized %d text(s), %d bytes in %.3f s", len(texts), size, time.perf_counter() - started)
+        if kind == "text":
+            return results[0]
+        return {"records": [{**record, **result} for record, result in zip(records, results)]}
+
+    return app
+
+
+def settings_from_env() -> ServeSettings:
+    """The settings ``serve`` passes to its worker processes (``SPACY_SANITIZE_SERVE``)."""
+    return ServeSettings(**json.loads(os.environ.get(ENV, "{}")))
+
+
+def app_from_env() -> Any:
+    """uvicorn's app factory in each worker process."""
+    logging.captureWarnings(True)  # the pipeline's warnings go to the log, once per worker
+    return create_app(settings_from_env())
+
+
+def log_config(level: str) -> Dict[str, Any]:
+    """uvicorn's logging config plus this package's logger and captured warnings on its
+    console handler (set in every worker process)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = json.loads(json.dumps(LOGGING_CONFIG))
+    for name in ("spacy_sanitize", "py.warnings"):
+        config["loggers"][name] = {"handlers": ["default"], "level": level.upper(), "propagate": False}
+    return config
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+    except ImportError:
+        raise InputError(Errors.E035) from None
+    settings = ServeSettings(**{f.name: getattr(args, f.name) for f in fields(ServeSettings)})
+    os.environ[ENV] = json.dumps(asdict(settings))
+    level = "debug" if getattr(args, "verbose", False) else "info"
+    uvicorn.run(
+        "spacy_sanitize.serve:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
+        log_level=level, log_config=log_config(level),
+    )
+    return 0
+
+
+def add_serve_subparser(sub: Any) -> None:
+    defaults = ServeSettings()
+    serve = sub.add_parser("serve", help="run the pipeline as an HTTP service (POST /sanitize, GET /health; needs the [serve] extra)", description=(
+        "Load the pipeline once per worker process and serve POST /sanitize ({\"text\": ...} or {\"records\": [...]}, "
+        "optionally with strategy and operators as on the command line) and GET /health. No request text is logged."))
+    serve.add_argument("-p", "--pipeline", default=defaults.pipeline, help="as for sanitize (default: default)")
+    serve.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1, loopback only; 0.0.0.0 in a container)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    serve.add_argument("--workers", type=int, default=1, help="worker processes, each with its own pipeline (default: 1)")
+    serve.add_argument("--max-bytes", type=int, default=defaults.max_bytes, help=f"largest request body; larger ones get 413 (default: {defaults.max_bytes})")
+    serve.add_argument("--max-records", type=int, default=defaults.max_records, help=f"most records in one request (default: {defaults.max_records})")
+    serve.add_argument("--batch-size", type=int, default=defaults.batch_size, help=f"documents per nlp.pipe batch (default: {defaults.batch_size})")
+    serve.add_argument("--max-chars", type=int, default=defaults.max_chars, help="texts longer than this are processed in pieces")
+    serve.set_defaults(func=cmd_serve)
