@@ -139,8 +139,11 @@ def test_group_check_runs_nothing_when_every_component_is_ours():
 
     nlp = detector_nlp("pii_patterns")
     assert group_replacers(nlp, TEXT) == []
-    nlp.add_pipe("test_patterns_counter")
-    assert group_replacers(nlp, TEXT) == [] and calls == [TEXT]  # ran once, shrank nothing
+    # a generic model's components come first (the shipped pipelines): nothing to re-run
+    nlp.add_pipe("test_patterns_counter", first=True)
+    assert group_replacers(nlp, TEXT) == [] and calls == []
+    nlp.add_pipe("test_patterns_counter", name="counter_after")
+    assert group_replacers(nlp, TEXT) == [] and calls == [TEXT, TEXT]  # ran once up to it, shrank nothing
 
 
 def test_the_guide_example_runs_as_shown(capsys):

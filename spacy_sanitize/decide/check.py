@@ -55,10 +55,14 @@ def group_replacers(nlp: Language, text: str, until: Optional[str] = None, spans
     ``doc.spans[spans_key]`` with fewer spans than it held before them, found by running
     the pipeline up to the last such component over ``text`` once: ``[(name, before,
     after)]``. spaCy's span_ruler, for one, replaces the group by default (overwrite=True),
-    and the spans it drops are never masked. Nothing runs when every component is ours."""
+    and the spans it drops are never masked. Components before the first of ours (a
+    generic model's tok2vec, tagger, ner) find no spans of ours to drop, so nothing runs
+    when every component after them is ours (the shipped pipelines)."""
     names = nlp.pipe_names
     names = names[: names.index(until)] if until in names else names
-    foreign = [i for i, name in enumerate(names) if not _is_ours(nlp.get_pipe(name))]
+    ours = [_is_ours(nlp.get_pipe(name)) for name in names]
+    first = ours.index(True) if True in ours else len(names)
+    foreign = [i for i in range(first, len(names)) if not ours[i]]
     if not foreign:
         return []
     found = []
@@ -67,7 +71,7 @@ def group_replacers(nlp: Language, text: str, until: Optional[str] = None, spans
         before = len(doc.spans[spans_key]) if spans_key in doc.spans else 0
         doc = nlp.get_pipe(name)(doc)
         after = len(doc.spans[spans_key]) if spans_key in doc.spans else 0
-        if after < before and not _is_ours(nlp.get_pipe(name)):
+        if after < before and not _is_ours(nlp.get_pipe(name)):  # only after one of ours
             found.append((name, before, after))
     return found
 
