@@ -192,3 +192,22 @@ def test_serve_without_the_extra_says_how_to_install_it():
     code = "import sys; sys.modules['uvicorn'] = None; from spacy_sanitize.cli import main; sys.exit(main(['serve', '--port', '1']))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 2 and "[E035]" in out.stderr and "spacy-sanitize[serve]" in out.stderr
+
+
+def test_the_documented_examples_answer_as_shown():
+    """docs/serve.md's curl examples, sent to the app in process (the default pipeline),
+    answer what the page shows ("[...]" stands for a part left out there)."""
+    from fastapi.testclient import TestClient
+
+    from spacy_sanitize.serve import create_app
+
+    text = (ROOT / "docs" / "serve.md").read_text(encoding="utf8")
+    examples = re.findall(r"```bash\ncurl -s localhost:8000/sanitize -d '(.*?)'\n```\n```json\n(.*?)```", text, re.S)
+    assert len(examples) == 2
+    client = TestClient(create_app(ServeSettings()))
+    for payload, shown in examples:
+        answer = client.post("/sanitize", json=json.loads(payload)).json()
+        shown_json = json.loads(shown.replace("[...]", '"..."'))
+        if "records" in shown_json:
+            answer, shown_json = answer["records"][0], shown_json["records"][0]
+        assert {k: v for k, v in answer.items() if shown_json.get(k) != "..."} == {k: v for k, v in shown_json.items() if v != "..."}
