@@ -11,7 +11,6 @@ over all 70 documents (pooled out-of-fold predictions).
 """
 import argparse
 import json
-import random
 import time
 from pathlib import Path
 from typing import Any, Dict, List
@@ -21,7 +20,7 @@ import spacy
 
 from spacy_sanitize import load_pipeline
 from spacy_sanitize.corpus import docs_to_tab, read_tab, wiki_dev_path
-from spacy_sanitize.evaluation import Tokens, detect_docs, tab_scores
+from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, tab_scores
 from spacy_sanitize.training.seq_train import DEFAULT_EPOCHS, FAMILIES, train_risk_seq
 
 THRESHOLDS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
@@ -84,9 +83,7 @@ def main() -> None:
     references = sorted(read_tab(args.data, blank), key=lambda d: d._.doc_id)
     gold = docs_to_tab(references)
     doc_ids = [ref._.doc_id for ref in references]
-    order = list(range(len(references)))
-    random.Random(args.seed).shuffle(order)
-    folds = [sorted(order[i :: args.folds]) for i in range(args.folds)]
+    folds = document_folds(doc_ids, args.folds, args.seed)
 
     detector = load_pipeline("default")
     docs = {"annotated": span_docs(blank, references, "annotated"), "detected": span_docs(blank, references, "detected", detector)}

@@ -274,6 +274,7 @@ def test_shipped_pipeline_scores_and_masks_detected_spans():
     assert spans
     for span in spans:
         assert 0.0 <= span._.risk["seq"] <= 1.0
-        assert span._.mask == (span._.risk["seq"] >= 0.1)
+        # names and codes are protected (kept masked whatever the score)
+        assert span._.mask == (span._.risk["seq"] >= 0.1 or span.label_ in ("CODE", "PERSON"))
         assert len(span._.risk_explain["seq"]["token_probs"]) == len(span)
     assert "Angela Merkel" not in doc._.sanitized

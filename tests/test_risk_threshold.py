@@ -18,10 +18,11 @@ RISKS = {"Anna": 0.9, "Bob": 0.3, "Oslo": 0.6}
 
 
 class Capitalized:
-    """A tiny detector: every capitalized token is a PERSON span."""
+    """A tiny detector: every capitalized token is a LOC span (a label the deciders do not
+    protect by default, so the indicators decide)."""
 
     def __call__(self, doc: Doc) -> Doc:
-        doc.spans["pii"] = [Span(doc, i, i + 1, label="PERSON") for i, t in enumerate(doc) if t.text[0].isupper()]
+        doc.spans["pii"] = [Span(doc, i, i + 1, label="LOC") for i, t in enumerate(doc) if t.text[0].isupper()]
         return doc
 
 
@@ -74,7 +75,7 @@ def test_two_indicators_without_a_decider_warn_once_and_mask_everything():
     with pytest.warns(UserWarning, match=r"W700.*risk_a.*risk_b.*risk_threshold.*risk_vote"):
         doc = nlp(TEXT)
     assert set(masks(doc).values()) == {None}
-    assert doc._.sanitized == "[PERSON] met [PERSON] in [PERSON]"
+    assert doc._.sanitized == "[LOC] met [LOC] in [LOC]"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         nlp(TEXT)  # checked once, not on every document
@@ -130,7 +131,7 @@ def test_one_indicator_with_risk_threshold_decides_like_the_old_self_decision(ri
     decide = nlp.add_pipe("risk_threshold", config={"indicator": "seq", "threshold": threshold})
     vote = nlp.add_pipe("risk_vote", config={"indicators": ["seq"], "thresholds": {"seq": threshold}})
     doc = nlp.make_doc("Anna lives here")
-    doc.spans["pii"] = [doc.char_span(0, 4, label="PERSON")]
+    doc.spans["pii"] = [doc.char_span(0, 4, label="LOC")]
     span = doc.spans["pii"][0]
     span._.risk["seq"] = risk
     assert decide(doc).spans["pii"][0]._.mask is (risk >= threshold)

@@ -6,7 +6,7 @@ from spacy.tokens import Doc
 from spacy_sanitize.decide.vote import vote_summary
 
 
-def _doc(nlp, risks, label="PERSON", explains=None) -> Doc:
+def _doc(nlp, risks, label="LOC", explains=None) -> Doc:
     """One span 'Anna' with the given ``Span._.risk`` (and ``risk_explain``)."""
     doc = nlp.make_doc("Anna lives here")
     span = doc.char_span(0, 4, label=label)
@@ -18,7 +18,7 @@ def _doc(nlp, risks, label="PERSON", explains=None) -> Doc:
     return doc
 
 
-def _vote(config, risks, label="PERSON", explains=None):
+def _vote(config, risks, label="LOC", explains=None):
     nlp = spacy.blank("en")
     vote = nlp.add_pipe("risk_vote", config=config)
     doc = vote(_doc(nlp, risks, label, explains))
@@ -207,3 +207,44 @@ def test_shipped_vote_config_runs_offline():
         assert span._.mask is expected
         assert span._.risk_explain["vote"]["votes"]["seq"]["threshold"] == 0.1
     assert "X1234567" not in doc._.sanitized and "Angela Merkel" not in doc._.sanitized
+
+
+@pytest.mark.parametrize("factory", ["risk_vote", "risk_threshold"])
+@pytest.mark.parametrize(
+    "config,label,expected",
+    [
+        # Old code: only CODE was kept masked by default, so an indicator un-masked names.
+        ({}, "PERSON", True),
+        ({}, "CODE", True),
+        ({}, "LOC", False),
+        ({"protect": []}, "PERSON", False),  # the user opted out
+        ({"protect": []}, "CODE", False),
+        ({"protect": ["LOC"]}, "PERSON", False),  # the user's list, not the default
+        ({"protect": ["LOC"]}, "LOC", True),
+        ({"types_always_mask": ["CODE"]}, "PERSON", False),  # an older config keeps its meaning
+        ({"types_always_mask": ["CODE"], "protect": ["PERSON"]}, "PERSON", True),  # both lists count
+        ({"types_always_mask": ["CODE"], "protect": ["PERSON"]}, "CODE", True),
+    ],
+)
+def test_protect_keeps_direct_identifiers_masked_by_default(factory, config, label, expected):
+    nlp = spacy.blank("en")
+    settings = {"indicator": "seq", "threshold": 0.5} if factory == "risk_threshold" else {}
+    decider = nlp.add_pipe(factory, config={**settings, **config})
+    doc = decider(_doc(nlp, {"seq": 0.01}, label=label))
+    span = doc.spans["pii"][0]
+    assert span._.mask is expected
+    explain = span._.risk_explain[decider.key]
+    assert explain["votes"]["seq"]["vote"] is False  # the indicator alone would not mask
+    if expected:
+        assert explain["votes_decision"] is False and "protect" in explain["reason"]
+    else:
+        assert "votes_decision" not in explain
+
+
+def test_protect_survives_a_saved_pipeline(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("risk_vote", config={"protect": []})
+    nlp.to_disk(tmp_path / "pipe")
+    loaded = spacy.load(tmp_path / "pipe")
+    doc = loaded.get_pipe("risk_vote")(_doc(loaded, {"seq": 0.01}, label="PERSON"))
+    assert doc.spans["pii"][0]._.mask is False

@@ -6,7 +6,8 @@ It is ``risk_vote`` with ``indicators = [indicator]``, ``rule = "k"``, ``k = 1``
 
 - a span whose indicator failed (``risk_explain[indicator]["fail_closed"]``) is masked;
 - a span without a score from the indicator is masked (fail closed);
-- labels in ``types_always_mask`` (default CODE, as risk_vote) are masked whatever the score;
+- labels in ``protect`` (default PERSON and CODE, as risk_vote; ``types_always_mask`` is its
+  older name) are masked whatever the score, and the explanation says what the score decided;
 - the breakdown goes to ``Span._.risk_explain["threshold"]`` (the component's name without
   ``risk_``), in risk_vote's format.
 
@@ -43,7 +44,8 @@ class RiskThreshold(RiskVote):
         threshold: Optional[float],
         spans_key: str,
         missing: str,
-        types_always_mask: List[str],
+        protect: Optional[List[str]],
+        types_always_mask: Optional[List[str]],
     ) -> None:
         if missing != "mask":
             raise ValueError(Errors.E705.format(missing=missing))
@@ -64,6 +66,7 @@ class RiskThreshold(RiskVote):
             k=1,
             mean_threshold=DEFAULT_THRESHOLD,
             missing="mask",
+            protect=protect,
             types_always_mask=types_always_mask,
         )
         self.indicator = indicator
@@ -92,7 +95,8 @@ class RiskThreshold(RiskVote):
         "threshold": None,
         "spans_key": "pii",
         "missing": "mask",
-        "types_always_mask": ["CODE"],
+        "protect": None,
+        "types_always_mask": None,
     },
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
@@ -104,12 +108,15 @@ def make_risk_threshold(
     threshold: Optional[float],
     spans_key: str,
     missing: str,
-    types_always_mask: List[str],
+    protect: Optional[List[str]],
+    types_always_mask: Optional[List[str]],
 ) -> RiskThreshold:
     """indicator (str): the risk key to decide from (``seq`` for ``risk_seq``); required.
     threshold (Optional[float]): mask when risk >= threshold, in [0, 1]; null = the
     indicator's own (see the module docstring), 0.5 when it has none.
     missing (str): ``mask`` only (a span without a score is masked: fail closed).
-    types_always_mask (List[str]): PII labels masked whatever the score."""
+    protect (Optional[List[str]]): PII labels masked whatever the score (likely direct
+    identifiers); null = ``["CODE", "PERSON"]`` unless types_always_mask is set; [] = none.
+    types_always_mask (Optional[List[str]]): the older name of ``protect`` (lists joined)."""
     register_extensions()
-    return RiskThreshold(nlp, name, indicator, threshold, spans_key, missing, types_always_mask)
+    return RiskThreshold(nlp, name, indicator, threshold, spans_key, missing, protect, types_always_mask)

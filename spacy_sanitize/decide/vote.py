@@ -11,7 +11,9 @@ Privacy fails closed:
   (``missing="mask"``; ``missing="ignore"`` leaves it out of n instead);
 - an indicator that failed (``risk_explain[key]["fail_closed"]``) votes MASK whatever its score;
 - a span with no indicator at all is masked;
-- labels in ``types_always_mask`` (direct identifier types, default CODE) are always masked;
+- labels in ``protect`` (likely direct identifiers, default PERSON and CODE: names and
+  codes) are masked whatever the votes, so no indicator un-masks a name; the breakdown still
+  says what the votes alone would have decided (``protect = []`` opts out);
 - rule ``k`` with fewer than k indicators available needs all of them (k is capped at n).
 
 Place it after every risk indicator and before ``masker`` (and ``risk_infer``, which adds
@@ -33,6 +35,19 @@ from ..errors import Errors
 
 RULES = ("k", "any", "all", "majority", "mean")
 MISSING = ("mask", "ignore")
+# The labels kept masked whatever the indicators say when the config sets neither ``protect``
+# nor the older ``types_always_mask``: names and codes are the direct identifiers (TAB's
+# DIRECT mentions are PERSON and CODE), and an indicator that un-masks them loses R_direct.
+DEFAULT_PROTECT = ("CODE", "PERSON")
+
+
+def protected_labels(protect: Optional[List[str]], types_always_mask: Optional[List[str]]) -> List[str]:
+    """The labels a decider keeps masked: ``protect`` and ``types_always_mask`` (its older name,
+    still read so saved configs keep their meaning) together; ``DEFAULT_PROTECT`` when neither
+    is set. An empty list given by the user is honoured: nothing is protected."""
+    if protect is None and types_always_mask is None:
+        return list(DEFAULT_PROTECT)
+    return sorted(set(protect or []) | set(types_always_mask or []))
 
 
 def _check_range(name: str, value: float) -> None:
@@ -58,7 +73,8 @@ class RiskVote:
         k: int,
         mean_threshold: float,
         missing: str,
-        types_always_mask: List[str],
+        protect: Optional[List[str]] = None,
+        types_always_mask: Optional[List[str]] = None,
     ) -> None:
         if rule not in RULES:
             raise ValueError(Errors.E700.format(rule=rule, rules=", ".join(RULES)))
@@ -81,7 +97,7 @@ class RiskVote:
         self.k = int(k)
         self.mean_threshold = float(mean_threshold)
         self.missing = missing
-        self.types_always_mask = set(types_always_mask)
+        self.protect = protected_labels(protect, types_always_mask)
         self._order_checked = False
 
     # ---------------------------------------------------------------- decision
@@ -139,13 +155,21 @@ class RiskVote:
 
     def decide(self, span: Span) -> Tuple[bool, Dict[str, Any]]:
         """The decision for one span and its explanation."""
+        mask, explain = self._decide_by_votes(span)
+        if span.label_ in self.protect:
+            explain["votes_decision"] = mask
+            explain["reason"] = (
+                f"label {span.label_} is protected (protect, or types_always_mask in older configs): "
+                "masked whatever the votes; protect = [] opts out"
+            )
+            return True, explain
+        return mask, explain
+
+    def _decide_by_votes(self, span: Span) -> Tuple[bool, Dict[str, Any]]:
         votes, scores = self.votes(span)
         n = len(votes)
         n_mask = sum(1 for v in votes.values() if v["vote"])
         explain: Dict[str, Any] = {"rule": self.rule, "n": n, "n_mask": n_mask, "votes": votes}
-        if span.label_ in self.types_always_mask:
-            explain["reason"] = f"label {span.label_} is in types_always_mask"
-            return True, explain
         if n == 0:
             explain["reason"] = "no risk indicator for this span: masked (fail closed)"
             return True, explain
@@ -184,7 +208,8 @@ class RiskVote:
         "k": 1,
         "mean_threshold": 0.5,
         "missing": "mask",
-        "types_always_mask": ["CODE"],
+        "protect": None,
+        "types_always_mask": None,
     },
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
@@ -200,14 +225,18 @@ def make_risk_vote(
     k: int,
     mean_threshold: float,
     missing: str,
-    types_always_mask: List[str],
+    protect: Optional[List[str]],
+    types_always_mask: Optional[List[str]],
 ) -> RiskVote:
     """indicators (List[str]): risk keys to combine (``seq``, ``web``...); empty = every key
     present on the span. thresholds (Dict[str, float]): per-key vote threshold (risk >=
     threshold = MASK); others use default_threshold. rule (str): ``k`` (at least k of n),
     ``any``, ``all``, ``majority`` (more than half) or ``mean`` (mean risk >= mean_threshold).
     missing (str): ``mask`` (an absent indicator votes MASK) or ``ignore``.
-    types_always_mask (List[str]): PII labels masked whatever the votes."""
+    protect (Optional[List[str]]): PII labels masked whatever the votes (likely direct
+    identifiers); null = ``["CODE", "PERSON"]`` unless types_always_mask is set; [] = none.
+    types_always_mask (Optional[List[str]]): the older name of ``protect``, still honoured
+    (the two lists are joined)."""
     register_extensions()
     return RiskVote(
         nlp,
@@ -220,6 +249,7 @@ def make_risk_vote(
         k,
         mean_threshold,
         missing,
+        protect,
         types_always_mask,
     )
 

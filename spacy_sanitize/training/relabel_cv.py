@@ -4,7 +4,6 @@ hyper-parameters by grouped CV. Used by ``benchmarks/relabel_eval.py`` (nested C
 ``scripts/train_relabel.py`` (the shipped model)."""
 import itertools
 import math
-import random
 from collections import defaultdict
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -12,6 +11,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..corpus.tab import TabDocument
+from ..evaluation.folds import document_folds
 from ..evaluation.scorer import detect_docs, detected_triples
 from ..evaluation.tab_metrics import Tokens, detection_counts, pool_detection_counts
 from ..lm.context import ContextEncoder
@@ -39,9 +39,7 @@ def detect(nlp: Language, texts: Sequence[str]) -> List[Doc]:
 
 def folds(n: int, k: int, seed: int) -> List[List[int]]:
     """``k`` folds of document indices (shuffled with ``seed``)."""
-    order = list(range(n))
-    random.Random(seed).shuffle(order)
-    return [sorted(order[i::k]) for i in range(k)]
+    return document_folds([f"{i:09d}" for i in range(n)], k, seed)  # ids that sort as numbers
 
 
 def features_of(doc: Doc, encoder: Optional[str] = None, scale: float = ENCODER_SCALE, layers: int = ENCODER_LAYERS) -> List[Dict[str, float]]:

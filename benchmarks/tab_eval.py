@@ -1,0 +1,223 @@
+"""Grouped 5-fold cross-validation on the annotated court cases (TAB dev, 92 ECHR cases,
+356 annotator views), end to end from raw text: the default detector's spans, a risk_seq
+tagger trained on the training folds' annotations (all annotators of a case in one fold),
+the decision (risk >= a threshold chosen by inner CV on the training folds only, with or
+without the protected labels), the masker's plan (every mention of a masked entity, string
+propagation) and the TAB metrics over the pooled out-of-fold predictions.
+
+    python benchmarks/tab_eval.py --data ../shared/data/tab/tab_dev.json
+
+Detection does not depend on the folds: its spans are cached in ``--cache``, and the
+out-of-fold span risks next to it (delete them after changing the detector or the tagger). The same run on the biographies
+(``--data wiki_dev.json --width 0 --epochs 10``: the shipped biography tagger's settings) shows
+the protection policies there.
+"""
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+import spacy
+from spacy.tokens import Doc
+
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]  # this checkout's package
+
+from seq_eval import METRICS  # noqa: E402
+
+from spacy_sanitize import load_pipeline  # noqa: E402
+from spacy_sanitize.corpus import TabDocument, docs_to_tab, read_tab, shared_data_dir  # noqa: E402
+from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predicted_mask_offsets, tab_scores  # noqa: E402
+from spacy_sanitize.masking_plan import PlanSettings  # noqa: E402
+from spacy_sanitize.training.seq_train import FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
+
+THRESHOLDS = [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
+# The decision policies compared: the labels kept masked whatever the risk.
+POLICIES = {"no protection": [], "protect CODE": ["CODE"], "protect CODE, PERSON": ["CODE", "PERSON"]}
+# A span row: [start, end, label, entity_id, risk]; risk None = masked (no score: fail closed).
+Row = List[Any]
+
+
+def detected_rows(texts: Sequence[str], doc_ids: Sequence[str], cache: Optional[Path], pipeline: str) -> Dict[str, List[Row]]:
+    """The detector's spans per document (cached: detection does not depend on the folds)."""
+    if cache is not None and cache.exists():
+        return json.loads(cache.read_text())
+    start = time.perf_counter()
+    docs = detect_docs(load_pipeline(pipeline), texts, doc_ids)
+    rows = {doc._.doc_id: [[s.start_char, s.end_char, s.label_, s._.entity_id, None] for s in doc.spans.get("pii", [])] for doc in docs}
+    print(f"detected {len(docs)} docs in {time.perf_counter() - start:.0f}s", flush=True)
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(rows))
+    return rows
+
+
+def span_docs(nlp, texts: Dict[str, str], rows: Dict[str, List[Row]], doc_ids: Sequence[str]) -> List[Doc]:
+    """Fresh tokenizations carrying the detected spans (what risk_seq sees in the pipeline)."""
+    docs = []
+    for doc_id in doc_ids:
+        doc = nlp.make_doc(texts[doc_id])
+        spans = []
+        for start, end, label, entity_id, _ in rows[doc_id]:
+            span = doc.char_span(start, end, label=label, alignment_mode="expand")
+            if span is not None:
+                span._.entity_id = entity_id
+                spans.append(span)
+        doc.spans["pii"] = spans
+        doc._.doc_id = doc_id
+        docs.append(doc)
+    return docs
+
+
+def tagged_rows(nlp, docs: List[Doc]) -> Dict[str, List[Row]]:
+    """Span rows with risk_seq's risk: the max of the span's token probabilities (partial match)."""
+    probs = nlp.get_pipe("risk_seq").tagger.predict(docs)
+    return {
+        doc._.doc_id: [
+            [s.start_char, s.end_char, s.label_, s._.entity_id, float(p[s.start : s.end].max()) if len(s) else None]
+            for s in doc.spans["pii"]
+        ]
+        for doc, p in zip(docs, probs)
+    }
+
+
+class Masker:
+    """The masked character spans of span rows as the pipeline writes them: risk_threshold's
+    decision (risk >= threshold; a protected label or an unscored span is masked) followed by
+    the masker's plan (all mentions of a masked entity, propagation), via ``masking_plan``."""
+
+    def __init__(self, texts: Dict[str, str], detected: Dict[str, List[Row]]) -> None:
+        self.nlp = spacy.blank("en")
+        self.texts = texts
+        self.detected = detected  # the spans of every doc (rows of any fold carry the same ones)
+        self.docs: Dict[str, Doc] = {}
+
+    def __call__(self, rows: Dict[str, List[Row]], threshold: float, protect: Sequence[str]) -> Dict[str, List[List[int]]]:
+        out = {}
+        for doc_id, doc_rows in rows.items():
+            if doc_id not in self.docs:
+                self.docs[doc_id] = span_docs(self.nlp, self.texts, self.detected, [doc_id])[0]
+            doc = self.docs[doc_id]
+            decisions = {(r[0], r[1]): r[2] in protect or r[4] is None or r[4] >= threshold for r in doc_rows}
+            for span in doc.spans["pii"]:
+                span._.mask = decisions.get((span.start_char, span.end_char), True)
+            out[doc_id] = predicted_mask_offsets(doc, settings=PlanSettings())
+        return out
+
+
+def scores(gold: Sequence[TabDocument], predictions: Dict[str, List[List[int]]], tokens: Tokens) -> Dict[str, float]:
+    result = tab_scores(gold, predictions, tokens=tokens).as_dict()
+    return {k: round(float(result[k]), 4) for k in METRICS}
+
+
+def choose_threshold(gold: Sequence[TabDocument], rows: Dict[str, List[Row]], protect: Sequence[str], tokens: Tokens, masked: Masker) -> float:
+    """The threshold with the best F1 on out-of-fold rows; ties go to the lower (safer) one."""
+    best = max(THRESHOLDS, key=lambda t: (scores(gold, masked(rows, t, protect), tokens)["F1"], -t))
+    return float(best)
+
+
+def cross_val_rows(references: List[Doc], texts: Dict[str, str], rows: Dict[str, List[Row]], folds: int, seed: int,
+                   tagger: Dict[str, Any], epochs: int, log: str) -> Dict[str, List[Row]]:
+    """Out-of-fold span rows: each fold tagged by a risk_seq trained on the other folds."""
+    blank = spacy.blank("en")
+    ids = [ref._.doc_id for ref in references]
+    out: Dict[str, List[Row]] = {}
+    for k, test in enumerate(document_folds(ids, folds, seed)):
+        held = {ids[i] for i in test}
+        train = [ref for ref in references if ref._.doc_id not in held]
+        start = time.perf_counter()
+        nlp = train_risk_seq(train, tagger, epochs, seed=seed + k)
+        out.update(tagged_rows(nlp, span_docs(blank, texts, rows, sorted(held))))
+        print(f"{log} fold {k}: {len(train)} views, {time.perf_counter() - start:.0f}s", flush=True)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, default=shared_data_dir() / "tab" / "tab_dev.json")
+    parser.add_argument("--pipeline", default="default", help="the detector (its masker is left out)")
+    parser.add_argument("--family", default="cnn", choices=sorted(FAMILIES))
+    parser.add_argument("--epochs", type=int, default=2, help="passes over the annotator views (~4 per case)")
+    parser.add_argument("--width", type=int, default=64, help="CNN: 0 = the pretrained tok2vec, else a fresh one this wide")
+    parser.add_argument("--depth", type=int, default=3, help="CNN: layers of a fresh tok2vec (receptive field +-depth tokens)")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--inner-folds", type=int, default=3, help="inner CV on the training folds for the threshold")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cache", type=Path, default=Path("corpus/tab_detected_default.json"))
+    parser.add_argument("--output", type=Path, default=Path("benchmarks/results/tab_eval.json"))
+    args = parser.parse_args()
+
+    blank = spacy.blank("en")
+    references = sorted(read_tab(args.data, blank), key=lambda d: (d._.doc_id, d._.annotator or ""))
+    gold = docs_to_tab(references)
+    texts = {doc.doc_id: doc.text for doc in gold}
+    doc_ids = sorted(texts)
+    rows = detected_rows([texts[i] for i in doc_ids], doc_ids, args.cache, args.pipeline)
+    tagger = cnn_tagger(args.width, args.depth) if args.family == "cnn" else dict(FAMILIES[args.family])
+    tokens = Tokens()
+    masked = Masker(texts, rows)
+    gold_masks = {d.doc_id: [[m.start, m.end] for ms in d.annotations.values() for m in ms] for d in gold}
+    results: Dict[str, Any] = {
+        "data": str(args.data), "detector": args.pipeline, "folds": args.folds, "inner_folds": args.inner_folds,
+        "seed": args.seed, "tagger": tagger, "epochs": args.epochs,
+        "rows": {"mask all annotated spans": scores(gold, gold_masks, tokens),
+                 f"{args.pipeline}: mask all detected": scores(gold, masked(rows, 0.0, []), tokens)},
+        "thresholds": {},
+    }
+    by_id = {doc_id: [ref for ref in references if ref._.doc_id == doc_id] for doc_id in doc_ids}
+    start = time.perf_counter()
+    oof_path = args.cache.with_name(f"{args.cache.stem}_oof.json")
+    oof = json.loads(oof_path.read_text()) if oof_path.exists() else {}
+    settings = json.dumps([tagger, args.epochs, args.folds, args.inner_folds, args.seed])
+    if oof.get("settings") != settings:
+        oof = {"settings": settings, "inner": {}}
+    if "outer" not in oof:
+        oof["outer"] = cross_val_rows(references, texts, rows, args.folds, args.seed, tagger, args.epochs, "outer")
+        oof_path.write_text(json.dumps(oof))
+    outer = oof["outer"]
+    predictions: Dict[str, Dict[str, List[List[int]]]] = {policy: {} for policy in POLICIES}
+    for k, test in enumerate(document_folds(doc_ids, args.folds, args.seed)):
+        held = {doc_ids[i] for i in test}
+        train_refs = [ref for doc_id in doc_ids if doc_id not in held for ref in by_id[doc_id]]
+        if str(k) not in oof["inner"]:
+            oof["inner"][str(k)] = cross_val_rows(train_refs, texts, rows, args.inner_folds, args.seed + 100 + k, tagger, args.epochs, f"inner {k}")
+            oof_path.write_text(json.dumps(oof))
+        inner = oof["inner"][str(k)]
+        inner_gold = [d for d in gold if d.doc_id not in held]
+        test_rows = {doc_id: outer[doc_id] for doc_id in held}
+        for policy, protect in POLICIES.items():
+            threshold = choose_threshold(inner_gold, inner, protect, tokens, masked)
+            results["thresholds"].setdefault(policy, []).append(threshold)
+            predictions[policy].update(masked(test_rows, threshold, protect))
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(results, indent=1))
+    for policy in POLICIES:
+        results["rows"][f"risk_seq {args.family} (grouped CV), {policy}"] = scores(gold, predictions[policy], tokens)
+    # The same out-of-fold scores at fixed thresholds (not a CV result: the threshold is not chosen on training folds).
+    results["fixed_thresholds"] = {
+        policy: {str(t): scores(gold, masked(outer, t, protect), tokens) for t in THRESHOLDS} for policy, protect in POLICIES.items()
+    }
+    # Without the masker's plan (the decided spans only, as benchmarks/seq_eval.py scores).
+    results["decided_spans_only"] = {
+        policy: scores(gold, {d: [[r[0], r[1]] for r in rs if r[2] in protect or r[4] is None or r[4] >= t]
+                              for d, rs in outer.items()}, tokens)
+        for (policy, protect), t in zip(POLICIES.items(), [float(np.median(results["thresholds"][p])) for p in POLICIES])
+    }
+    results["seconds"] = round(time.perf_counter() - start)
+    args.output.write_text(json.dumps(results, indent=1))
+    print(markdown(results))
+
+
+def markdown(results: Dict[str, Any]) -> str:
+    lines = ["| system | " + " | ".join(METRICS) + " |", "|" + "---|" * (1 + len(METRICS))]
+    for name, row in results["rows"].items():
+        lines.append(f"| {name} | " + " | ".join(f"{row[m]:.3f}" for m in METRICS) + " |")
+    lines.append("")
+    lines.append("thresholds chosen by inner CV per fold: " + "; ".join(f"{p}: {t}" for p, t in results["thresholds"].items()))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""The court pipeline and what it is built with: grouped folds, the fresh CNN tagger on long
+documents (no truncation), train-seq's CNN options, and ``load_pipeline("court")``."""
+import json
+
+import numpy as np
+import pytest
+import spacy
+import srsly
+
+import spacy_sanitize  # noqa: F401 - registers factories
+from spacy_sanitize.corpus import read_tab
+from spacy_sanitize.evaluation import document_folds
+from spacy_sanitize.risk.seq_models import load_tagger
+from spacy_sanitize.shipped import data_path
+from spacy_sanitize.training.seq_train import cnn_tagger, main as train_seq, train_risk_seq
+
+
+def test_document_folds_keep_every_annotator_of_a_case_in_one_fold():
+    ids = ["c1", "c1", "c2", "c3", "c3", "c3", "c4", "c5", "c2"]
+    folds = document_folds(ids, 3, seed=0)
+    assert sorted(i for fold in folds for i in fold) == list(range(len(ids)))
+    for fold in folds:
+        held = {ids[i] for i in fold}
+        assert all(ids[i] not in held for other in folds if other is not fold for i in other)
+    assert all(folds)  # 5 cases over 3 folds: none empty
+
+
+def _case(doc_id, n_sentences):
+    """A long court-like text: the applicant's name (masked) and "the Government" (kept)."""
+    sentence = "On 3 May 2001 Mr Galip Yalman applied to the Court and the Government replied. "
+    text = sentence * n_sentences
+    mentions = []
+    for k in range(n_sentences):
+        base = k * len(sentence)
+        for i, (surface, label, ident) in enumerate(
+            [("Mr Galip Yalman", "PERSON", "DIRECT"), ("the Government", "ORG", "NO_MASK"), ("3 May 2001", "DATETIME", "QUASI")]
+        ):
+            start = base + sentence.index(surface)
+            mentions.append({
+                "entity_type": label, "entity_mention_id": f"{doc_id}_a1_em{k * 3 + i}", "start_offset": start,
+                "end_offset": start + len(surface), "span_text": surface, "identifier_type": ident,
+                "entity_id": f"{doc_id}_{surface}",
+            })
+    return {"doc_id": doc_id, "text": text, "annotations": {"annotator1": {"entity_mentions": mentions}}}
+
+
+def test_cnn_tagger_trains_and_tags_a_long_case_whole(tmp_path):
+    """A 20k-character case (as TAB's longest) is trained on and tagged whole: one probability
+    per token, none cut off at any length."""
+    path = tmp_path / "cases.json"
+    srsly.write_json(path, [_case("long", 260), _case("short", 3)])
+    references = read_tab(path, spacy.blank("en"))
+    assert len(references[0].text) > 20_000
+    nlp = train_risk_seq(references, dict(cnn_tagger(16, 1), learning_rate=0.01), epochs=3)
+    doc = nlp.make_doc(references[0].text)
+    probs = nlp.get_pipe("risk_seq").tagger.predict([doc])[0]
+    assert probs.shape == (len(doc),) and np.isfinite(probs).all()
+    masked = references[0].spans["mask"]
+    first = doc.char_span(masked[0].start_char, masked[0].end_char)
+    last = doc.char_span(masked[-1].start_char, masked[-1].end_char)
+    assert probs[last.start : last.end].max() == pytest.approx(probs[first.start : first.end].max(), abs=0.05)
+
+
+def test_train_seq_cnn_width_builds_a_fresh_small_tagger(tmp_path):
+    path = tmp_path / "cases.json"
+    srsly.write_json(path, [_case("a", 2), _case("b", 2)])
+    train_seq([str(path), str(tmp_path / "tagger"), "--width", "16", "--depth", "2", "--epochs", "1"])
+    backend = json.loads((tmp_path / "tagger" / "backend.json").read_text())
+    assert backend["pretrained"] is False and backend["width"] == 16 and backend["depth"] == 2
+    assert load_tagger(tmp_path / "tagger").predict([spacy.blank("en").make_doc("Mr Yalman")])[0].shape == (2,)
+    assert cnn_tagger() == {"@misc": "spacy_sanitize.seq_cnn.v1"}  # width 0: the pretrained default
+
+
+def test_court_pipeline_loads_offline_and_keeps_names_masked():
+    from spacy_sanitize import load_pipeline
+
+    if not (data_path("risk_seq_court") / "backend.json").exists():
+        pytest.skip("no court tagger; build it with `spacy project run build-court`")
+    nlp = load_pipeline("court")
+    assert nlp.pipe_names[-3:] == ["risk_seq", "risk_threshold", "masker"]
+    decider = nlp.get_pipe("risk_threshold")
+    doc = nlp("The case originated in an application against the Republic of Turkey lodged with the Court "
+              "by a Turkish national, Mr Galip Yalman, on 3 May 2001. The Government were represented by their Agent.")
+    assert doc.spans["pii"]
+    for span in doc.spans["pii"]:
+        risk = span._.risk["seq"]
+        assert 0.0 <= risk <= 1.0
+        assert span._.mask == (risk >= decider.threshold or span.label_ in decider.protect)
+    assert "Galip Yalman" not in doc._.sanitized
+
+
+def test_cli_pipeline_court(tmp_path):
+    from spacy_sanitize.cli import main
+
+    if not (data_path("risk_seq_court") / "backend.json").exists():
+        pytest.skip("no court tagger; build it with `spacy project run build-court`")
+    source, out = tmp_path / "case.txt", tmp_path / "case.out.txt"
+    source.write_text("The applicant, Mr Galip Yalman, is a Turkish national born in 1950 who lives in Izmir.", encoding="utf-8")
+    assert main(["sanitize", str(source), "-o", str(out), "--pipeline", "court", "-q"]) == 0
+    assert "Galip Yalman" not in out.read_text(encoding="utf-8")
+
+
+def test_court_pipeline_runs_without_torch():
+    """Like default, court installs with a plain `pip install .`: its tagger is a thinc CNN."""
+    import subprocess
+    import sys
+
+    if not (data_path("risk_seq_court") / "backend.json").exists():
+        pytest.skip("no court tagger; build it with `spacy project run build-court`")
+    code = (
+        "import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None\n"
+        "import spacy_sanitize\n"
+        "nlp = spacy_sanitize.load_pipeline('court')\n"
+        "print(nlp('The applicant, Mr Galip Yalman, lives in Izmir.')._.sanitized)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "Yalman" not in out.stdout
