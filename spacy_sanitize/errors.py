@@ -348,11 +348,11 @@ class Errors(metaclass=ErrorsWithCodes):
     )
 
     E800 = (
-        "risk_web would send spans of your documents to '{host}', which is not a loopback or "
-        "private address: the search engine (and everyone between) would learn the private text"
-        " you are sanitizing. Use a search engine you run yourself on a local/private address "
-        "(e.g. SearXNG on http://127.0.0.1:8888), or, if you accept the leak, set "
-        "allow_external=true."
+        "risk_web would send spans of your documents to '{host}', which is not a loopback "
+        "address: the search engine (and everyone between) would learn the private text you are"
+        " sanitizing. Use a search engine you run yourself on this machine (e.g. SearXNG on "
+        "http://127.0.0.1:8888); for one on a private or link-local address of your own network "
+        "set allow_private=true; if you accept the leak, set allow_external=true."
     )
     E801 = "invalid web backend setting {name}={value!r}: {problem}."
     E802 = "unknown risk_web method '{method}'. Use one of: {methods}."
@@ -361,6 +361,11 @@ class Errors(metaclass=ErrorsWithCodes):
     E805 = (
         "the query template {template!r} is invalid: {err}. Use the placeholders {{span}} and "
         "{{target}}."
+    )
+    E806 = (
+        "the search for query #{hash} was answered with a redirect (HTTP {code}); risk_web never "
+        "follows redirects, which could send the query to another host. Point the backend at "
+        "the final URL of your search engine."
     )
 
 
