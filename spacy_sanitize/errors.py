@@ -98,8 +98,8 @@ class Errors(metaclass=ErrorsWithCodes):
         "save_mapping()."
     )
     E108 = (
-        "replacement {index} ('{replacement}') is not at [{start}, {end}) of the sanitized text"
-        " and could not be found after offset {start}; the text was edited."
+        "replacement {index} ({length} characters) is not at [{start}, {end}) of the sanitized "
+        "text and could not be found after offset {start}; the text was edited."
     )
     E109 = "p must be in (0, 1], got {p}; set p to a probability, or to null to estimate it."
     E110 = (

@@ -64,7 +64,7 @@ def restore(sanitized: str, mapping: Dict[str, Any]) -> str:
         if not (start >= cursor and sanitized[start : start + len(replacement)] == replacement):
             start = sanitized.find(replacement, cursor) if replacement else -1
             if start < 0:
-                raise ValueError(Errors.E108.format(index=index, replacement=replacement, start=entry["out_start"], end=entry["out_end"]))
+                raise ValueError(Errors.E108.format(index=index, length=len(replacement), start=entry["out_start"], end=entry["out_end"]))
         pieces.append(sanitized[cursor:start])
         pieces.append(entry["original"])
         cursor = start + len(replacement)
