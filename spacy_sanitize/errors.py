@@ -79,6 +79,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "unknown pipeline '{name}': it is not a shipped pipeline ({names}), an existing .cfg "
         "file or pipeline directory, or an installed pipeline package.{hint}"
     )
+    E040 = (
+        "pii_codes: unknown validated identifier(s) {names}; use names of: {known} (or [] to "
+        "switch them off)."
+    )
     E100 = "strategy '{name}' is not registered. Registered: {names}."
     E101 = "invalid parameter for strategy '{name}': {problem}."
     E102 = "operator label '{label}' is not a PII type. Use one of: {labels} or DEFAULT."
