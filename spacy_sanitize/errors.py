@@ -83,6 +83,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "pii_codes: unknown validated identifier(s) {names}; use names of: {known} (or [] to "
         "switch them off)."
     )
+    E041 = (
+        "{name}: components {missing} are not in the pipeline ({names}); name the detector "
+        "components to run on the text view, or null for all components before {name}."
+    )
     E100 = "strategy '{name}' is not registered. Registered: {names}."
     E101 = "invalid parameter for strategy '{name}': {problem}."
     E102 = "operator label '{label}' is not a PII type. Use one of: {labels} or DEFAULT."
