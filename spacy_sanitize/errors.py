@@ -133,7 +133,7 @@ class Errors(metaclass=ErrorsWithCodes):
         "line {line} of gazetteer file '{path}' is not a JSON object with a string 'term' and a"
         " 'label': {problem}."
     )
-    E202 = "unknown gazetteer label '{label}' for term '{term}'. Use one of: {labels}."
+    E202 = "unknown gazetteer label '{label}' in record {index} (0-based). Use one of: {labels}."
     E204 = "unknown filter setting '{setting}' for '{scope}'. Known settings: {known}."
     E205 = (
         "the Wikidata dump '{path}' could not be read: {err}. Give a .json, .json.gz or "

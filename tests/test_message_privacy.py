@@ -51,6 +51,12 @@ def bad_gazetteer(tmp_path) -> Callable[[], None]:
     return lambda: list(read_gazetteer(path))
 
 
+def bad_gazetteer_label() -> None:
+    from spacy_sanitize.detect.gazetteer.table import GazetteerTable
+
+    GazetteerTable.build([{"term": "Oslo", "label": "LOC"}, {"term": SECRET, "label": "NAME"}])
+
+
 def bad_jsonl(tmp_path) -> Callable[[], None]:
     path = tmp_path / "in.jsonl"
     path.write_text('{"id": 1, "text": "' + SECRET + '"\n', encoding="utf8")  # truncated line
@@ -69,7 +75,7 @@ def edited_restore() -> None:
 
 @pytest.mark.parametrize(
     "case",
-    ["tab_strict", "tab_lenient", "tab_offsets", "gazetteer", "jsonl", "restore"],
+    ["tab_strict", "tab_lenient", "tab_offsets", "gazetteer", "gazetteer_label", "jsonl", "restore"],
 )
 def test_bad_input_messages_do_not_repeat_the_secret(tmp_path, caplog, case):
     run = {
@@ -77,6 +83,7 @@ def test_bad_input_messages_do_not_repeat_the_secret(tmp_path, caplog, case):
         "tab_lenient": bad_tab_lenient,
         "tab_offsets": bad_tab_offsets,
         "gazetteer": bad_gazetteer(tmp_path),
+        "gazetteer_label": bad_gazetteer_label,
         "jsonl": bad_jsonl(tmp_path),
         "restore": edited_restore,
     }[case]
