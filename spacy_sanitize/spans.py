@@ -51,9 +51,11 @@ VALIDATED = "validated"
 
 
 def is_validated(span: Span) -> bool:
-    """Whether ``span`` is a validated identifier (read without creating an explain dict)."""
+    """Whether ``span`` is a validated identifier (read without creating an explain dict).
+    The flag holds the label the validating detector wrote: a span of another label with
+    the same offsets (they share ``risk_explain``) is not the validated one."""
     explain = span.doc.user_data.get(("._.", "risk_explain", span.start_char, span.end_char))
-    return isinstance(explain, dict) and bool(explain.get(VALIDATED))
+    return isinstance(explain, dict) and explain.get(VALIDATED) == span.label_
 
 
 def _longest(ranked: List[Tuple[Span, int]]) -> List[Span]:

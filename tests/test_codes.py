@@ -123,8 +123,9 @@ def test_validated_code_wins_over_a_longer_span_of_another_type(codes_nlp):
     doc = codes_nlp.get_pipe("pii_codes")(doc)
     got = [(s.text, s.label_) for s in doc.spans["pii"]]
     assert got == [("Ring", "PERSON"), ("020 7946 0958", "CODE"), ("+33 1 23 45 67 89", "CODE")]
-    # and it stays so when a later detector brings a longer span over it
-    add_pii_spans(doc, [Span(doc, 5, 12, label="QUANTITY")])  # "+33 ... 89 now"
+    # and it stays so when a later detector brings a longer span over it, or one of
+    # another type with the very same offsets
+    add_pii_spans(doc, [Span(doc, 5, 12, label="QUANTITY"), Span(doc, 5, 11, label="DATETIME")])
     assert [(s.text, s.label_) for s in doc.spans["pii"]] == got + [("now", "QUANTITY")]
 
 

@@ -219,7 +219,7 @@ class CodeDetector:
                 continue
             span._.risk_explain["detector"] = f"{self.name}:{key}"
             if key in self.validated:
-                span._.risk_explain[VALIDATED] = True
+                span._.risk_explain[VALIDATED] = label
             spans.append(span)
         add_pii_spans(doc, spans, self.spans_key)
         return doc
