@@ -137,7 +137,7 @@ def test_the_default_pipeline_masks_a_phone_with_its_country_code(default_nlp):
 
 
 LONG_RUNS = """
-import time, spacy, spacy_sanitize
+import random, spacy, spacy_sanitize
 from spacy_sanitize.detect.codes import CodeDetector, DEFAULT_PATTERNS
 detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
 for unit in ["a-", "1-", "a_", "a.", "1.", "a1", "a@b.", "+a", "a:", "1 "]:

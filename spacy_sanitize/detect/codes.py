@@ -14,6 +14,7 @@ is one CODE, not "+33" and a DATETIME.
 """
 import ipaddress
 import re
+from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Tuple
 
 from spacy.language import Language
@@ -73,21 +74,40 @@ DEFAULT_PHONE_REGIONS = [
 _YEARS_ONLY = re.compile(r"(?:(?:1[5-9]|20)\d\d\W{0,3})+")
 
 
-def _valid_phone(value: str, regions: List[str]) -> bool:
+@lru_cache(maxsize=None)
+def _national_lengths(region: str) -> frozenset:
+    """Digit counts a national number of ``region`` can have, with a one-digit trunk
+    prefix or without: regions that cannot match a candidate's length are not parsed."""
+    import phonenumbers
+
+    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    lengths = set(metadata.general_desc.possible_length or ()) if metadata else set()
+    return frozenset(lengths | {n + 1 for n in lengths})
+
+
+@lru_cache(maxsize=8192)
+def _valid_phone_digits(candidate: str, regions: Tuple[str, ...]) -> bool:
     import phonenumbers  # lazily: start-up stays fast
 
-    digits = sum(c.isdigit() for c in value)
-    if digits < MIN_PHONE_DIGITS or _YEARS_ONLY.fullmatch(value) or value.count("(") != value.count(")"):
-        return False
-    international = value.startswith(("+", "00"))
-    candidate = "+" + value[2:] if value.startswith("00") else value
+    international = candidate.startswith("+")
+    digits = sum(c.isdigit() for c in candidate)
     for region in [None] if international else regions:
+        if region is not None and digits not in _national_lengths(region):
+            continue
         try:
             if phonenumbers.is_valid_number(phonenumbers.parse(candidate, region)):
                 return True
         except phonenumbers.NumberParseException:
             continue
     return False
+
+
+def _valid_phone(value: str, regions: List[str]) -> bool:
+    digits = sum(c.isdigit() for c in value)
+    if digits < MIN_PHONE_DIGITS or _YEARS_ONLY.fullmatch(value) or value.count("(") != value.count(")"):
+        return False
+    candidate = "+" + value[2:] if value.startswith("00") else value
+    return _valid_phone_digits(candidate, tuple(regions))
 
 
 def _valid_ipv6(value: str) -> bool:
