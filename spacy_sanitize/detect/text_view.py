@@ -4,8 +4,8 @@ Decomposed Unicode (NFD, as macOS writes file names and some editors text: "Kier
 "He\\u0301nault") and control characters inside words ("John\\x00Smith") defeat detectors
 trained on composed, clean text: the same name is found in one form and missed in the
 other. A Doc's text cannot change (the output must keep the text outside masked spans
-byte for byte), so this component, placed after the detectors, builds a *view*: the text
-with each character cluster (a starter and its combining marks) composed to NFC and each
+byte for byte), so this component, placed after the detectors (before pii_coref, which
+then links all spans), builds a *view*: the text with each character cluster (a starter and its combining marks) composed to NFC and each
 control character other than tab and line breaks replaced by a space. When the view
 differs from the text, the detector components named in ``components`` (default: every
 component before this one) run on a Doc of the view, and the spans they put in
