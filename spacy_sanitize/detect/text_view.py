@@ -3,15 +3,16 @@
 Decomposed Unicode (NFD, as macOS writes file names and some editors text: "Kierkega\\u030ard",
 "He\\u0301nault") and control characters inside words ("John\\x00Smith") defeat detectors
 trained on composed, clean text: the same name is found in one form and missed in the
-other. A Doc's text cannot change (the output must keep the text outside masked spans
-byte for byte), so this component, placed after the detectors (before pii_coref, which
-then links all spans), builds a *view*: the text with each character cluster (a starter and its combining marks) composed to NFC and each
-control character other than tab and line breaks replaced by a space. When the view
-differs from the text, the detector components named in ``components`` (default: every
-component before this one) run on a Doc of the view, and the spans they put in
-``doc.spans[spans_key]`` are mapped back to the original characters (a span covers the
-whole clusters its view characters came from) and merged by the usual rule (on a tie, the view's span wins). A text that
-is already NFC and clean costs one check.
+other. A Doc's text cannot change (the output keeps the text outside masked spans byte for
+byte), so this component, placed after the detectors (before pii_coref, which then links
+all spans), builds a *view*: each character cluster (a starter and its combining marks)
+composed to NFC, each control character other than tab and line breaks replaced by a
+space. When the view differs from the text, the detector components named in
+``components`` (default: every component before this one) run on a Doc of the view, and
+the spans they put in ``doc.spans[spans_key]`` are mapped back to the original characters
+(a span covers the whole clusters its view characters came from) and merged by the usual
+rule (on a tie, the view's span wins). A text that is already NFC and clean costs one
+check.
 """
 import re
 import unicodedata
