@@ -20,6 +20,7 @@ from .detect import (  # noqa: E402,F401
     refine as _refine,
     relabel as _relabel,
     script as _script,
+    text_view as _text_view,
     titles as _titles,
 )
 from .decide import threshold as _risk_threshold, vote as _risk_vote  # noqa: E402,F401

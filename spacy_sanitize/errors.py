@@ -79,6 +79,14 @@ class Errors(metaclass=ErrorsWithCodes):
         "unknown pipeline '{name}': it is not a shipped pipeline ({names}), an existing .cfg "
         "file or pipeline directory, or an installed pipeline package.{hint}"
     )
+    E040 = (
+        "pii_codes: unknown validated identifier(s) {names}; use names of: {known} (or [] to "
+        "switch them off)."
+    )
+    E041 = (
+        "{name}: components {missing} are not in the pipeline ({names}); name the detector "
+        "components to run on the text view, or null for all components before {name}."
+    )
     E100 = "strategy '{name}' is not registered. Registered: {names}."
     E101 = "invalid parameter for strategy '{name}': {problem}."
     E102 = "operator label '{label}' is not a PII type. Use one of: {labels} or DEFAULT."
@@ -98,8 +106,8 @@ class Errors(metaclass=ErrorsWithCodes):
         "save_mapping()."
     )
     E108 = (
-        "replacement {index} ('{replacement}') is not at [{start}, {end}) of the sanitized text"
-        " and could not be found after offset {start}; the text was edited."
+        "replacement {index} ({length} characters) is not at [{start}, {end}) of the sanitized "
+        "text and could not be found after offset {start}; the text was edited."
     )
     E109 = "p must be in (0, 1], got {p}; set p to a probability, or to null to estimate it."
     E110 = (
@@ -125,7 +133,7 @@ class Errors(metaclass=ErrorsWithCodes):
         "line {line} of gazetteer file '{path}' is not a JSON object with a string 'term' and a"
         " 'label': {problem}."
     )
-    E202 = "unknown gazetteer label '{label}' for term '{term}'. Use one of: {labels}."
+    E202 = "unknown gazetteer label '{label}' in record {index} (0-based). Use one of: {labels}."
     E204 = "unknown filter setting '{setting}' for '{scope}'. Known settings: {known}."
     E205 = (
         "the Wikidata dump '{path}' could not be read: {err}. Give a .json, .json.gz or "
@@ -348,11 +356,11 @@ class Errors(metaclass=ErrorsWithCodes):
     )
 
     E800 = (
-        "risk_web would send spans of your documents to '{host}', which is not a loopback or "
-        "private address: the search engine (and everyone between) would learn the private text"
-        " you are sanitizing. Use a search engine you run yourself on a local/private address "
-        "(e.g. SearXNG on http://127.0.0.1:8888), or, if you accept the leak, set "
-        "allow_external=true."
+        "risk_web would send spans of your documents to '{host}', which is not a loopback "
+        "address: the search engine (and everyone between) would learn the private text you are"
+        " sanitizing. Use a search engine you run yourself on this machine (e.g. SearXNG on "
+        "http://127.0.0.1:8888); for one on a private or link-local address of your own network "
+        "set allow_private=true; if you accept the leak, set allow_external=true."
     )
     E801 = "invalid web backend setting {name}={value!r}: {problem}."
     E802 = "unknown risk_web method '{method}'. Use one of: {methods}."
@@ -386,6 +394,11 @@ class Errors(metaclass=ErrorsWithCodes):
     E036 = (
         "the pipeline failed on this request ({kind}); nothing was sanitized. The server log "
         "names the error type only (request text is never logged)."
+    )
+    E806 = (
+        "the search for query #{hash} was answered with a redirect (HTTP {code}); risk_web never "
+        "follows redirects, which could send the query to another host. Point the backend at "
+        "the final URL of your search engine."
     )
 
 

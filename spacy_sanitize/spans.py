@@ -45,11 +45,20 @@ def check_label(label: str) -> str:
     return label
 
 
-def longest_non_overlapping(existing: Iterable[Span], new: Iterable[Span]) -> List[Span]:
-    """Merge two span lists so that no spans overlap: the longer span wins, on equal
-    length the existing one wins, then the earlier one. A longer existing span is never
-    split. Returns the kept spans sorted by position."""
-    ranked = [(span, 0) for span in existing] + [(span, 1) for span in new]
+# Span._.risk_explain flag of an identifier whose format or check digits were verified
+# (pii_codes: phone numbers, IP/MAC addresses, IBANs, cards, national IDs).
+VALIDATED = "validated"
+
+
+def is_validated(span: Span) -> bool:
+    """Whether ``span`` is a validated identifier (read without creating an explain dict).
+    The flag holds the label the validating detector wrote: a span of another label with
+    the same offsets (they share ``risk_explain``) is not the validated one."""
+    explain = span.doc.user_data.get(("._.", "risk_explain", span.start_char, span.end_char))
+    return isinstance(explain, dict) and explain.get(VALIDATED) == span.label_
+
+
+def _longest(ranked: List[Tuple[Span, int]]) -> List[Span]:
     ranked.sort(key=lambda item: (-(item[0].end - item[0].start), item[1], item[0].start))
     taken = set()
     kept: List[Span] = []
@@ -59,6 +68,47 @@ def longest_non_overlapping(existing: Iterable[Span], new: Iterable[Span]) -> Li
             continue
         taken.update(tokens)
         kept.append(span)
+    return kept
+
+
+def _outside(span: Span, taken: set) -> List[Span]:
+    """The parts of ``span`` outside the ``taken`` tokens, with its label, entity id and
+    explanation; parts of punctuation and spaces only are dropped."""
+    doc = span.doc
+    parts: List[Span] = []
+    start = None
+    for i in range(span.start, span.end + 1):
+        inside = i < span.end and i not in taken
+        if inside and start is None:
+            start = i
+        elif not inside and start is not None:
+            if any(not (doc[j].is_punct or doc[j].is_space) for j in range(start, i)):
+                part = Span(doc, start, i, label=span.label_)
+                part._.entity_id = span._.entity_id
+                part._.risk_explain = {**span._.risk_explain, "cut_by_validated_code": True}
+                parts.append(part)
+            start = None
+    return parts
+
+
+def longest_non_overlapping(existing: Iterable[Span], new: Iterable[Span]) -> List[Span]:
+    """Merge two span lists so that no spans overlap: a validated identifier (``VALIDATED``)
+    wins over every span it overlaps, which keeps its parts outside it ("Ring +44 20 7946
+    0958" tagged PERSON becomes PERSON "Ring" + the CODE); otherwise the longer span wins, on
+    equal length the existing one wins, then the earlier one, and a longer existing span is
+    never split. Returns the kept spans sorted by position."""
+    ranked = [(span, 0) for span in existing] + [(span, 1) for span in new]
+    first = _longest([item for item in ranked if is_validated(item[0])])
+    taken = {i for span in first for i in range(span.start, span.end)}
+    rest: List[Tuple[Span, int]] = []
+    for span, origin in ranked:
+        if is_validated(span):
+            continue
+        if taken and any(i in taken for i in range(span.start, span.end)):
+            rest.extend((part, origin) for part in _outside(span, taken))
+        else:
+            rest.append((span, origin))
+    kept = first + _longest(rest)
     kept.sort(key=lambda span: (span.start, span.end))
     return kept
 

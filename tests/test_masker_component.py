@@ -1,6 +1,9 @@
 """The masker component: regions (allow/deny, propagation, overlaps), rows, restore,
 serialization, p estimation."""
 
+import os
+import stat
+
 import pytest
 import spacy
 from spacy.tokens import Doc
@@ -125,6 +128,24 @@ def test_restore_roundtrip_via_json(tmp_path, strategy):
     with pytest.warns(UserWarning, match="W101"):
         save_mapping(build_mapping(doc), path)
     assert restore(doc._.sanitized, load_mapping(path)) == text
+
+
+def test_saved_mapping_is_private_to_its_owner(tmp_path):
+    """The mapping holds the original text: it was written 0644 (world-readable)."""
+    nlp, m = masker(strategy={"@strategies": "spacy_sanitize.numbered.v1"})
+    doc = m(doc_with(nlp, "Anna met Bob.", [(0, 4, "PERSON", "e1"), (9, 12, "PERSON", "e2")]))
+    path = tmp_path / "mapping.json"
+    path.write_text("old")
+    os.chmod(path, 0o644)  # an existing wider file is replaced, not reused
+    old_umask = os.umask(0o022)
+    try:
+        with pytest.warns(UserWarning, match="W101"):
+            save_mapping([build_mapping(doc)], path)
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert load_mapping(path)[0]["entries"][0]["original"] == "Anna"
+    assert [p.name for p in tmp_path.iterdir()] == ["mapping.json"]  # no temporary left
 
 
 def test_restore_after_edit_and_errors():

@@ -1,7 +1,9 @@
 """risk_web against a real HTTP server on 127.0.0.1 that serves canned search results.
 Nothing here contacts a non-loopback address."""
 
+import hashlib
 import json
+import stat
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -33,6 +35,7 @@ CANNED: Dict[str, Any] = {
     '"Molde"': "malformed",
     '"Hamar"': "flaky",  # 503 once, then fine
     '"Skien"': {"urls": ["https://skien.example"], "hits": 0},  # SearXNG: 0 = unknown
+    '"Trondheim"': "redirect",  # 302 to Server.redirect_to (another server)
 }
 
 
@@ -41,6 +44,7 @@ class Server:
         self.requests: List[Dict[str, Any]] = []
         self.flaky_seen = set()
         self.lock = threading.Lock()
+        self.redirect_to = "http://127.0.0.1:9"
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -68,6 +72,12 @@ class Server:
                 if behaviour == "sleep":
                     time.sleep(1.0)
                     return self._send(200, b'{"results": [], "number_of_results": 1}')
+                if behaviour == "redirect":
+                    self.send_response(302)
+                    self.send_header("Location", outer.redirect_to + self.path)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return None
                 if behaviour == "500":
                     return self._send(500, b"oops")
                 if behaviour == "malformed":
@@ -160,9 +170,18 @@ def by_text(doc) -> Dict[str, Any]:
         ("http://127.0.0.1:8888", True),
         ("http://localhost/x", True),
         ("http://[::1]:9/", True),
-        ("http://10.1.2.3", True),
-        ("http://192.168.0.7:80", True),
-        ("http://172.16.0.1", True),
+        ("http://127.3.4.5", True),
+        ("http://[::ffff:127.0.0.1]/", True),
+        # private and link-local only with allow_private (the old check accepted them)
+        ("http://10.1.2.3", "private"),
+        ("http://192.168.0.7:80", "private"),
+        ("http://172.16.0.1", "private"),
+        ("http://169.254.169.254/", "private"),  # link-local (cloud metadata service)
+        ("http://[fe80::1]/", "private"),
+        ("http://[fd00::5]/", "private"),
+        ("http://[::ffff:10.0.0.1]/", "private"),
+        ("http://0.0.0.0/", False),
+        ("http://searx.localhost/", False),  # a resolver may ask DNS
         ("https://searx.be", False),
         ("https://93.184.216.34", False),
         ("http://searx.lan", False),
@@ -170,7 +189,18 @@ def by_text(doc) -> Dict[str, Any]:
     ],
 )
 def test_host_is_local(url, local):
-    assert host_is_local(url) is local
+    assert host_is_local(url) is (local is True)
+    assert host_is_local(url, allow_private=True) is bool(local)
+
+
+def test_private_endpoint_needs_allow_private():
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match=r"E800.*10\.0\.0\.5.*allow_private"):
+        nlp.add_pipe("risk_web", config={"backend": searxng("http://10.0.0.5:8888")})
+    web = nlp.add_pipe(
+        "risk_web", config={"backend": searxng("http://10.0.0.5:8888"), "allow_private": True}
+    )
+    assert web.allow_private is True and web.allow_external is False
 
 
 def test_refuses_external_endpoint_without_allow_external():
@@ -262,6 +292,55 @@ def test_fail_closed(server, place, error):
     assert place not in " ".join(str(w.message) for w in record)  # warnings do not repeat private text
 
 
+def test_redirect_is_not_followed_and_fails_closed(server):
+    """A loopback endpoint answering 302 to another server (here another loopback port)
+    used to have the query forwarded there: the second server must receive nothing."""
+    other = Server()
+    other.thread.start()
+    try:
+        server.redirect_to = other.url
+        nlp, web = make_nlp(server, method="hits")
+        nlp.add_pipe("risk_threshold", config={"indicator": "web"})
+        with pytest.warns(UserWarning, match="W801.*E806.*redirect") as record:
+            doc = by_text(nlp.get_pipe("risk_threshold")(web(bio(nlp, places=("Trondheim", "Bergen")))))
+        assert other.requests == []
+        span = doc["Trondheim"]
+        assert span._.risk["web"] == 1.0 and span._.risk_explain["web"]["fail_closed"] is True
+        assert "E806" in span._.risk_explain["web"]["error"] and span._.mask is True
+        assert server.queries().count('"Trondheim"') == 1  # a redirect is not retried
+        assert "Trondheim" not in " ".join(str(w.message) for w in record)
+    finally:
+        other.httpd.shutdown()
+        other.httpd.server_close()
+
+
+class _Chatty:
+    """A custom backend whose exception message quotes the query."""
+
+    endpoint = "http://127.0.0.1:1"
+
+    def search(self, query: str) -> SearchResult:
+        raise ValueError(f"cannot search for {query}")
+
+    def cache_id(self) -> str:
+        return "chatty"
+
+
+@registry.misc("test.chatty_backend.v1")
+def make_chatty() -> _Chatty:
+    return _Chatty()
+
+
+def test_backend_exception_text_is_not_repeated():
+    nlp = spacy.blank("en")
+    web = nlp.add_pipe("risk_web", config={"backend": {"@misc": "test.chatty_backend.v1"}, "method": "hits"})
+    with pytest.warns(UserWarning, match="W801.*ValueError") as record:
+        doc = by_text(web(bio(nlp, places=("Oslo",))))
+    assert doc["Oslo"]._.risk["web"] == 1.0
+    assert "Oslo" not in doc["Oslo"]._.risk_explain["web"]["error"]
+    assert "Oslo" not in " ".join(str(w.message) for w in record)
+
+
 def test_failed_target_search_fails_url_method_closed(server):
     nlp, web = make_nlp(server, method="url", target_template='"Tromsø"')
     with pytest.warns(UserWarning, match="W801.*target search failed"):
@@ -316,6 +395,16 @@ def test_disk_cache_makes_reruns_free(server, tmp_path):
     assert all(
         "Oslo" not in f.read_text() and "Oslo" not in f.name for f in files
     )  # no query text on disk
+    # names are keyed: the unkeyed sha256 of backend id + query (the old names) does not
+    # find a cached query, and files, folders and the secret are private to the user
+    backend_id = web.backend.cache_id()
+    old_name = hashlib.sha256(f'{backend_id}\x00"Oslo"'.encode("utf-8")).hexdigest()
+    assert old_name not in {f.stem for f in files}
+    secret = tmp_path / "cache" / "secret.key"
+    assert len(secret.read_bytes()) == 32
+    for path in [secret, *files]:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    assert all(stat.S_IMODE(f.parent.stat().st_mode) & 0o077 == 0 for f in files)
     nlp2, web2 = make_nlp(server, method="any", cache_dir=str(tmp_path / "cache"))
     doc2 = web2(bio(nlp2))
     second = [(s.text, s._.risk["web"]) for s in doc2.spans["pii"]]
@@ -407,7 +496,7 @@ def test_bad_settings_are_coded_errors(server, config, code):
         )
 
 
-def test_helpers():
+def test_helpers(tmp_path):
     assert normalize_url("https://WWW.News.example/anna/#x") == normalize_url(
         "http://news.example/anna"
     )
@@ -415,7 +504,10 @@ def test_helpers():
     assert json_path({"a": {"b": [{"c": 3}]}}, "a.b.0.c") == 3
     with pytest.raises(KeyError):
         json_path({"a": 1}, "b")
-    assert WebCache.key("x", "q") != WebCache.key("y", "q")
+    one, two = WebCache(tmp_path / "a"), WebCache(tmp_path / "b")
+    assert one.key("x", "q") != one.key("y", "q")
+    assert one.key("x", "q") == WebCache(tmp_path / "a").key("x", "q")  # the secret is kept
+    assert one.key("x", "q") != two.key("x", "q")  # each cache has its own secret
 
 
 def test_serialization_round_trip(server, tmp_path):

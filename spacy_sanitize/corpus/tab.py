@@ -69,7 +69,8 @@ def _check_mention(doc_id: str, text: str, raw: Dict[str, Any]) -> Mention:
         raise fail(f"unknown identifier_type {identifier_type!r}; expected one of {', '.join(IDENTIFIER_TYPES)}")
     span_text = raw.get("span_text")
     if span_text is not None and span_text != text[start:end]:
-        raise fail(f"span_text {span_text!r} does not match the text at the offsets {text[start:end]!r}")
+        # the message names offsets, not the (private) text at them
+        raise fail(f"span_text ({len(str(span_text))} characters) does not match the text at the offsets [{start}, {end})")
     entity_id = str(raw.get("entity_id") or f"{doc_id}:{mention_id}")
     return Mention(start, end, entity_type, identifier_type, entity_id, mention_id, text[start:end])
 

@@ -3,25 +3,40 @@ phone numbers, e-mail addresses, IBANs, URLs, ID-like tokens).
 
 Patterns are plain regular expressions over the text, given by name in the config so
 users can add or replace them; matches are widened to whole tokens.
+
+Validated identifiers (``validated``: MAC, IPv4, IPv6, phone numbers in international and
+national formats, obfuscated e-mails, card numbers, IBANs and national ID numbers with
+their check digits) are checked beyond their pattern (the ``phonenumbers`` and
+``python-stdnum`` libraries, imported on first use) and marked ``validated`` in
+``Span._.risk_explain``: such a span wins over any overlapping span of another detector,
+whose parts outside it are kept (``spans.longest_non_overlapping``), so "+33 1 23 45 67 89"
+is one CODE, not "+33" and a DATETIME.
 """
+import ipaddress
 import re
-from typing import Dict, List, Tuple
+from functools import lru_cache
+from typing import Callable, Dict, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..errors import Errors
 from ..extensions import register_extensions
-from ..spans import add_char_spans
+from ..spans import VALIDATED, add_pii_spans
 
 DEFAULT_PATTERNS: Dict[str, str] = {
-    "email": r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    "email": r"[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)+",
     "url": r"(?:https?://|www\.)[^\s<>\"]+[^\s<>\".,;:!?)\]]",
     "iban": r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b",
     "application_number": r"\b\d{1,6}/\d{2,4}(?:/\d{2,4})?\b",
     "phone": r"(?<![\w/])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,4}){2,6}(?![\w/])",
     "long_number": r"(?<![\w.,/])\d{6,}(?![\w/]|[.,]\d)",
-    "id_token": r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{4,}\b",
+    "id_token": r"\b(?=[A-Za-z0-9-]{0,63}\d)(?=[A-Za-z0-9-]{0,63}[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{4,}\b",
 }
+# Every quantifier that a failing match attempt can run through is bounded (the local part
+# of an e-mail: 64 characters, as RFC 5321 allows; the look-aheads of id_token: 63), so a
+# long run without spaces ("a-a-a-...", minified JSON) costs linear time: unbounded, each of
+# its n start positions scanned the rest of the run (100 kB took 104 s).
 # Tokens with letters and digits that are ordinary words, not identifiers.
 NOT_IDS = re.compile(r"^(?:\d+(?:st|nd|rd|th|s|am|pm|km|kg|cm|mm|m|g)|\d+-\w+|[A-Za-z]+-\d+s?)$", re.IGNORECASE)
 MIN_PHONE_DIGITS = 8
@@ -33,6 +48,117 @@ _DATE = r"(?:(?P<year>\d{4})(?P<s1>[-./])(?P<month>\d{1,2})(?P=s1)(?P<day>\d{1,2
 NUMERIC_DATE = re.compile(_DATE)
 NUMERIC_DATE_IN_TEXT = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/]|[.-]\d)")
 DATE_LABEL = "DATETIME"
+
+
+# ---------------------------------------------------------------- validated identifiers
+# Every pattern has bounded repeats only (linear time on long runs without spaces).
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_AT = r"(?:\s?[\[({<]\s?(?:at|AT)\s?[\])}>]\s?|\s(?:at|AT)\s)"
+_DOT = r"(?:\s?[\[({<]\s?(?:dot|DOT)\s?[\])}>]\s?|\s(?:dot|DOT)\s|\.)"
+VALIDATED_PATTERNS: Dict[str, str] = {
+    "mac": r"(?<![\w:.-])(?:[0-9A-Fa-f]{2}([:-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}|[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4})(?![\w:-]|\.\w)",
+    "ipv4": rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?:/\d{{1,2}})?(?![\w]|\.\d)",
+    "ipv6": r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])",
+    "email_obfuscated": rf"(?<![\w.+-])[\w.+-]{{1,64}}{_AT}[\w-]{{1,63}}(?:{_DOT}[\w-]{{1,63}}){{1,4}}",
+    "phone_number": r"(?<![\w+/.,-])(?:\+|00|\()?\d(?:[ .()\-\u00a0]{0,3}\d){6,16}\)?(?![\w/]|[.,-]\d)",
+    "card": r"(?<![\w-])\d{4}(?:[ -]?\d{3,4}){2,4}(?![\w-])",
+    "iban_any": r"(?<![\w])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?(?!\w)",
+    "national_id": r"(?<![\w-])(?:\d{3}-\d{2}-\d{4}|\d{6}[-+A]\d{3}[0-9A-Za-z]|\d{8}-?[A-Za-z]|[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z]|[12](?: ?\d{2}){3} ?\d{3} ?\d{3}(?: ?\d{2})?)(?![\w-])",
+}
+# 30 regions whose national formats are tried for a number without a country code (at
+# least MIN_PHONE_DIGITS digits: shorter national numbers are too often something else).
+DEFAULT_PHONE_REGIONS = [
+    "US", "CA", "GB", "IE", "FR", "DE", "AT", "CH", "BE", "NL", "LU", "ES", "PT", "IT", "GR",
+    "SE", "NO", "DK", "FI", "PL", "CZ", "TR", "RU", "IN", "JP", "AU", "NZ", "ZA", "BR", "MX",
+]
+_YEARS_ONLY = re.compile(r"(?:(?:1[5-9]|20)\d\d\W{0,3})+")
+
+
+@lru_cache(maxsize=None)
+def _national_lengths(region: str) -> frozenset:
+    """Digit counts a national number of ``region`` can have, with a one-digit trunk
+    prefix or without: regions that cannot match a candidate's length are not parsed."""
+    import phonenumbers
+
+    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    lengths = set(metadata.general_desc.possible_length or ()) if metadata else set()
+    return frozenset(lengths | {n + 1 for n in lengths})
+
+
+@lru_cache(maxsize=8192)
+def _valid_phone_digits(candidate: str, regions: Tuple[str, ...]) -> bool:
+    import phonenumbers  # lazily: start-up stays fast
+
+    international = candidate.startswith("+")
+    digits = sum(c.isdigit() for c in candidate)
+    for region in [None] if international else regions:
+        if region is not None and digits not in _national_lengths(region):
+            continue
+        try:
+            if phonenumbers.is_valid_number(phonenumbers.parse(candidate, region)):
+                return True
+        except phonenumbers.NumberParseException:
+            continue
+    return False
+
+
+def _valid_phone(value: str, regions: List[str]) -> bool:
+    digits = sum(c.isdigit() for c in value)
+    if digits < MIN_PHONE_DIGITS or _YEARS_ONLY.fullmatch(value) or value.count("(") != value.count(")"):
+        return False
+    candidate = "+" + value[2:] if value.startswith("00") else value
+    return _valid_phone_digits(candidate, tuple(regions))
+
+
+def _valid_ipv6(value: str) -> bool:
+    try:
+        ipaddress.IPv6Address(value)
+    except ValueError:
+        return False
+    return sum(c.isalnum() for c in value) >= 2  # not "::"
+
+
+def _valid_card(value: str) -> bool:
+    from stdnum import luhn
+
+    digits = re.sub(r"\D", "", value)
+    return 13 <= len(digits) <= 19 and luhn.is_valid(digits)
+
+
+def _valid_iban(value: str) -> bool:
+    from stdnum import iban
+
+    return iban.is_valid(value)
+
+
+def _valid_national_id(value: str) -> bool:
+    """US SSN, Swedish/Danish/Finnish personal numbers, Spanish DNI, Italian codice
+    fiscale, French NIR: each with its check digits (python-stdnum)."""
+    from stdnum.dk import cpr
+    from stdnum.es import dni
+    from stdnum.fi import hetu
+    from stdnum.fr import nir
+    from stdnum.it import codicefiscale
+    from stdnum.se import personnummer
+    from stdnum.us import ssn
+
+    return any(module.is_valid(value) for module in (ssn, personnummer, cpr, hetu, dni, codicefiscale, nir))
+
+
+def _email_obfuscated(value: str) -> bool:
+    # the plain-word form ("john at example dot com") needs a " dot " and a TLD-like end
+    if re.search(r"[\[({<]", value):
+        return True
+    return bool(re.search(r"\s(?:dot|DOT)\s[A-Za-z]{2,6}$", value))
+
+
+VALIDATORS: Dict[str, Callable[..., bool]] = {
+    "ipv6": _valid_ipv6,
+    "card": _valid_card,
+    "iban_any": _valid_iban,
+    "national_id": _valid_national_id,
+    "email_obfuscated": _email_obfuscated,
+}
 
 
 def _valid_date(match: "re.Match[str]") -> bool:
@@ -50,11 +176,31 @@ def is_numeric_date(value: str) -> bool:
 
 
 class CodeDetector:
-    def __init__(self, name: str, patterns: Dict[str, str], spans_key: str, label: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        patterns: Dict[str, str],
+        spans_key: str,
+        label: str,
+        validated: Optional[List[str]] = None,
+        phone_regions: Optional[List[str]] = None,
+    ) -> None:
         self.name = name
         self.patterns = {key: re.compile(value) for key, value in patterns.items()}
         self.spans_key = spans_key
         self.label = label
+        names = list(VALIDATED_PATTERNS) if validated is None else list(validated)
+        unknown = [n for n in names if n not in VALIDATED_PATTERNS]
+        if unknown:
+            raise ValueError(Errors.E040.format(names=unknown, known=", ".join(VALIDATED_PATTERNS)))
+        self.validated = {n: re.compile(VALIDATED_PATTERNS[n]) for n in names}
+        self.phone_regions = list(DEFAULT_PHONE_REGIONS if phone_regions is None else phone_regions)
+
+    def _is_valid(self, key: str, value: str) -> bool:
+        if key == "phone_number":
+            return _valid_phone(value, self.phone_regions)
+        check = VALIDATORS.get(key)
+        return check is None or check(value)
 
     def find(self, text: str) -> List[Tuple[int, int, str]]:
         """(start, end, pattern name) of every match; ``numeric_date`` for all-numeric dates."""
@@ -78,20 +224,50 @@ class CodeDetector:
                 if key == "phone" and sum(c.isdigit() for c in value) < MIN_PHONE_DIGITS:
                     continue
                 found.append((match.start(), match.end(), key))
+        for key, pattern in self.validated.items():
+            for match in pattern.finditer(text):
+                if self._is_valid(key, match.group()):
+                    found.append((match.start(), match.end(), key))
         return found
 
     def __call__(self, doc: Doc) -> Doc:
-        found = self.find(doc.text)
-        add_char_spans(doc, ((start, end, DATE_LABEL if key == "numeric_date" else self.label, f"{self.name}:{key}") for start, end, key in found), self.spans_key)
+        spans = []
+        for start, end, key in self.find(doc.text):
+            label = DATE_LABEL if key == "numeric_date" else self.label
+            span = doc.char_span(start, end, label=label, alignment_mode="expand")
+            if span is None:
+                continue
+            span._.risk_explain["detector"] = f"{self.name}:{key}"
+            if key in self.validated:
+                span._.risk_explain[VALIDATED] = label
+            spans.append(span)
+        add_pii_spans(doc, spans, self.spans_key)
         return doc
 
 
 @Language.factory(
     "pii_codes",
-    default_config={"patterns": DEFAULT_PATTERNS, "spans_key": "pii", "label": "CODE"},
+    default_config={
+        "patterns": DEFAULT_PATTERNS,
+        "spans_key": "pii",
+        "label": "CODE",
+        "validated": list(VALIDATED_PATTERNS),
+        "phone_regions": DEFAULT_PHONE_REGIONS,
+    },
     assigns=["doc.spans", "span._.risk_explain"],
 )
-def make_code_detector(nlp: Language, name: str, patterns: Dict[str, str], spans_key: str, label: str) -> CodeDetector:
-    """patterns (Dict[str, str]): name -> regular expression. label (str): the PII type written."""
+def make_code_detector(
+    nlp: Language,
+    name: str,
+    patterns: Dict[str, str],
+    spans_key: str,
+    label: str,
+    validated: List[str],
+    phone_regions: List[str],
+) -> CodeDetector:
+    """patterns (Dict[str, str]): name -> regular expression. label (str): the PII type
+    written. validated (List[str]): the validated identifiers to find (names of
+    ``VALIDATED_PATTERNS``; [] = none). phone_regions (List[str]): ISO regions whose
+    national phone formats are tried for numbers without a country code."""
     register_extensions()
-    return CodeDetector(name, patterns, spans_key, label)
+    return CodeDetector(name, patterns, spans_key, label, validated, phone_regions)

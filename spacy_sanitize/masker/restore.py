@@ -3,6 +3,8 @@
 The mapping holds the ORIGINAL text of every replaced span: it is as sensitive as the
 input. It is never written unless ``save_mapping`` is called.
 """
+import os
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Union
@@ -28,8 +30,19 @@ def build_mapping(doc: Doc) -> Dict[str, Any]:
 
 
 def save_mapping(mappings: Union[Dict[str, Any], List[Dict[str, Any]]], path: Union[str, Path]) -> None:
-    """Write one mapping or a list of them as JSON (logs warning W101: it is sensitive)."""
-    srsly.write_json(path, mappings)
+    """Write one mapping or a list of them as JSON (logs warning W101: it is sensitive).
+    The file is readable by its owner only (0600): it is created so in the target folder
+    and renamed over ``path`` (an existing, wider file is replaced, not rewritten)."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:  # mkstemp creates with O_EXCL and mode 0600; the umask can only narrow it
+        with os.fdopen(fd, "w", encoding="utf8") as out:
+            out.write(srsly.json_dumps(mappings, indent=2))
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
     warnings.warn(Warnings.W101.format(path=path), stacklevel=2)
 
 
@@ -51,7 +64,7 @@ def restore(sanitized: str, mapping: Dict[str, Any]) -> str:
         if not (start >= cursor and sanitized[start : start + len(replacement)] == replacement):
             start = sanitized.find(replacement, cursor) if replacement else -1
             if start < 0:
-                raise ValueError(Errors.E108.format(index=index, replacement=replacement, start=entry["out_start"], end=entry["out_end"]))
+                raise ValueError(Errors.E108.format(index=index, length=len(replacement), start=entry["out_start"], end=entry["out_end"]))
         pieces.append(sanitized[cursor:start])
         pieces.append(entry["original"])
         cursor = start + len(replacement)

@@ -10,16 +10,19 @@ own, giving ``URLs_e`` and the engine's hit count. Two estimates (seed 000):
 - ``any``: the maximum of both.
 
 Mentions of the target itself get risk 1.0 without a query. Queries are deduplicated per
-batch, run on a small thread pool, and cached on disk by a hash of backend + query.
+batch, run on a small thread pool, and cached on disk under a keyed hash (HMAC) of
+backend + query.
 
 PRIVACY: searching for a span sends it to the search engine. The component refuses (E800)
-an endpoint that is not loopback/private unless ``allow_external=true``.
+an endpoint that is not loopback unless ``allow_private=true`` (private and link-local
+addresses) or ``allow_external=true``; redirects are never followed (E806, fail closed).
 Fail closed: a span whose search (or its target's search, for ``url``) failed, or whose
 engine gave no hit count (for ``hits``), gets risk 1.0, the error in
 ``Span._.risk_explain["web"]`` and a logged warning.
 """
 
 import hashlib
+import hmac
 import json
 import os
 import tempfile
@@ -36,7 +39,7 @@ from spacy.util import minibatch, registry
 
 from ..extensions import register_extensions
 from .base import FAIL_CLOSED_RISK, failure, risk_key, write_risk
-from .web_backends import SearchResult, WebBackend, WebBackendError, host_is_local
+from .web_backends import SearchResult, WebBackend, WebBackendError, host_is_local, query_tag
 from ..errors import Errors, Warnings
 
 
@@ -77,18 +80,44 @@ def make_main_person(label: str = "PERSON", user_data_key: str = "target") -> Ta
 
 
 class WebCache:
-    """Search results on disk, one JSON file per query named by sha256(backend id + query).
-    The query text is not stored; the results are (protect the folder)."""
+    """Search results on disk, one JSON file per query named by HMAC-SHA256(backend id +
+    query) under a random secret kept in the folder (``secret.key``, mode 0600): without the
+    secret, the queried names cannot be recovered by hashing candidate names. The query
+    text is not stored; the results are: files and folders are private to the user (0600 /
+    0700), but protect the folder. Files named by an older unkeyed hash are never read."""
+
+    SECRET = "secret.key"
 
     def __init__(self, path: Union[str, Path]) -> None:
         self.path = Path(path)
+        self._secret: Optional[bytes] = None
 
     def _file(self, key: str) -> Path:
         return self.path / key[:2] / f"{key}.json"
 
-    @staticmethod
-    def key(backend_id: str, query: str) -> str:
-        return hashlib.sha256(f"{backend_id}\x00{query}".encode("utf-8")).hexdigest()
+    def secret(self) -> bytes:
+        """The folder's secret, made on first use. Made in a temporary file and linked into
+        place, so concurrent processes agree on one secret and never read a partial one."""
+        if self._secret is None:
+            self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            target = self.path / self.SECRET
+            if not target.exists():
+                fd, tmp = tempfile.mkstemp(dir=self.path, suffix=".tmp")  # mode 0600
+                try:
+                    with os.fdopen(fd, "wb") as out:
+                        out.write(os.urandom(32))
+                    try:
+                        os.link(tmp, target)
+                    except FileExistsError:
+                        pass  # another process was first: use its secret
+                finally:
+                    os.unlink(tmp)
+            self._secret = target.read_bytes()
+        return self._secret
+
+    def key(self, backend_id: str, query: str) -> str:
+        message = f"{backend_id}\x00{query}".encode("utf-8")
+        return hmac.new(self.secret(), message, hashlib.sha256).hexdigest()
 
     def get(self, key: str) -> Optional[SearchResult]:
         try:
@@ -98,8 +127,8 @@ class WebCache:
 
     def put(self, key: str, result: SearchResult) -> None:
         target = self._file(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")  # created 0600
         with os.fdopen(fd, "w", encoding="utf8") as out:
             json.dump(result.to_dict(), out)
         os.replace(tmp, target)
@@ -138,11 +167,12 @@ class RiskWeb:
         allow_external: bool,
         cache_dir: Optional[str],
         n_threads: int,
+        allow_private: bool = False,
     ) -> None:
         if method not in METHODS:
             raise ValueError(Errors.E802.format(method=method, methods=", ".join(METHODS)))
         endpoint = str(getattr(backend, "endpoint", ""))
-        if not allow_external and not host_is_local(endpoint):
+        if not allow_external and not host_is_local(endpoint, allow_private=allow_private):
             raise ValueError(
                 Errors.E800.format(
                     host=urlsplit(endpoint).hostname or endpoint or "an unknown endpoint"
@@ -170,6 +200,7 @@ class RiskWeb:
         self.max_hits = None if max_hits is None else int(max_hits)
         self.labels = list(labels)
         self.allow_external = allow_external
+        self.allow_private = allow_private
         self.cache = WebCache(cache_dir) if cache_dir else None
         self.n_threads = int(n_threads)
         self.stats = {"queries": 0, "cache_hits": 0, "errors": 0}
@@ -183,7 +214,7 @@ class RiskWeb:
         todo: List[str] = []
         backend_id = self.backend.cache_id()
         for query in dict.fromkeys(queries):
-            cached = self.cache.get(WebCache.key(backend_id, query)) if self.cache else None
+            cached = self.cache.get(self.cache.key(backend_id, query)) if self.cache else None
             if cached is not None:
                 out[query] = cached
                 self.stats["cache_hits"] += 1
@@ -196,7 +227,8 @@ class RiskWeb:
             except WebBackendError as err:
                 return str(err)
             except Exception as err:  # any backend failure fails closed
-                return f"{type(err).__name__}: {err}"
+                # a third-party message may quote the query (private text): name its type only
+                return f"{type(err).__name__} in the backend for query #{query_tag(query)}"
 
         if todo:
             with ThreadPoolExecutor(max_workers=min(self.n_threads, len(todo))) as pool:
@@ -206,7 +238,7 @@ class RiskWeb:
                     if isinstance(result, str):
                         self.stats["errors"] += 1
                     elif self.cache:
-                        self.cache.put(WebCache.key(backend_id, query), result)
+                        self.cache.put(self.cache.key(backend_id, query), result)
         return out
 
     def _plan(self, doc: Doc) -> Tuple[List[Span], Optional[Target], Optional[str], Dict[int, str]]:
@@ -348,6 +380,7 @@ class RiskWeb:
         "max_hits": None,
         "labels": [],
         "allow_external": False,
+        "allow_private": False,
         "cache_dir": None,
         "n_threads": 4,
     },
@@ -367,6 +400,7 @@ def make_risk_web(
     max_hits: Optional[int],
     labels: List[str],
     allow_external: bool,
+    allow_private: bool,
     cache_dir: Optional[str],
     n_threads: int,
 ) -> RiskWeb:
@@ -374,7 +408,9 @@ def make_risk_web(
     who to protect. method (str): ``url`` (URL ∩), ``hits`` or ``any``. query_template /
     target_template (str): query text, with ``{span}`` and ``{target}``. min_hits / max_hits
     (int / Optional[int]): hit window counted as risky. labels (List[str]): PII labels to
-    search (empty = all). allow_external (bool): allow a non-local endpoint (leaks spans!).
+    search (empty = all). allow_private (bool): also allow private (RFC 1918, ULA) and
+    link-local endpoints (only loopback by default). allow_external (bool): allow any
+    endpoint (leaks spans!).
     cache_dir (Optional[str]): disk cache folder. n_threads (int): parallel queries."""
     register_extensions()
     return RiskWeb(
@@ -392,4 +428,5 @@ def make_risk_web(
         allow_external,
         cache_dir,
         n_threads,
+        allow_private,
     )

@@ -9,7 +9,9 @@ a ``SearchResult`` (result URLs + the engine's hit count).
 Both share ``HttpJsonBackend``: timeouts, retries with exponential backoff on timeouts,
 connection errors, HTTP 429 and 5xx, a rate limit shared by all threads, several pages up
 to ``max_results``. Only the standard library is used; system proxies are ignored, so a
-loopback endpoint is really reached on loopback. Errors raise ``WebBackendError``.
+loopback endpoint is really reached on loopback. HTTP redirects are never followed: a
+redirect could send the query (private text) to any host, so it fails that query. Errors
+raise ``WebBackendError``.
 """
 
 from abc import ABC, abstractmethod
@@ -59,17 +61,23 @@ class WebBackend(Protocol):
     def cache_id(self) -> str: ...
 
 
-def host_is_local(url: str) -> bool:
-    """True for loopback, private (RFC 1918, ULA) and link-local IP literals and for
-    ``localhost``. Other host names count as external: nothing is resolved."""
+def host_is_local(url: str, allow_private: bool = False) -> bool:
+    """True for loopback IP literals and ``localhost``; with ``allow_private`` also for
+    private (RFC 1918, ULA) and link-local ones. Other host names (``searx.lan``, and
+    ``x.localhost``, which a resolver may send to DNS) count as external: nothing is
+    resolved."""
     host = urllib.parse.urlsplit(url).hostname or ""
-    if host == "localhost" or host.endswith(".localhost"):
+    if host == "localhost":
         return True
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
         return False
-    return address.is_loopback or address.is_private or address.is_link_local
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped  # ::ffff:10.0.0.1 is 10.0.0.1
+    if address.is_loopback:
+        return True
+    return allow_private and (address.is_private or address.is_link_local) and not address.is_unspecified
 
 
 def json_path(data: Any, path: str) -> Any:
@@ -106,6 +114,21 @@ class RateLimiter:
 
 class _Retryable(Exception):
     pass
+
+
+class _Redirected(Exception):
+    def __init__(self, code: int) -> None:
+        super().__init__(f"HTTP {code}")
+        self.code = code
+
+
+class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
+    """The loopback check covers the configured URL only; a redirect's target is another
+    host, so the request is never re-sent: the query fails (and fails closed)."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> None:
+        fp.close()
+        raise _Redirected(code)
 
 
 class HttpJsonBackend(ABC):
@@ -153,7 +176,8 @@ class HttpJsonBackend(ABC):
             **(headers or {}),
         }
         self.limiter = RateLimiter(rate_limit)
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        # build_opener replaces its default redirect handler by our subclass
+        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _RefuseRedirects())
 
     # subclass hooks ---------------------------------------------------------
     @abstractmethod
@@ -185,7 +209,7 @@ class HttpJsonBackend(ABC):
         return SearchResult(urls=urls[: self.max_results], hits=hits)
 
     def _fetch(self, url: str, query: str) -> SearchResult:
-        tag = _short_hash(query)
+        tag = query_tag(query)
         attempts = self.retries + 1
         last: Exception = RuntimeError("no attempt")
         for attempt in range(attempts):
@@ -197,6 +221,8 @@ class HttpJsonBackend(ABC):
             except _Retryable as err:
                 last = err.__cause__ or err
                 continue
+            except _Redirected as err:
+                raise WebBackendError(Errors.E806.format(hash=tag, code=err.code)) from None
             except urllib.error.HTTPError as err:  # a 4xx other than 429: retrying will not help
                 raise WebBackendError(
                     Errors.E803.format(hash=tag, attempts=attempt + 1, err=f"HTTP {err.code}")
@@ -225,7 +251,7 @@ class HttpJsonBackend(ABC):
             raise _Retryable(str(err)) from err
 
 
-def _short_hash(query: str) -> str:
+def query_tag(query: str) -> str:
     """A tag for log and error messages that does not repeat the (private) query."""
     return hashlib.sha256(query.encode("utf-8")).hexdigest()[:10]
 

@@ -33,5 +33,14 @@ def _check_record(record: Any, line_no: int, path: Path) -> None:
         or "label" not in record
     ):
         raise ValueError(
-            Errors.E201.format(line=line_no, path=path, problem=json.dumps(record)[:200])
+            Errors.E201.format(line=line_no, path=path, problem=_record_problem(record))
         )
+
+
+def _record_problem(record: Any) -> str:
+    """What is wrong with a record, without repeating its terms (names: private data)."""
+    if not isinstance(record, dict):
+        return f"a JSON {type(record).__name__}, not an object"
+    if not isinstance(record.get("term"), str):
+        return "no string 'term'"
+    return "no 'label'"

@@ -111,12 +111,12 @@ class GazetteerTable:
             from tqdm import tqdm
 
             iterator = tqdm(records, desc="gazetteer terms", unit=" terms", mininterval=2)
-        for record in iterator:
+        for index, record in enumerate(iterator):
             term = str(record["term"]).strip()
             label = str(record["label"])
-            if label not in PII_TYPES:
+            if label not in PII_TYPES:  # the record's number, not its term (a name)
                 raise ValueError(
-                    Errors.E202.format(label=label, term=term, labels=", ".join(PII_TYPES))
+                    Errors.E202.format(label=label, index=index, labels=", ".join(PII_TYPES))
                 )
             count = int(record.get("count") or 0)
             entry = len(terms)

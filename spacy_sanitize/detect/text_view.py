@@ -1,0 +1,118 @@
+"""pii_text_view: detection on a normalised view of the text, mapped back exactly.
+
+Decomposed Unicode (NFD, as macOS writes file names and some editors text: "Kierkega\\u030ard",
+"He\\u0301nault") and control characters inside words ("John\\x00Smith") defeat detectors
+trained on composed, clean text: the same name is found in one form and missed in the
+other. A Doc's text cannot change (the output keeps the text outside masked spans byte for
+byte), so this component, placed after the detectors (before pii_coref, which then links
+all spans), builds a *view*: each character cluster (a starter and its combining marks)
+composed to NFC, each control character other than tab and line breaks replaced by a
+space. When the view differs from the text, the detector components named in
+``components`` (default: every component before this one) run on a Doc of the view, and
+the spans they put in ``doc.spans[spans_key]`` are mapped back to the original characters
+(a span covers the whole clusters its view characters came from) and merged by the usual
+rule (on a tie, the view's span wins). A text that is already NFC and clean costs one
+check.
+"""
+import re
+import unicodedata
+from typing import List, Optional, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..errors import Errors
+from ..extensions import register_extensions
+from ..spans import longest_non_overlapping
+from ..types import DEFAULT_SPANS_KEY
+
+# control characters (Cc) other than tab, line feed, vertical tab, form feed, return
+CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+
+def _clean(text: str) -> str:
+    return CONTROL.sub(" ", text)
+
+
+def text_view(text: str) -> Tuple[str, List[int], List[int]]:
+    """The view of ``text`` and, for each view character, the start and end (exclusive) in
+    ``text`` of the cluster it comes from. Clusters are a character with the combining
+    marks after it; each is composed on its own, so view offsets map back to whole
+    clusters."""
+    pieces: List[str] = []
+    starts: List[int] = []
+    ends: List[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        j = i + 1
+        while j < n and unicodedata.combining(text[j]):
+            j += 1
+        cluster = text[i:j]
+        composed = unicodedata.normalize("NFC", cluster) if j - i > 1 else cluster
+        composed = _clean(composed)
+        pieces.append(composed)
+        starts.extend([i] * len(composed))
+        ends.extend([j] * len(composed))
+        i = j
+    return "".join(pieces), starts, ends
+
+
+def needs_view(text: str) -> bool:
+    return not unicodedata.is_normalized("NFC", text) or CONTROL.search(text) is not None
+
+
+class TextView:
+    def __init__(self, nlp: Language, name: str, spans_key: str, components: Optional[List[str]]) -> None:
+        self.nlp = nlp
+        self.name = name
+        self.spans_key = spans_key
+        self.components = None if components is None else list(components)
+
+    def _detectors(self) -> List[Tuple[str, object]]:
+        names = [n for n, _ in self.nlp.pipeline]
+        if self.components is None:
+            chosen = names[: names.index(self.name)] if self.name in names else []
+        else:
+            missing = [c for c in self.components if c not in names]
+            if missing:
+                raise ValueError(Errors.E041.format(name=self.name, missing=missing, names=names))
+            chosen = self.components
+        return [(n, self.nlp.get_pipe(n)) for n in chosen if n != self.name]
+
+    def __call__(self, doc: Doc) -> Doc:
+        text = doc.text
+        if not needs_view(text):
+            return doc
+        view_text, starts, ends = text_view(text)
+        view = self.nlp.make_doc(view_text)
+        view._.doc_id = doc._.doc_id
+        for _, component in self._detectors():
+            view = component(view)  # type: ignore[operator]
+        mapped = []
+        for span in view.spans.get(self.spans_key, []):
+            if span.start_char == span.end_char:
+                continue
+            start, end = starts[span.start_char], ends[span.end_char - 1]
+            new = doc.char_span(start, end, label=span.label_, alignment_mode="expand")
+            if new is None:
+                continue
+            new._.risk_explain = {**span._.risk_explain, self.name: True}
+            if new._.entity_id is None and span._.entity_id is not None:
+                new._.entity_id = f"{self.name}:{span._.entity_id}"
+            mapped.append(new)
+        # the view's spans win ties: detectors were trained on composed, clean text
+        existing = list(doc.spans.get(self.spans_key, []))
+        doc.spans[self.spans_key] = longest_non_overlapping(mapped, existing)
+        return doc
+
+
+@Language.factory(
+    "pii_text_view",
+    default_config={"spans_key": DEFAULT_SPANS_KEY, "components": None},
+    assigns=["doc.spans", "span._.risk_explain"],
+)
+def make_text_view(nlp: Language, name: str, spans_key: str, components: Optional[List[str]]) -> TextView:
+    """spans_key (str): the span group to complete. components (Optional[List[str]]): the
+    detector components to run on the view (null: every component before this one)."""
+    register_extensions()
+    return TextView(nlp, name, spans_key, components)

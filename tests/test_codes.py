@@ -1,0 +1,154 @@
+"""pii_codes: validated identifiers (MAC, IP, phone numbers with their country code,
+obfuscated e-mails, cards, IBANs, national IDs), their precedence over other detectors'
+overlapping spans, and linear time on long runs without spaces (#20 items 1, 3, 10)."""
+
+import subprocess
+import sys
+
+import phonenumbers
+import pytest
+import spacy
+from spacy.tokens import Span
+
+import spacy_sanitize  # noqa: F401
+from spacy_sanitize.detect.codes import DEFAULT_PHONE_REGIONS
+from spacy_sanitize.spans import add_pii_spans, is_validated
+
+
+@pytest.fixture
+def codes_nlp():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_codes")
+    return nlp
+
+
+def codes(nlp, text):
+    doc = nlp(text)
+    return [(s.text, s.label_, is_validated(s)) for s in doc.spans["pii"]]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "00:1A:2B:3C:4D:5E",  # MAC, colons
+        "00-1a-2b-3c-4d-5e",  # MAC, hyphens
+        "001a.2b3c.4d5e",  # MAC, Cisco dots
+        "192.168.10.4",
+        "10.0.0.1/24",
+        "2001:0db8:85a3:0000:0000:8a2e:0370:7334",  # IPv6, full
+        "2001:db8::8a2e:370:7334",  # compressed
+        "fe80::1",
+        "::ffff:192.0.2.128",
+        "+33 1 23 45 67 89",  # the issue's example: the country code was left visible
+        "+1 (212) 555-0143",
+        "0047 22 33 44 55",
+        "john [at] example [dot] com",
+        "john(at)example(dot)org",
+        "john at example dot com",
+        "4111 1111 1111 1111",  # Visa test card (Luhn)
+        "5500-0000-0000-0004",
+        "no93 8601 1117 947",  # IBAN, lower case
+        "DE89370400440532013000",  # IBAN without spaces
+        "536-90-4399",  # US SSN
+        "880320-0016",  # Swedish personnummer
+        "131052-308T",  # Finnish HETU
+        "54362315K",  # Spanish DNI
+        "RCCMNL83S18D969H",  # Italian codice fiscale
+    ],
+)
+def test_validated_identifiers_are_one_code(codes_nlp, value):
+    assert codes(codes_nlp, f"Her id is {value} here.") == [(value, "CODE", True)]
+
+
+def phone_examples():
+    """An example number of every default region, in E.164, international and national
+    format (from the phonenumbers metadata, not typed in by hand)."""
+    for region in DEFAULT_PHONE_REGIONS:
+        number = phonenumbers.example_number(region)
+        for fmt in ("E164", "INTERNATIONAL", "NATIONAL"):
+            yield region, fmt, phonenumbers.format_number(number, getattr(phonenumbers.PhoneNumberFormat, fmt))
+
+
+@pytest.mark.parametrize("region,fmt,value", list(phone_examples()))
+def test_phone_numbers_of_30_regions(codes_nlp, region, fmt, value):
+    doc = codes_nlp(f"Call {value} today.")
+    found = [(s.text, s.label_) for s in doc.spans["pii"] if is_validated(s)]
+    assert found == [(value, "CODE")]
+
+
+def test_phone_regions_setting_is_used():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_codes", config={"phone_regions": ["US"], "validated": ["phone_number"]})
+    gb = phonenumbers.format_number(phonenumbers.example_number("GB"), phonenumbers.PhoneNumberFormat.NATIONAL)
+    us = phonenumbers.format_number(phonenumbers.example_number("US"), phonenumbers.PhoneNumberFormat.NATIONAL)
+    doc = nlp(f"Call {us} or {gb}.")
+    assert [s.text for s in doc.spans["pii"] if is_validated(s)] == [us]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Application no. 12345/04 was lodged on 12 March 2004.",
+        "Applications nos. 12345/04 and 23456/05 were joined.",
+        "In 1998, 1999 and 2000 she won 3 medals.",
+        "It cost EUR 1,200,000 in 2004.",
+        "Version 1.2.3 shipped at 12:30:45.",
+        "Card 4111 1111 1111 1112 was refused.",  # fails the Luhn check
+        "She looked at him and smiled.",
+    ],
+)
+def test_nothing_validated_in_ordinary_text(codes_nlp, text):
+    doc = codes_nlp(text)
+    assert [s.text for s in doc.spans["pii"] if is_validated(s)] == []
+
+
+def test_check_digits_are_checked():
+    from spacy_sanitize.detect.codes import _valid_card, _valid_iban, _valid_national_id
+
+    assert _valid_iban("NO93 8601 1117 947") and not _valid_iban("NO93 8601 1117 948")
+    assert _valid_card("4111 1111 1111 1111") and not _valid_card("4111 1111 1111 1112")
+    assert _valid_national_id("536-90-4399") and not _valid_national_id("000-00-0000")
+
+
+def test_unknown_validated_name_is_a_coded_error():
+    with pytest.raises(ValueError, match="E040.*phone_nr"):
+        spacy.blank("en").add_pipe("pii_codes", config={"validated": ["phone_nr"]})
+
+
+def test_validated_code_wins_over_a_longer_span_of_another_type(codes_nlp):
+    """A phone number is CODE, never DATETIME: the validated CODE wins over any overlapping
+    span, which keeps its words outside the number. (Longest-span rule: the NER span won.)"""
+    doc = codes_nlp.make_doc("Ring 020 7946 0958 or +33 1 23 45 67 89 now.")
+    add_pii_spans(doc, [Span(doc, 0, 4, label="PERSON"), Span(doc, 7, 11, label="DATETIME")])
+    doc = codes_nlp.get_pipe("pii_codes")(doc)
+    got = [(s.text, s.label_) for s in doc.spans["pii"]]
+    assert got == [("Ring", "PERSON"), ("020 7946 0958", "CODE"), ("+33 1 23 45 67 89", "CODE")]
+    # and it stays so when a later detector brings a longer span over it, or one of
+    # another type with the very same offsets
+    add_pii_spans(doc, [Span(doc, 5, 12, label="QUANTITY"), Span(doc, 5, 11, label="DATETIME")])
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == got + [("now", "QUANTITY")]
+
+
+def test_the_default_pipeline_masks_a_phone_with_its_country_code(default_nlp):
+    doc = default_nlp("Her number is +33 1 23 45 67 89.")
+    assert doc._.sanitized == "Her number is [CODE]."
+    doc = default_nlp("Device MAC 00:1A:2B:3C:4D:5E")
+    assert "00:1A" not in doc._.sanitized and "4D:5E" not in doc._.sanitized
+
+
+LONG_RUNS = """
+import random, spacy, spacy_sanitize
+from spacy_sanitize.detect.codes import CodeDetector, DEFAULT_PATTERNS
+detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
+for unit in ["a-", "1-", "a_", "a.", "1.", "a1", "a@b.", "+a", "a:", "1 "]:
+    detector.find(unit * (200_000 // len(unit)))
+nlp = spacy.blank("en")
+nlp.add_pipe("pii_codes")
+nlp("a-" * 100_000)
+"""
+
+
+def test_long_runs_without_spaces_take_linear_time():
+    """200 kB of "a-a-a-..." took about 20 minutes (quadratic e-mail and id_token
+    patterns); now seconds, even on a loaded machine."""
+    subprocess.run([sys.executable, "-c", LONG_RUNS], check=True, timeout=90)

@@ -1,0 +1,75 @@
+"""pii_text_view: decomposed Unicode (NFD) and control characters inside names are
+detected as in composed, clean text, with exact offsets and the text outside masked spans
+unchanged (#20 item 10)."""
+
+import unicodedata
+
+import pytest
+import spacy
+
+import spacy_sanitize  # noqa: F401
+from spacy_sanitize.detect.text_view import needs_view, text_view
+
+NAMES = [{"label": "PERSON", "pattern": "François Hénault"}, {"label": "PERSON", "pattern": "John Smith"},
+         {"label": "LOC", "pattern": "Besançon"}]
+
+
+def pipeline(with_view: bool = True):
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("span_ruler", config={"spans_key": "pii", "annotate_ents": False})
+    ruler.add_patterns(NAMES)  # NFC patterns: a phrase matcher compares exact characters
+    if with_view:
+        nlp.add_pipe("pii_text_view")
+    nlp.add_pipe("masker")
+    return nlp
+
+
+def test_view_maps_every_character_back_to_its_cluster():
+    text = unicodedata.normalize("NFD", "Kierkegård in Besançon") + "\x00x"
+    view, starts, ends = text_view(text)
+    assert view == "Kierkegård in Besançon x"
+    assert len(starts) == len(ends) == len(view)
+    for i, char in enumerate(view):
+        cluster = text[starts[i] : ends[i]]
+        assert unicodedata.normalize("NFC", cluster) == char or (char == " " and cluster in (" ", "\x00"))
+    assert needs_view(text) and not needs_view("Kierkegård\tin\nBesançon\r\n")
+
+
+@pytest.mark.parametrize(
+    "text,sanitized",
+    [
+        (unicodedata.normalize("NFD", "Zoë met François Hénault in Besançon."), None),
+        ("Zoe met John\x00Smith here.", "Zoe met [PERSON] here."),
+        ("Zoe met John\x1bSmith here.", "Zoe met [PERSON] here."),
+    ],
+)
+def test_decomposed_and_control_characters_are_detected(text, sanitized):
+    doc = pipeline()(text)
+    if sanitized is None:  # NFD: the text outside the spans keeps its decomposed letters
+        zoe = unicodedata.normalize("NFD", "Zoë")
+        sanitized = f"{zoe} met [PERSON] in [LOC]."
+    assert doc._.sanitized == sanitized
+    for span in doc.spans["pii"]:  # offsets refer to the original text
+        assert doc.text[span.start_char : span.end_char] == span.text
+    # without the view the names leak (what the default pipeline did)
+    assert pipeline(with_view=False)(text)._.sanitized == text
+
+
+def test_clean_text_is_left_alone():
+    nlp = pipeline()
+    doc = nlp("François Hénault lives in Besançon.")
+    assert doc._.sanitized == "[PERSON] lives in [LOC]."
+    assert all("pii_text_view" not in s._.risk_explain for s in doc.spans["pii"])
+
+
+def test_unknown_component_is_a_coded_error():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_text_view", config={"components": ["nope"]})
+    with pytest.raises(ValueError, match="E041.*nope"):
+        nlp("Kierkega\u030ard")
+
+
+def test_default_pipeline_detects_decomposed_names(default_nlp):
+    text = unicodedata.normalize("NFD", "Zoë Müller met François Hénault in Zürich.")
+    doc = default_nlp(text)
+    assert "Fran" not in doc._.sanitized and "nault" not in doc._.sanitized
