@@ -79,6 +79,7 @@ class Errors(metaclass=ErrorsWithCodes):
         "unknown pipeline '{name}': it is not a shipped pipeline ({names}), an existing .cfg "
         "file or pipeline directory, or an installed pipeline package.{hint}"
     )
+    E027 = "cannot disable {names}: pipeline '{pipeline}' has no such component (it has {pipe_names})."
     E100 = "strategy '{name}' is not registered. Registered: {names}."
     E101 = "invalid parameter for strategy '{name}': {problem}."
     E102 = "operator label '{label}' is not a PII type. Use one of: {labels} or DEFAULT."
