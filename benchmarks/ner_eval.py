@@ -64,7 +64,7 @@ def main() -> None:
         # The default detector with this model in the shipped pii_ner's place (before pii_refine,
         # which cleans an NER model's date and number spans). A transformer pipeline's pii_ner
         # listens to its transformer: bring both along.
-        combined = load_pipeline("default")
+        combined = load_pipeline("accurate")
         combined.remove_pipe("pii_ner")
         for name in trained.pipe_names:
             combined.add_pipe(name, source=trained, before="pii_refine")

@@ -1,21 +1,26 @@
-"""spacy-sanitize against Microsoft Presidio on the annotated Wikipedia biographies: TAB
-masking metrics (mask everything each system detects, or what our risk pipeline decides),
-token-level detection P/R/F1 (unlabelled: Presidio's types do not map one to one onto
-TAB's) and speed, on the same texts and the same spaCy model (en_core_web_sm) under both.
+"""spacy-sanitize against Microsoft Presidio on the annotated Wikipedia biographies and the
+court cases: TAB masking metrics (mask everything each system detects), token-level
+detection P/R/F1 (unlabelled: Presidio's types do not map one to one onto TAB's) and speed,
+one document at a time (``nlp(text)`` / ``analyzer.analyze``) and batched (``nlp.pipe`` /
+Presidio's ``BatchAnalyzerEngine``), all in one run so the ratios hold on a shared machine.
 
 Presidio is not a dependency of this project: install it next to it for this benchmark,
 without letting it change spaCy's own packages, e.g.
 
     pip install --no-deps --target /tmp/presidio_pkgs presidio-analyzer phonenumbers tldextract requests-file
-    PYTHONPATH=/tmp/presidio_pkgs python benchmarks/presidio_compare.py [--pipelines default risk_seq]
+    PYTHONPATH=/tmp/presidio_pkgs:. python benchmarks/presidio_compare.py [--pipelines default accurate]
 
 Presidio runs with its default recognizers and an `en_core_web_sm` NLP engine, keeping every
 result (score threshold 0, its default) or only those above ``--presidio-threshold``.
+Speed: the biographies (wiki_dev, 70 texts) and the court texts (tab_dev_texts.jsonl, 127
+texts); masking on the court cases: the 92 annotated ones (tab_dev.json). Models are loaded
+and warmed up before any timing. ``--one-doc-pipelines``: the pipelines also timed one
+document at a time (the others, e.g. the slow torch-backed ``accurate``, only batched).
 """
 import argparse
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Callable, Dict, List, Sequence
 
 import srsly
 
@@ -25,6 +30,8 @@ from spacy_sanitize.evaluation import MASKING_KEYS, Tokens, detected_triples, de
 from spacy_sanitize.models import english_model_name
 
 DEFAULT_WIKI = wiki_dev_path()
+DEFAULT_TAB = DEFAULT_WIKI.parent.parent / "tab" / "tab_dev.json"
+DEFAULT_TAB_TEXTS = DEFAULT_WIKI.parent.parent / "tab" / "tab_dev_texts.jsonl"
 KEYS = MASKING_KEYS
 
 
@@ -37,65 +44,105 @@ def make_analyzer():  # type: ignore[no-untyped-def]
     return AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
 
 
-def presidio_spans(analyzer, texts: List[str], threshold: float) -> List[List[list]]:  # type: ignore[no-untyped-def]
-    out = []
-    for text in texts:
-        results = analyzer.analyze(text=text, language="en")
-        out.append([[r.start, r.end, r.entity_type] for r in results if r.score >= threshold])
-    return out
+def presidio_one_doc(analyzer, texts: Sequence[str], threshold: float) -> List[List[list]]:  # type: ignore[no-untyped-def]
+    return [[[r.start, r.end, r.entity_type] for r in analyzer.analyze(text=text, language="en") if r.score >= threshold] for text in texts]
 
 
-def row(gold, tokens, masked: Dict[str, list], detected: Dict[str, list], seconds: float) -> Dict:
-    scores = tab_scores(gold, masked, tokens=tokens).as_dict()
+def presidio_batched(analyzer, texts: Sequence[str], threshold: float, batch_size: int) -> List[List[list]]:  # type: ignore[no-untyped-def]
+    from presidio_analyzer import BatchAnalyzerEngine
+
+    batch = BatchAnalyzerEngine(analyzer_engine=analyzer)
+    found = batch.analyze_iterator(list(texts), language="en", batch_size=batch_size)
+    return [[[r.start, r.end, r.entity_type] for r in results if r.score >= threshold] for results in found]
+
+
+def timed(run: Callable[[], list], n: int) -> tuple:
+    start = time.perf_counter()
+    out = run()
+    return out, round(n / (time.perf_counter() - start), 2)
+
+
+def scores(gold, tokens: Tokens, masked: Dict[str, list], detected: Dict[str, list]) -> Dict:  # type: ignore[no-untyped-def]
+    masking = tab_scores(gold, masked, tokens=tokens).as_dict()
     detection = detection_scores(gold, detected, tokens=tokens).as_dict()
     return {
-        "masking": {k: round(scores[k], 3) for k in KEYS},
+        "masking": {k: round(masking[k], 3) for k in KEYS},
         "detection_unlabelled": {k: round(v, 3) for k, v in detection["micro_unlabelled"].items() if k in ("P", "R", "F1")},
-        "docs_per_s": round(len(gold) / seconds, 1),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--wiki", type=Path, default=DEFAULT_WIKI)
+    parser.add_argument("--tab", type=Path, default=DEFAULT_TAB, help="annotated court cases (masking metrics)")
+    parser.add_argument("--tab-texts", type=Path, default=DEFAULT_TAB_TEXTS, help="court texts (speed)")
     # Only pipelines whose masking owes nothing to these documents: the shipped risk models
-    # were trained on all 70 biographies (cross-validated figures in docs/risk_*.md). The
-    # default pipeline's pii_relabel was too, but it only changes span types, which neither
-    # the masking scores nor the unlabelled detection scores below read.
-    parser.add_argument("--pipelines", nargs="+", default=["default"])
+    # were trained on all 70 biographies (cross-validated figures in docs/risk_*.md).
+    # accurate's pii_relabel was too, but it only changes span types, which neither the
+    # masking scores nor the unlabelled detection scores below read.
+    parser.add_argument("--pipelines", nargs="+", default=["default", "fast", "accurate"])
+    parser.add_argument("--one-doc-pipelines", nargs="+", default=["default", "fast"])
+    parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--presidio-threshold", type=float, default=0.0)
     parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "presidio_compare.json")
     args = parser.parse_args()
-    gold = load_tab(args.wiki)
-    texts = [d.text for d in gold]
+    wiki, tab = load_tab(args.wiki), load_tab(args.tab)
+    corpora = {
+        "wiki_dev": {"gold": wiki, "speed_texts": [d.text for d in wiki]},
+        "tab_dev": {"gold": tab, "speed_texts": [r["text"] for r in srsly.read_jsonl(args.tab_texts)]},
+    }
     tokens = Tokens()
-    results: Dict[str, Dict] = {}
-
+    threshold = args.presidio_threshold
     analyzer = make_analyzer()  # model loading is not timed
-    presidio_spans(analyzer, texts[:2], args.presidio_threshold)  # warm-up
-    start = time.perf_counter()
-    found = presidio_spans(analyzer, texts, args.presidio_threshold)
-    seconds = time.perf_counter() - start
-    detected = {d.doc_id: spans for d, spans in zip(gold, found)}
-    masked = {d.doc_id: [s[:2] for s in spans] for d, spans in zip(gold, found)}
-    results[f"Presidio (threshold {args.presidio_threshold})"] = row(gold, tokens, masked, detected, seconds)
-
+    presidio_one_doc(analyzer, corpora["wiki_dev"]["speed_texts"][:2], threshold)  # warm-up
+    systems: Dict[str, Dict[str, Callable]] = {
+        f"Presidio (threshold {threshold})": {
+            "one_doc": lambda texts: presidio_one_doc(analyzer, texts, threshold),
+            "batched": lambda texts: presidio_batched(analyzer, texts, threshold, args.batch_size),
+        }
+    }
     for name in args.pipelines:
         nlp = load_pipeline(name)
-        list(nlp.pipe(texts[:2]))  # warm-up
-        start = time.perf_counter()
-        docs = list(nlp.pipe(texts))
-        seconds = time.perf_counter() - start
-        masked = {d.doc_id: predicted_mask_offsets(doc) for d, doc in zip(gold, docs)}
-        detected = {d.doc_id: detected_triples(doc) for d, doc in zip(gold, docs)}
-        results[f"spacy-sanitize {name}"] = row(gold, tokens, masked, detected, seconds)
+        list(nlp.pipe(corpora["wiki_dev"]["speed_texts"][:2]))  # warm-up
 
-    print("| system | " + " | ".join(KEYS) + " | detection P/R/F1 | docs/s |\n|---|" + "---|" * (len(KEYS) + 2))
-    for system, r in results.items():
-        d = r["detection_unlabelled"]
-        print(f"| {system} | " + " | ".join(f"{r['masking'][k]:.3f}" for k in KEYS) + f" | {d['P']:.2f}/{d['R']:.2f}/{d['F1']:.2f} | {r['docs_per_s']} |")
+        modes = {"batched": lambda texts, nlp=nlp: list(nlp.pipe(texts, batch_size=args.batch_size))}
+        if name in args.one_doc_pipelines:
+            modes["one_doc"] = lambda texts, nlp=nlp: [nlp(text) for text in texts]
+        systems[f"spacy-sanitize {name}"] = modes
+
+    results: Dict[str, Dict] = {}
+    for system, modes in systems.items():
+        results[system] = {}
+        presidio = system.startswith("Presidio")
+        for corpus, data in corpora.items():
+            gold, speed_texts = data["gold"], data["speed_texts"]
+            row: Dict = {"docs_per_s": {}}
+            for mode, run in modes.items():
+                _, row["docs_per_s"][mode] = timed(lambda run=run, texts=speed_texts: run(texts), len(speed_texts))
+            found = modes["batched"]([d.text for d in gold])
+            if presidio:
+                detected = {d.doc_id: spans for d, spans in zip(gold, found)}
+                masked = {d.doc_id: [s[:2] for s in spans] for d, spans in zip(gold, found)}
+            else:
+                detected = {d.doc_id: detected_triples(doc) for d, doc in zip(gold, found)}
+                masked = {d.doc_id: predicted_mask_offsets(doc) for d, doc in zip(gold, found)}
+            row.update(scores(gold, tokens, masked, detected))
+            results[system][corpus] = row
+            print(f"{system} {corpus}: {row['docs_per_s']} docs/s", flush=True)
+
+    presidio_name = next(iter(systems))
+    for corpus in corpora:
+        print(f"\n{corpus}\n| system | " + " | ".join(KEYS) + " | detection P/R/F1 | docs/s one doc (x Presidio) | docs/s nlp.pipe (x Presidio) |\n|---|" + "---|" * (len(KEYS) + 3))
+        base = results[presidio_name][corpus]["docs_per_s"]
+        for system, by_corpus in results.items():
+            r = by_corpus[corpus]
+            speed = r["docs_per_s"]
+            r["x_presidio"] = {mode: round(speed[mode] / base[mode], 2) for mode in speed if base.get(mode)}
+            cells = [f"{speed[m]} ({r['x_presidio'][m]:.2f}x)" if m in speed else "–" for m in ("one_doc", "batched")]
+            d = r["detection_unlabelled"]
+            print(f"| {system} | " + " | ".join(f"{r['masking'][k]:.3f}" for k in KEYS) + f" | {d['P']:.2f}/{d['R']:.2f}/{d['F1']:.2f} | " + " | ".join(cells) + " |")
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    srsly.write_json(args.output, {"documents": len(gold), "results": results})
+    srsly.write_json(args.output, {"documents": {c: len(d["gold"]) for c, d in corpora.items()}, "speed_texts": {c: len(d["speed_texts"]) for c, d in corpora.items()}, "results": results})
 
 
 if __name__ == "__main__":

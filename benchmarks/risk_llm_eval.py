@@ -106,7 +106,7 @@ def main() -> None:
     if args.detected:
         t0 = time.time()
         # The default detector without the masker and without pii_relabel (fitted on these documents).
-        conditions["detected"] = detect_docs(load_pipeline("default"), [d.text for d in gold_docs], doc_ids)
+        conditions["detected"] = detect_docs(load_pipeline("accurate"), [d.text for d in gold_docs], doc_ids)
         print(f"detected spans in {time.time() - t0:.1f}s", file=sys.stderr)
 
     def score(preds) -> Dict[str, Any]:

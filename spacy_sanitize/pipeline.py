@@ -28,8 +28,9 @@ def shipped_configs() -> List[str]:
     return sorted(p.stem for p in config_path("default").parent.glob("*.cfg"))
 
 
-# Shipped configs are composed from parts (configs/parts/): ONE detector (detector.cfg, which
-# also holds the masker every pipeline ends with), optional shared parts ("include") and a
+# Shipped configs are composed from parts (configs/parts/): a detector (detector.cfg, which
+# also holds the masker every pipeline ends with; a pipeline may name another with
+# `detector = "fast_detector"`), optional shared parts ("include") and a
 # small fragment per pipeline with its header comment, its [compose] components (inserted
 # between the detector and the masker) and their blocks. Text, not Config objects, is
 # composed so the comments survive; `spacy project run configs` writes the .cfg files and
@@ -75,7 +76,7 @@ def compose_config(name: str) -> str:
     """The text of the shipped config ``name`` composed from its parts."""
     header, variant = _part_blocks(parts_path(name).read_text(encoding="utf-8"))
     compose = Config().from_str(next(text for section, text in variant if section == "compose"))["compose"]
-    part_names = [DETECTOR_PART, *compose.get("include", []), name]
+    part_names = [compose.get("detector", DETECTOR_PART), *compose.get("include", []), name]
     components: List[str] = []
     initialize: List[str] = []
     masker: List[str] = []

@@ -74,6 +74,22 @@ def test_silver_builder_streams_skips_and_excludes_gold(tmp_path):
     assert {("Anna Berg", "PERSON"), ("Oslo", "LOC"), ("1970", "DATETIME")} <= ents
 
 
+def test_silver_builder_disables_the_components_it_is_told_to(tmp_path, default_nlp):
+    """--disable leaves components out of the labelling (the first pii_ner's corpus is the
+    accurate pipeline without pii_relabel); a name the pipeline lacks is an error, not a
+    silently different corpus."""
+    from spacy_sanitize.io import InputError
+
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"id": "1", "text": "Anna Berg wrote to anna@example.org from Oslo."}) + "\n")
+    disable = [n for n in default_nlp.pipe_names if n not in ("pii_codes", "masker")]
+    build_silver([str(source)], tmp_path / "silver", dev_share=0.0, disable=disable)
+    (doc,) = DocBin().from_disk(tmp_path / "silver" / "train.spacy").get_docs(spacy.blank("en").vocab)
+    assert [(e.text, e.label_) for e in doc.ents] == [("anna@example.org", "CODE")]
+    with pytest.raises(InputError, match="E027.*pii_nothing"):
+        build_silver([str(source)], tmp_path / "other", disable=["pii_nothing"])
+
+
 @pytest.mark.slow
 def test_project_ner_workflow_on_tiny_corpus(tmp_path):
     source = tmp_path / "in.jsonl"

@@ -117,6 +117,37 @@ def test_default_pipeline_runs_without_torch():
     assert "Anna" not in out.stdout and "anna@example.org" not in out.stdout
 
 
+def test_fast_is_the_distilled_detector_without_en_core_web_sm():
+    """fast: no en_core_web_sm component, the recognizer distilled from accurate in place of the
+    generic NER, its mapping and the first pii_ner; every other component as default's."""
+    from thinc.api import Config
+
+    from spacy_sanitize.pipeline import config_path
+
+    default = Config().from_disk(config_path("default"), interpolate=False)
+    fast = Config().from_disk(config_path("fast"), interpolate=False)
+    ensemble_only = ["tok2vec", "tagger", "attribute_ruler", "ner", "pii_ent_mapper"]
+    assert [n for n in default["nlp"]["pipeline"] if n not in ensemble_only] == fast["nlp"]["pipeline"]
+    assert not [n for n, block in fast["components"].items() if "source" in block]
+    for name in fast["nlp"]["pipeline"]:
+        if name != "pii_ner":
+            assert fast["components"][name] == default["components"][name], name
+    assert fast["initialize"]["components"]["pii_ner"]["shipped"] == "pii_ner_distil"
+
+
+def test_fast_pipeline_runs_without_torch_and_masks():
+    code = (
+        "import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None\n"
+        "import spacy_sanitize\n"
+        "nlp = spacy_sanitize.load_pipeline('fast')\n"
+        "print(nlp('Maya Kodnani was born in Mumbai on 3 April 1956. Kodnani joined the BJP. Application no. 36110/97.')._.sanitized)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    for secret in ("Kodnani", "Mumbai", "1956", "36110/97"):
+        assert secret not in out.stdout, out.stdout
+
+
 def test_accurate_is_default_plus_relabel():
     from thinc.api import Config
 

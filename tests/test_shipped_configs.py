@@ -114,16 +114,17 @@ def test_frequency_scorer_reads_the_shipped_counts_from_the_data_folder(tmp_path
     assert FrequencyScorer().counts_path == str(data_path("lm_counts", "counts.msgpack"))
 
 
-def test_pii_ner_initialize_loads_the_shipped_weights_or_says_why_not(nlp_blank):
-    model = Config().from_disk(config_path("default"))["components"]["pii_ner"]["model"]
+@pytest.mark.parametrize("config_name,shipped", [("default", "pii_ner"), ("fast", "pii_ner_distil")])
+def test_pii_ner_initialize_loads_the_shipped_weights_or_says_why_not(nlp_blank, config_name, shipped):
+    model = Config().from_disk(config_path(config_name))["components"]["pii_ner"]["model"]
     ner = nlp_blank.add_pipe("pii_ner", config={"model": model})
-    ner.initialize(shipped="pii_ner")
+    ner.initialize(shipped=shipped)
     assert "PERSON" in ner.labels and "CODE" in ner.labels
     doc = nlp_blank("Maya Kodnani was born in Mumbai.")
     assert [s.label_ for s in doc.spans["pii"]]
     other = spacy.blank("en").add_pipe("pii_ner")  # spaCy's default architecture: other shapes
     with pytest.raises(ValueError, match="E020"):
-        other.initialize(shipped="pii_ner")
+        other.initialize(shipped=shipped)
 
 
 def test_gazetteer_reads_the_shipped_gazetteer_from_the_data_folder(tmp_path):

@@ -4,7 +4,7 @@ the PII spans both as ``doc.ents`` (what pii_ner trains on) and as ``doc.spans["
 
     python -m spacy_sanitize silver INPUT.jsonl [INPUT2 ...] --output corpus/silver \\
         [--pipeline default] [--limit 5000] [--chars-per-input 2000000] [--max-chars 3000]
-        [--dev-share 0.1] [--exclude gold.json]
+        [--dev-share 0.1] [--exclude gold.json] [--disable pii_relabel]
 
 Long documents are cut into pieces of at most ``--max-chars`` characters at paragraph or
 sentence boundaries. Records with no usable text are skipped and counted; documents that
@@ -20,6 +20,7 @@ from spacy.tokens import DocBin
 from tqdm import tqdm
 
 from ..corpus.tab import load_tab
+from ..errors import Errors
 from ..io import InputError, read_records
 from ..pipeline import load_pipeline, split_text
 
@@ -75,10 +76,16 @@ def build_silver(
     batch_size: int = 32,
     n_process: int = 1,
     chars_per_input: Optional[int] = None,
+    disable: Sequence[str] = (),
 ) -> Dict[str, int]:
-    """Label ``inputs`` and write ``output/train.spacy`` and ``output/dev.spacy``."""
+    """Label ``inputs`` and write ``output/train.spacy`` and ``output/dev.spacy``;
+    ``disable``: more components to leave out (a name the pipeline lacks is an error, not a
+    silently different corpus)."""
     nlp = load_pipeline(pipeline)
-    disabled = [name for name in nlp.pipe_names if name in DETECTION_ONLY or name.startswith("risk_")]
+    unknown = [name for name in disable if name not in nlp.pipe_names]
+    if unknown:
+        raise InputError(Errors.E027.format(names=", ".join(unknown), pipeline=pipeline, pipe_names=", ".join(nlp.pipe_names)))
+    disabled = [name for name in nlp.pipe_names if name in DETECTION_ONLY or name.startswith("risk_") or name in disable]
     counts: Dict[str, int] = {"empty": 0, "gold_overlap": 0, "bad_json": 0, "docs": 0, "spans": 0}
     prints = gold_fingerprints(exclude)
     rng = random.Random(seed)
@@ -109,9 +116,10 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     parser.add_argument("--exclude", action="append", default=[], help="gold TAB JSON whose documents must stay out (repeatable)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-process", type=int, default=1)
+    parser.add_argument("--disable", action="append", default=[], help="a component of the pipeline to leave out (repeatable)")
     args = parser.parse_args(list(argv) if argv is not None else None)
     try:
-        counts = build_silver(args.inputs, args.output, args.pipeline, args.limit, args.max_chars, args.dev_share, args.exclude, args.seed, n_process=args.n_process, chars_per_input=args.chars_per_input)
+        counts = build_silver(args.inputs, args.output, args.pipeline, args.limit, args.max_chars, args.dev_share, args.exclude, args.seed, n_process=args.n_process, chars_per_input=args.chars_per_input, disable=args.disable)
     except (InputError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
