@@ -79,6 +79,7 @@ class Errors(metaclass=ErrorsWithCodes):
         "unknown pipeline '{name}': it is not a shipped pipeline ({names}), an existing .cfg "
         "file or pipeline directory, or an installed pipeline package.{hint}"
     )
+    E023 = "--n-process must be 1 or more (got {n}); use 1 to run in this process."
     E100 = "strategy '{name}' is not registered. Registered: {names}."
     E101 = "invalid parameter for strategy '{name}': {problem}."
     E102 = "operator label '{label}' is not a PII type. Use one of: {labels} or DEFAULT."

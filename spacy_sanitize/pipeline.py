@@ -5,6 +5,7 @@ import difflib
 import importlib.resources
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -217,33 +218,68 @@ def split_text(text: str, max_chars: int = DEFAULT_CHUNK_CHARS) -> List[Tuple[in
     return pieces
 
 
+@dataclass
+class Piece:
+    """One processed piece of a text. index (int): which text of the input. offset (int):
+    where the piece starts in that text. doc (Doc): the piece, masked. last (bool): the
+    text's last piece."""
+
+    index: int
+    offset: int
+    doc: Doc
+    last: bool
+
+
+def _pieces(texts: Iterable[str], max_chars: int) -> Iterator[Tuple[str, Tuple[int, int, bool]]]:
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(Errors.E010.format(doc_id=index, type_name=type(text).__name__))
+        split = split_text(text, max_chars) if text else [(0, "")]
+        for number, (offset, piece) in enumerate(split):
+            yield piece, (index, offset, number == len(split) - 1)
+
+
+def sanitize_pieces(
+    nlp: Language, texts: Iterable[str], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS,
+    n_process: int = 1, keys: Optional[Iterable[str]] = None,
+) -> Iterator[Piece]:
+    """Run ``nlp`` over texts of any length, one piece (at most ``max_chars``, cut at
+    paragraph or sentence boundaries) at a time, in input order: texts are read and pieces
+    yielded as they go, so memory holds a batch, not the input. The components up to the
+    masker run in ``nlp.pipe`` (``n_process`` workers); the masker (and what follows it)
+    runs here, in order, with one ``RecordState`` per text, so entity ids, numbered
+    placeholders and surrogates hold across the pieces of a text. keys: a document key per
+    text (its record id; surrogates' date offset), else its position."""
+    from .masker.component import Masker
+    from .masker.record import RecordState
+
+    names = nlp.pipe_names
+    first = next((i for i, (_, proc) in enumerate(nlp.pipeline) if isinstance(proc, Masker)), len(names))
+    tail = nlp.pipeline[first:]
+    key_iter = iter(keys) if keys is not None else None
+    record: Optional[RecordState] = None
+    docs = nlp.pipe(_pieces(texts, max_chars), as_tuples=True, batch_size=batch_size, n_process=n_process, disable=[n for n, _ in tail])
+    for doc, (index, offset, last) in docs:
+        if offset == 0:
+            key = next(key_iter) if key_iter is not None else None
+            record = RecordState(str(index) if key is None else key)
+        for _, proc in tail:
+            doc = proc.mask(doc, record) if isinstance(proc, Masker) else proc(doc)
+        yield Piece(index, offset, doc, last)
+
+
 def sanitize_texts(
-    nlp: Language, texts: Iterable[str], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS
+    nlp: Language, texts: Iterable[str], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS, n_process: int = 1
 ) -> Iterator[Tuple[str, List[Doc], List[int]]]:
-    """Run ``nlp`` over texts, cutting texts longer than ``max_chars`` into pieces (at
-    paragraph or sentence boundaries) that are processed as separate docs: coreference
-    ids are then per piece. Yields (text, docs, offsets of the docs in the text)."""
-
-    def pieces() -> Iterator[Tuple[int, int, str]]:
-        for index, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise TypeError(Errors.E010.format(doc_id=index, type_name=type(text).__name__))
-            split = split_text(text, max_chars) if text else [(0, "")]
-            for offset, piece in split:
-                yield index, offset, piece
-
-    current: List[Any] = []
-    current_index = None
-    stream = pieces()
-    indexed = ((meta, piece) for meta, piece in (((i, o), p) for i, o, p in stream))
-    for doc, (index, offset) in nlp.pipe(((piece, meta) for meta, piece in indexed), as_tuples=True, batch_size=batch_size):
-        if current_index is not None and index != current_index:
-            yield _assemble(current)
-            current = []
-        current_index = index
-        current.append((offset, doc))
-    if current:
-        yield _assemble(current)
+    """``sanitize_pieces``, gathered per text: yields (text, docs, offsets of the docs in
+    the text). It keeps a text's Docs until its last piece; a caller that streams big
+    texts uses ``sanitize_pieces``."""
+    parts: List[Tuple[int, Doc]] = []
+    for piece in sanitize_pieces(nlp, texts, batch_size, max_chars, n_process):
+        parts.append((piece.offset, piece.doc))
+        if piece.last:
+            yield _assemble(parts)
+            parts = []
 
 
 def _assemble(parts: List[Tuple[int, Doc]]) -> Tuple[str, List[Doc], List[int]]:
@@ -252,17 +288,19 @@ def _assemble(parts: List[Tuple[int, Doc]]) -> Tuple[str, List[Doc], List[int]]:
 
 def merged_output(docs: List[Doc], offsets: List[int]) -> Tuple[str, List[List[Any]]]:
     """Sanitized text and replacement rows (offsets in the whole text) of a text cut into
-    pieces; entity ids are prefixed with the piece number when there are several."""
+    pieces (entity ids are the record's: ``sanitize_pieces`` masks the pieces of a text
+    with one ``RecordState``)."""
     sanitized: List[str] = []
     rows: List[List[Any]] = []
     out_offset = 0
-    for number, (doc, offset) in enumerate(zip(docs, offsets)):
+    for doc, offset in zip(docs, offsets):
         text = doc._.sanitized if doc._.sanitized is not None else doc.text
-        for row in doc._.replacements or []:
-            start, end, label, entity_id, replacement, out_start, out_end = row
-            if len(docs) > 1:
-                entity_id = f"{number}:{entity_id}"
-            rows.append([start + offset, end + offset, label, entity_id, replacement, out_start + out_offset, out_end + out_offset])
+        rows += shift_rows(doc._.replacements or [], offset, out_offset)
         sanitized.append(text)
         out_offset += len(text)
     return "".join(sanitized), rows
+
+
+def shift_rows(rows: Iterable[List[Any]], offset: int, out_offset: int) -> List[List[Any]]:
+    """Replacement rows of a piece with offsets in the whole text and the whole output."""
+    return [[s + offset, e + offset, label, entity_id, repl, os_ + out_offset, oe + out_offset] for s, e, label, entity_id, repl, os_, oe in rows]
