@@ -18,6 +18,8 @@ from .errors import Errors
 from .models import ENGLISH_MODELS, english_model_name
 
 DEFAULT_CHUNK_CHARS = 100_000
+# The most characters one batch of ``sanitize_pieces`` holds: memory grows with a batch's text.
+BATCH_CHARS = 100_000
 
 
 def config_path(name: str) -> Path:
@@ -258,7 +260,17 @@ def sanitize_pieces(
     tail = nlp.pipeline[first:]
     key_iter = iter(keys) if keys is not None else None
     record: Optional[RecordState] = None
-    docs = nlp.pipe(_pieces(texts, max_chars), as_tuples=True, batch_size=batch_size, n_process=n_process, disable=[n for n, _ in tail])
+    disable = [n for n, _ in tail]
+    pieces = _pieces(texts, max_chars)
+    if n_process == 1:
+        # batches bounded in characters too: a batch of 16 full pieces took 3 GB
+        docs: Iterable[Tuple[Doc, Tuple[int, int, bool]]] = (
+            out for batch in _char_batches(pieces, batch_size, BATCH_CHARS)
+            for out in nlp.pipe(batch, as_tuples=True, batch_size=len(batch), disable=disable)
+        )
+    else:
+        per_batch = max(1, min(batch_size, BATCH_CHARS // max(max_chars, 1)))
+        docs = nlp.pipe(pieces, as_tuples=True, batch_size=per_batch, n_process=n_process, disable=disable)
     for doc, (index, offset, last) in docs:
         if offset == 0:
             key = next(key_iter) if key_iter is not None else None
@@ -266,6 +278,20 @@ def sanitize_pieces(
         for _, proc in tail:
             doc = proc.mask(doc, record) if isinstance(proc, Masker) else proc(doc)
         yield Piece(index, offset, doc, last)
+
+
+def _char_batches(items: Iterable[Tuple[str, Any]], size: int, chars: int) -> Iterator[List[Tuple[str, Any]]]:
+    """Batches of at most ``size`` items and ``chars`` characters (one item at least)."""
+    batch: List[Tuple[str, Any]] = []
+    total = 0
+    for item in items:
+        if batch and (len(batch) >= size or total + len(item[0]) > chars):
+            yield batch
+            batch, total = [], 0
+        batch.append(item)
+        total += len(item[0])
+    if batch:
+        yield batch
 
 
 def sanitize_texts(
