@@ -11,6 +11,7 @@ per second without the start-up (a one-line input's run time) and peak RSS.
 """
 import argparse
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -74,16 +75,19 @@ def main() -> None:
     parser.add_argument("--pipeline", default="default")
     parser.add_argument("--inputs", default=str(Path(tempfile.gettempdir()) / "spacy_sanitize_big_file"), help="where the generated inputs are kept")
     parser.add_argument("--output", default=str(ROOT / "benchmarks" / "results" / "big_file.json"))
+    parser.add_argument("--append", action="store_true", help="add to the runs already in --output")
     args = parser.parse_args()
     folder = Path(args.inputs)
     folder.mkdir(parents=True, exist_ok=True)
     one_line = folder / "one_line.txt"
     one_line.write_text("Mr John Smith lives in Paris.\n", encoding="utf8")
-    rows = []
+    output = Path(args.output)
+    rows: List[Dict[str, Any]] = json.loads(output.read_text())["runs"] if args.append and output.exists() else []
     for n_process in args.n_process:
         startup = run_cli(one_line, args.pipeline, n_process, folder / "out.txt")
         print(json.dumps({"input": "one line", "n_process": n_process, **startup}), flush=True)
         rows.append({"input": "one line", "chars": one_line.stat().st_size, "n_process": n_process, **startup})
+        write(output, args.pipeline, rows)
         for size in args.sizes:
             path = build_input(int(size * 1_000_000), folder)
             chars = len(path.read_text(encoding="utf8"))
@@ -92,9 +96,14 @@ def main() -> None:
             row["chars_per_s"] = round(chars / max(row["seconds"] - startup["seconds"], 1e-6))
             print(json.dumps(row), flush=True)
             rows.append(row)
-    result = {"pipeline": args.pipeline, "machine": f"{platform.machine()}, {__import__('os').cpu_count()} cores (shared)", "runs": rows}
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.output).write_text(json.dumps(result, indent=2) + "\n", encoding="utf8")
+            write(output, args.pipeline, rows)  # after each run: a long one interrupted keeps the others
+    write(output, args.pipeline, rows)
+
+
+def write(output: Path, pipeline: str, rows: List[Dict[str, Any]]) -> None:
+    result = {"pipeline": pipeline, "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared with other jobs)", "runs": rows}
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf8")
 
 
 if __name__ == "__main__":
