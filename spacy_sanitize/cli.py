@@ -7,14 +7,14 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 import srsly
 from tqdm import tqdm
 
 from .corpus.tab import TabFormatError, load_tab, read_submission, write_submission
 from .errors import Errors
-from .io import FORMATS, InputError, Output, Record, read_records
+from .io import FORMATS, InputError, Output, Record, TextChunks, read_records
 from .pipeline import DEFAULT_CHUNK_CHARS, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
 
 
@@ -61,7 +61,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     if "masker" not in nlp.pipe_names:
         raise InputError(Errors.E014.format(pipeline=args.pipeline))
     skipped: List[int] = []
-    records = read_records(args.input, args.format, args.text_field, args.id_field, args.skip_bad, skipped)
+    records = read_records(args.input, args.format, args.text_field, args.id_field, args.skip_bad, skipped, stream_text=True)
     fmt = args.format if args.format != "auto" else None
     output_format = args.output_format or ("jsonl" if (fmt or _guess(args.input)) in ("jsonl", "tab", "dir") else "text")
     out = Output(args.output, inputs=[args.input])
@@ -69,7 +69,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     submission: Dict[str, List[List[int]]] = {}
     pending: List[Record] = []
 
-    def texts() -> Iterator[str]:
+    def texts() -> Iterator[Union[str, TextChunks]]:
         for record in records:
             pending.append(record)
             yield record.text

@@ -15,6 +15,7 @@ from spacy.tokens import Doc
 from thinc.api import Config
 
 from .errors import Errors
+from .io import TextChunks
 from .models import ENGLISH_MODELS, english_model_name
 
 DEFAULT_CHUNK_CHARS = 100_000
@@ -202,22 +203,31 @@ def unknown_pipeline_message(name: str) -> str:
 def split_text(text: str, max_chars: int = DEFAULT_CHUNK_CHARS) -> List[Tuple[int, str]]:
     """Cut ``text`` into pieces of at most ``max_chars`` at paragraph, line, sentence or
     space boundaries; returns (offset, piece) pairs whose concatenation is ``text``."""
-    pieces: List[Tuple[int, str]] = []
-    start = 0
-    while len(text) - start > max_chars:
-        window = text[start : start + max_chars]
-        cut = -1
-        for sep in ("\n\n", "\n", ". ", " "):
-            cut = window.rfind(sep, max_chars // 2)
-            if cut != -1:
-                cut += len(sep)
-                break
-        if cut <= 0:
-            cut = max_chars
-        pieces.append((start, text[start : start + cut]))
-        start += cut
-    pieces.append((start, text[start:]))
-    return pieces
+    return list(split_stream([text], max_chars))
+
+
+def split_stream(chunks: Iterable[str], max_chars: int = DEFAULT_CHUNK_CHARS) -> Iterator[Tuple[int, str]]:
+    """``split_text`` of the concatenation of ``chunks`` (a file read in blocks), piece by
+    piece, holding at most one piece and one chunk: a cut depends only on the next
+    ``max_chars`` characters, so the pieces are those of the whole text."""
+    buffer = ""
+    offset = 0
+    for chunk in chunks:
+        buffer += chunk
+        while len(buffer) > max_chars:
+            cut = _cut(buffer[:max_chars], max_chars)
+            yield offset, buffer[:cut]
+            offset += cut
+            buffer = buffer[cut:]
+    yield offset, buffer
+
+
+def _cut(window: str, max_chars: int) -> int:
+    for sep in ("\n\n", "\n", ". ", " "):
+        cut = window.rfind(sep, max_chars // 2)
+        if cut != -1:
+            return cut + len(sep)
+    return max_chars
 
 
 @dataclass
@@ -232,17 +242,20 @@ class Piece:
     last: bool
 
 
-def _pieces(texts: Iterable[str], max_chars: int) -> Iterator[Tuple[str, Tuple[int, int, bool]]]:
+def _pieces(texts: Iterable[Union[str, TextChunks]], max_chars: int) -> Iterator[Tuple[str, Tuple[int, int, bool]]]:
     for index, text in enumerate(texts):
-        if not isinstance(text, str):
+        if not isinstance(text, (str, TextChunks)):
             raise TypeError(Errors.E010.format(doc_id=index, type_name=type(text).__name__))
-        split = split_text(text, max_chars) if text else [(0, "")]
-        for number, (offset, piece) in enumerate(split):
-            yield piece, (index, offset, number == len(split) - 1)
+        split = split_stream([text] if isinstance(text, str) else text, max_chars)
+        previous = next(split)
+        for current in split:  # one piece ahead, to know which is the last
+            yield previous[1], (index, previous[0], False)
+            previous = current
+        yield previous[1], (index, previous[0], True)
 
 
 def sanitize_pieces(
-    nlp: Language, texts: Iterable[str], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS,
+    nlp: Language, texts: Iterable[Union[str, TextChunks]], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS,
     n_process: int = 1, keys: Optional[Iterable[str]] = None,
 ) -> Iterator[Piece]:
     """Run ``nlp`` over texts of any length, one piece (at most ``max_chars``, cut at
