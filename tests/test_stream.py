@@ -180,3 +180,51 @@ def test_text_file_streams_in_blocks_and_bad_bytes_are_bad_input(tmp_path, capsy
     out = tmp_path / "out.txt"
     assert main(["sanitize", str(source), "-o", str(out), "-q"]) == 2
     assert "E017" in capsys.readouterr().err and not out.exists()
+
+
+RULES_CFG = """
+[nlp]
+lang = "en"
+pipeline = ["entity_ruler", "pii_ent_mapper", "pii_coref", "masker"]
+
+[components]
+
+[components.entity_ruler]
+factory = "entity_ruler"
+
+[components.pii_ent_mapper]
+factory = "pii_ent_mapper"
+
+[components.pii_coref]
+factory = "pii_coref"
+
+[components.masker]
+factory = "masker"
+
+[components.masker.strategy]
+@strategies = "spacy_sanitize.numbered.v1"
+
+[initialize]
+
+[initialize.components]
+
+[initialize.components.entity_ruler]
+patterns = [{"label": "PERSON", "pattern": "Anna Berg"}, {"label": "PERSON", "pattern": "Karl Lund"}]
+"""
+
+
+def test_cli_n_process_keeps_order_and_record_numbering(tmp_path):
+    config = tmp_path / "rules.cfg"
+    config.write_text(RULES_CFG)
+    source = tmp_path / "in.jsonl"
+    long_text = (FIRST + SECOND) * 12
+    source.write_text("".join(json.dumps({"id": str(i), "text": long_text if i % 2 else SECOND}) + "\n" for i in range(6)))
+    outputs = []
+    for n in ("1", "2"):
+        out = tmp_path / f"out{n}.jsonl"
+        assert main(["sanitize", str(source), "-o", str(out), "-q", "-p", str(config), "--max-chars", "300", "--n-process", n]) == 0
+        outputs.append([json.loads(line) for line in out.read_text().splitlines()])
+    assert outputs[0] == outputs[1]
+    assert [r["id"] for r in outputs[1]] == [str(i) for i in range(6)]
+    assert outputs[1][0]["sanitized"] == "[PERSON 1] answered. Then Berg wrote again.\n\n"
+    assert set(re.findall(r"\[PERSON \d\]", outputs[1][1]["sanitized"])) == {"[PERSON 1]", "[PERSON 2]"}
