@@ -74,15 +74,11 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
             pending.append(record)
             yield record.text
 
-    def keys() -> Iterator[str]:
-        while True:
-            yield pending[0].id
-
     # Progress in characters: one long document shows its progress piece by piece.
     progress = tqdm(desc="sanitizing", unit="char", unit_scale=True, disable=args.quiet or not sys.stderr.isatty() and not args.progress, file=sys.stderr)
     writer = RecordWriter(out, output_format, newline=args.output in (None, "-"), submission=submission if args.submission else None)
     try:
-        pieces = sanitize_pieces(nlp, texts(), batch_size=args.batch_size, max_chars=args.max_chars, n_process=args.n_process, keys=keys())
+        pieces = sanitize_pieces(nlp, texts(), batch_size=args.batch_size, max_chars=args.max_chars, n_process=args.n_process)
         for piece in pieces:
             if piece.offset == 0:
                 writer.begin(pending[0])

@@ -256,22 +256,22 @@ def _pieces(texts: Iterable[Union[str, TextChunks]], max_chars: int) -> Iterator
 
 def sanitize_pieces(
     nlp: Language, texts: Iterable[Union[str, TextChunks]], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS,
-    n_process: int = 1, keys: Optional[Iterable[str]] = None,
+    n_process: int = 1,
 ) -> Iterator[Piece]:
     """Run ``nlp`` over texts of any length, one piece (at most ``max_chars``, cut at
     paragraph or sentence boundaries) at a time, in input order: texts are read and pieces
     yielded as they go, so memory holds a batch, not the input. The components up to the
     masker run in ``nlp.pipe`` (``n_process`` workers); the masker (and what follows it)
     runs here, in order, with one ``RecordState`` per text, so entity ids, numbered
-    placeholders and surrogates hold across the pieces of a text. keys: a document key per
-    text (its record id; surrogates' date offset), else its position."""
+    placeholders and surrogates hold across the pieces of a text. The record's document
+    key (surrogates' date offset) is its first piece's, as a Doc of its own would have."""
     from .masker.component import Masker
     from .masker.record import RecordState
+    from .masker.strategies.base import doc_key_for
 
     names = nlp.pipe_names
     first = next((i for i, (_, proc) in enumerate(nlp.pipeline) if isinstance(proc, Masker)), len(names))
     tail = nlp.pipeline[first:]
-    key_iter = iter(keys) if keys is not None else None
     record: Optional[RecordState] = None
     disable = [n for n, _ in tail]
     pieces = _pieces(texts, max_chars)
@@ -286,8 +286,7 @@ def sanitize_pieces(
         docs = nlp.pipe(pieces, as_tuples=True, batch_size=per_batch, n_process=n_process, disable=disable)
     for doc, (index, offset, last) in docs:
         if offset == 0:
-            key = next(key_iter) if key_iter is not None else None
-            record = RecordState(str(index) if key is None else key)
+            record = RecordState(doc_key_for(doc.text, doc._.doc_id))
         for _, proc in tail:
             doc = proc.mask(doc, record) if isinstance(proc, Masker) else proc(doc)
         yield Piece(index, offset, doc, last)
