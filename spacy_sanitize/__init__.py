@@ -1,7 +1,11 @@
 """spacy-sanitize: detect personal identifiers, estimate their risk, mask or replace them."""
 import logging
 
-from .extensions import register_extensions
+from . import _startup
+
+_startup.prepare()  # the CLI with a shipped pipeline: spaCy without torch (see _startup)
+
+from .extensions import register_extensions  # noqa: E402
 
 # Modules log progress to "spacy_sanitize.<module>"; the application decides whether to show it.
 logging.getLogger("spacy_sanitize").addHandler(logging.NullHandler())

@@ -7,15 +7,15 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 import srsly
 from tqdm import tqdm
 
 from .corpus.tab import TabFormatError, load_tab, read_submission, write_submission
 from .errors import Errors
-from .io import FORMATS, InputError, Output, Record, read_records
-from .pipeline import DEFAULT_CHUNK_CHARS, load_pipeline, merged_output, sanitize_texts, shipped_configs
+from .io import FORMATS, InputError, Output, Record, TextChunks, read_records
+from .pipeline import DEFAULT_CHUNK_CHARS, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
 
 
 
@@ -55,11 +55,13 @@ def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, 
 
 
 def cmd_sanitize(args: argparse.Namespace) -> int:
+    if args.n_process < 1:
+        raise InputError(Errors.E023.format(n=args.n_process))
     nlp = load_pipeline(args.pipeline, masker_overrides(args.strategy, args.operators))
     if "masker" not in nlp.pipe_names:
         raise InputError(Errors.E014.format(pipeline=args.pipeline))
     skipped: List[int] = []
-    records = read_records(args.input, args.format, args.text_field, args.id_field, args.skip_bad, skipped)
+    records = read_records(args.input, args.format, args.text_field, args.id_field, args.skip_bad, skipped, stream_text=True)
     fmt = args.format if args.format != "auto" else None
     output_format = args.output_format or ("jsonl" if (fmt or _guess(args.input)) in ("jsonl", "tab", "dir") else "text")
     out = Output(args.output, inputs=[args.input])
@@ -67,34 +69,24 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     submission: Dict[str, List[List[int]]] = {}
     pending: List[Record] = []
 
-    def texts() -> Iterator[str]:
+    def texts() -> Iterator[Union[str, TextChunks]]:
         for record in records:
             pending.append(record)
             yield record.text
 
-    progress = tqdm(desc="sanitizing", unit="doc", disable=args.quiet or not sys.stderr.isatty() and not args.progress, file=sys.stderr)
+    # Progress in characters: one long document shows its progress piece by piece.
+    progress = tqdm(desc="sanitizing", unit="char", unit_scale=True, disable=args.quiet or not sys.stderr.isatty() and not args.progress, file=sys.stderr)
+    writer = RecordWriter(out, output_format, newline=args.output in (None, "-"), submission=submission if args.submission else None)
     try:
-        for text, docs, offsets in sanitize_texts(nlp, texts(), batch_size=args.batch_size, max_chars=args.max_chars):
-            record = pending.pop(0)
-            sanitized, replacements = merged_output(docs, offsets)
-            submission[record.id] = [[row[0], row[1]] for row in replacements]
-            if output_format == "text":
-                out.write(sanitized if sanitized.endswith("\n") or not sanitized else sanitized + ("\n" if args.output in (None, "-") else ""))
-            else:
-                out.write(
-                    srsly.json_dumps(
-                        {
-                            "id": record.id,
-                            "text": text,
-                            "sanitized": sanitized,
-                            "spans": span_records(docs, offsets),
-                            "replacements": replacements,
-                            **({"meta": record.meta} if record.meta else {}),
-                        }
-                    )
-                    + "\n"
-                )
-            progress.update(1)
+        pieces = sanitize_pieces(nlp, texts(), batch_size=args.batch_size, max_chars=args.max_chars, n_process=args.n_process)
+        for piece in pieces:
+            if piece.offset == 0:
+                writer.begin(pending[0])
+            writer.add(piece.offset, piece.doc)
+            progress.update(len(piece.doc.text))
+            if piece.last:
+                writer.end()
+                pending.pop(0)
         ok = True
     finally:
         progress.close()
@@ -105,6 +97,60 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
         shown = ", ".join(map(str, skipped[:20])) + (", ..." if len(skipped) > 20 else "")
         print(f"skipped {len(skipped)} bad record(s) of '{args.input}', line(s) {shown}", file=sys.stderr)
     return 0
+
+
+class RecordWriter:
+    """Writes the output of one record piece by piece: sanitized text as each piece comes
+    (``text``), or one JSON line when the record's last piece is in (``jsonl``; only the
+    strings and rows are kept, never the Docs)."""
+
+    def __init__(self, out: Output, output_format: str, newline: bool, submission: Optional[Dict[str, List[List[int]]]]) -> None:
+        self.out = out
+        self.jsonl = output_format != "text"
+        self.newline = newline  # text to a terminal ends with a line break
+        self.submission = submission
+        self.record: Optional[Record] = None
+
+    def begin(self, record: Record) -> None:
+        self.record = record
+        self.text: List[str] = []
+        self.sanitized: List[str] = []
+        self.spans: List[Dict[str, Any]] = []
+        self.rows: List[List[Any]] = []
+        self.out_offset = 0
+        self.last_char = ""
+
+    def add(self, offset: int, doc: Any) -> None:
+        sanitized = doc._.sanitized if doc._.sanitized is not None else doc.text
+        rows = shift_rows(doc._.replacements or [], offset, self.out_offset)
+        self.out_offset += len(sanitized)
+        if self.submission is not None:
+            assert self.record is not None
+            self.submission.setdefault(self.record.id, []).extend([row[0], row[1]] for row in rows)
+        if self.jsonl:
+            self.text.append(doc.text)
+            self.sanitized.append(sanitized)
+            self.spans += span_records([doc], [offset])
+            self.rows += rows
+        elif sanitized:
+            self.out.write(sanitized)
+            self.last_char = sanitized[-1]
+
+    def end(self) -> None:
+        record = self.record
+        assert record is not None
+        if self.submission is not None:
+            self.submission.setdefault(record.id, [])
+        if not self.jsonl:
+            if self.newline and self.last_char not in ("", "\n"):
+                self.out.write("\n")
+            return
+        line = {
+            "id": record.id, "text": "".join(self.text), "sanitized": "".join(self.sanitized),
+            "spans": self.spans, "replacements": self.rows, **({"meta": record.meta} if record.meta else {}),
+        }
+        self.out.write(srsly.json_dumps(line) + "\n")
+        self.record = None
 
 
 def _guess(path: str) -> str:
@@ -211,6 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     sanitize.add_argument("--skip-bad", action="store_true", help="skip and count malformed JSONL lines instead of stopping")
     sanitize.add_argument("--submission", help="also write the masked offsets in TAB's submission format to this file")
     sanitize.add_argument("--batch-size", type=int, default=16)
+    sanitize.add_argument("--n-process", type=int, default=1, help="worker processes for the pipeline (default 1); the output keeps the input order")
     sanitize.add_argument("--max-chars", type=int, default=DEFAULT_CHUNK_CHARS, help="texts longer than this are processed in pieces cut at paragraph/sentence boundaries")
     sanitize.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
     sanitize.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

@@ -79,6 +79,7 @@ class Errors(metaclass=ErrorsWithCodes):
         "unknown pipeline '{name}': it is not a shipped pipeline ({names}), an existing .cfg "
         "file or pipeline directory, or an installed pipeline package.{hint}"
     )
+    E023 = "--n-process must be 1 or more (got {n}); use 1 to run in this process."
     E027 = "cannot disable {names}: pipeline '{pipeline}' has no such component (it has {pipe_names})."
     E040 = (
         "pii_codes: unknown validated identifier(s) {names}; use names of: {known} (or [] to "

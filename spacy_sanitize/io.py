@@ -5,7 +5,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from .corpus.tab import load_tab
 from .errors import Errors
@@ -17,10 +17,37 @@ class InputError(ValueError):
     """An input the user has to fix."""
 
 
+class TextChunks:
+    """A text file (or stdin: ``path`` "-") read in blocks of ``size`` characters when
+    iterated, so a text of any size is never in memory at once (``pipeline.split_stream``
+    cuts it into the same pieces as the whole text). Undecodable bytes raise E017."""
+
+    def __init__(self, path: str, size: int = 1 << 20) -> None:
+        self.path = path
+        self.size = size
+
+    def __iter__(self) -> Iterator[str]:
+        stream = sys.stdin if self.path == "-" else open(self.path, encoding="utf8")
+        try:
+            while True:
+                try:
+                    block = stream.read(self.size)
+                except UnicodeDecodeError as err:
+                    raise InputError(Errors.E017.format(path=self.path, err=err)) from None
+                if not block:
+                    return
+                yield block
+        finally:
+            if stream is not sys.stdin:
+                stream.close()
+
+
 @dataclass
 class Record:
+    """text: the text, or with ``read_records(stream_text=True)`` the chunks of a text file."""
+
     id: str
-    text: str
+    text: Union[str, TextChunks]
     meta: Dict[str, Any]
 
 
@@ -46,13 +73,18 @@ def read_records(
     id_field: str = "id",
     skip_bad: bool = False,
     skipped: Optional[List[int]] = None,
+    stream_text: bool = False,
 ) -> Iterator[Record]:
     """Stream the records of an input. Bad JSONL lines raise InputError naming the line, or
     with ``skip_bad`` are skipped, their line numbers appended to ``skipped`` (the caller's
-    list: no state is kept between calls)."""
+    list: no state is kept between calls). ``stream_text``: a text file's record holds
+    ``TextChunks`` instead of the whole text."""
     fmt = detect_format(path) if fmt == "auto" else fmt
     if fmt == "txt":
-        text = sys.stdin.read() if path == "-" else _read_text(Path(path))
+        if stream_text:
+            text: Union[str, TextChunks] = TextChunks(path)
+        else:
+            text = sys.stdin.read() if path == "-" else _read_text(Path(path))
         yield Record("stdin" if path == "-" else Path(path).stem, text, {})
     elif fmt == "dir":
         files = sorted(Path(path).rglob("*.txt"))

@@ -72,22 +72,62 @@ def whole_word_pattern(strings: Iterable[str]) -> Optional["re.Pattern[str]"]:
     return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(s) for s in unique) + r")(?!\w)")
 
 
+_HEAD = re.compile(r"\w+|.", re.DOTALL)  # a word, or one non-word character
+
+
+def _head(text: str) -> str:
+    match = _HEAD.match(text)
+    return match.group(0) if match else ""
+
+
 def occurrences(text: str, strings: Iterable[str], overlapping: bool = False) -> List[Tuple[int, int, str]]:
     """The propagation engine: ``(start, end, string)`` of every whole-word occurrence of
     ``strings`` in ``text``, sorted. Without ``overlapping``, one left-to-right pass that
     takes the longest string at each position (a cover: what the masker replaces); with
     it, every occurrence of every string, nested ones too (what a span filter chooses
-    from)."""
-    strings = list(dict.fromkeys(s for s in strings if s))
-    if not overlapping:
-        pattern = whole_word_pattern(strings)
-        return [] if pattern is None else [(m.start(), m.end(), m.group(0)) for m in pattern.finditer(text)]
-    found = []
-    for string in strings:
-        pattern = whole_word_pattern([string])
-        assert pattern is not None
-        found += [(m.start(), m.end(), string) for m in pattern.finditer(text)]
-    return sorted(found, key=lambda item: (item[0], item[1]))
+    from); occurrences of one string do not overlap each other.
+
+    One pass over the words of ``text``: a whole-word occurrence starts where a word (or
+    a non-word character) starts after a non-word character, and its first word is the
+    string's first word, so only the strings with that head are tried there. A regex per
+    string (or one alternation of all of them) is tried at every position instead, which
+    made ``pii_coref`` quadratic in the length of a document (its strings grow with it)."""
+    by_head: Dict[str, List[str]] = {}
+    for string in sorted(dict.fromkeys(s for s in strings if s), key=len, reverse=True):
+        by_head.setdefault(_head(string), []).append(string)
+    if not by_head:
+        return []
+    found: List[Tuple[int, int, str]] = []
+    end_of: Dict[str, int] = {}  # overlapping: where each string's last occurrence ends
+    cursor = 0  # cover: where the last occurrence ends
+    size = len(text)
+    after_word = False
+    for match in _HEAD.finditer(text):
+        p, head = match.start(), match.group(0)
+        starts_here = not after_word
+        after_word = _is_word(head[-1])
+        candidates = by_head.get(head) if starts_here and p >= cursor else None
+        if not candidates:
+            continue
+        for string in candidates:  # longest first
+            stop = p + len(string)
+            if not text.startswith(string, p) or (stop < size and _is_word(text[stop])):
+                continue
+            if not overlapping:
+                found.append((p, stop, string))
+                cursor = stop
+                break
+            if p >= end_of.get(string, 0):
+                found.append((p, stop, string))
+                end_of[string] = stop
+    return sorted(found, key=lambda item: (item[0], item[1])) if overlapping else found
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _is_word(char: str) -> bool:
+    return bool(char) and _WORD_CHAR.match(char) is not None
 
 
 @dataclass

@@ -5,6 +5,7 @@ import difflib
 import importlib.resources
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -14,9 +15,12 @@ from spacy.tokens import Doc
 from thinc.api import Config
 
 from .errors import Errors
+from .io import TextChunks
 from .models import ENGLISH_MODELS, english_model_name
 
 DEFAULT_CHUNK_CHARS = 100_000
+# The most characters one batch of ``sanitize_pieces`` holds: memory grows with a batch's text.
+BATCH_CHARS = 100_000
 
 
 def config_path(name: str) -> Path:
@@ -200,51 +204,121 @@ def unknown_pipeline_message(name: str) -> str:
 def split_text(text: str, max_chars: int = DEFAULT_CHUNK_CHARS) -> List[Tuple[int, str]]:
     """Cut ``text`` into pieces of at most ``max_chars`` at paragraph, line, sentence or
     space boundaries; returns (offset, piece) pairs whose concatenation is ``text``."""
-    pieces: List[Tuple[int, str]] = []
-    start = 0
-    while len(text) - start > max_chars:
-        window = text[start : start + max_chars]
-        cut = -1
-        for sep in ("\n\n", "\n", ". ", " "):
-            cut = window.rfind(sep, max_chars // 2)
-            if cut != -1:
-                cut += len(sep)
-                break
-        if cut <= 0:
-            cut = max_chars
-        pieces.append((start, text[start : start + cut]))
-        start += cut
-    pieces.append((start, text[start:]))
-    return pieces
+    return list(split_stream([text], max_chars))
+
+
+def split_stream(chunks: Iterable[str], max_chars: int = DEFAULT_CHUNK_CHARS) -> Iterator[Tuple[int, str]]:
+    """``split_text`` of the concatenation of ``chunks`` (a file read in blocks), piece by
+    piece, holding at most one piece and one chunk: a cut depends only on the next
+    ``max_chars`` characters, so the pieces are those of the whole text."""
+    buffer = ""
+    offset = 0
+    for chunk in chunks:
+        buffer += chunk
+        while len(buffer) > max_chars:
+            cut = _cut(buffer[:max_chars], max_chars)
+            yield offset, buffer[:cut]
+            offset += cut
+            buffer = buffer[cut:]
+    yield offset, buffer
+
+
+def _cut(window: str, max_chars: int) -> int:
+    for sep in ("\n\n", "\n", ". ", " "):
+        cut = window.rfind(sep, max_chars // 2)
+        if cut != -1:
+            return cut + len(sep)
+    return max_chars
+
+
+@dataclass
+class Piece:
+    """One processed piece of a text. index (int): which text of the input. offset (int):
+    where the piece starts in that text. doc (Doc): the piece, masked. last (bool): the
+    text's last piece."""
+
+    index: int
+    offset: int
+    doc: Doc
+    last: bool
+
+
+def _pieces(texts: Iterable[Union[str, TextChunks]], max_chars: int) -> Iterator[Tuple[str, Tuple[int, int, bool]]]:
+    for index, text in enumerate(texts):
+        if not isinstance(text, (str, TextChunks)):
+            raise TypeError(Errors.E010.format(doc_id=index, type_name=type(text).__name__))
+        split = split_stream([text] if isinstance(text, str) else text, max_chars)
+        previous = next(split)
+        for current in split:  # one piece ahead, to know which is the last
+            yield previous[1], (index, previous[0], False)
+            previous = current
+        yield previous[1], (index, previous[0], True)
+
+
+def sanitize_pieces(
+    nlp: Language, texts: Iterable[Union[str, TextChunks]], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS,
+    n_process: int = 1,
+) -> Iterator[Piece]:
+    """Run ``nlp`` over texts of any length, one piece (at most ``max_chars``, cut at
+    paragraph or sentence boundaries) at a time, in input order: texts are read and pieces
+    yielded as they go, so memory holds a batch, not the input. The components up to the
+    masker run in ``nlp.pipe`` (``n_process`` workers); the masker (and what follows it)
+    runs here, in order, with one ``RecordState`` per text, so entity ids, numbered
+    placeholders and surrogates hold across the pieces of a text. The record's document
+    key (surrogates' date offset) is its first piece's, as a Doc of its own would have."""
+    from .masker.component import Masker
+    from .masker.record import RecordState
+    from .masker.strategies.base import doc_key_for
+
+    names = nlp.pipe_names
+    first = next((i for i, (_, proc) in enumerate(nlp.pipeline) if isinstance(proc, Masker)), len(names))
+    tail = nlp.pipeline[first:]
+    record: Optional[RecordState] = None
+    disable = [n for n, _ in tail]
+    pieces = _pieces(texts, max_chars)
+    if n_process == 1:
+        # batches bounded in characters too: a batch of 16 full pieces took 3 GB
+        docs: Iterable[Tuple[Doc, Tuple[int, int, bool]]] = (
+            out for batch in _char_batches(pieces, batch_size, BATCH_CHARS)
+            for out in nlp.pipe(batch, as_tuples=True, batch_size=len(batch), disable=disable)
+        )
+    else:
+        per_batch = max(1, min(batch_size, BATCH_CHARS // max(max_chars, 1)))
+        docs = nlp.pipe(pieces, as_tuples=True, batch_size=per_batch, n_process=n_process, disable=disable)
+    for doc, (index, offset, last) in docs:
+        if offset == 0:
+            record = RecordState(doc_key_for(doc.text, doc._.doc_id))
+        for _, proc in tail:
+            doc = proc.mask(doc, record) if isinstance(proc, Masker) else proc(doc)
+        yield Piece(index, offset, doc, last)
+
+
+def _char_batches(items: Iterable[Tuple[str, Any]], size: int, chars: int) -> Iterator[List[Tuple[str, Any]]]:
+    """Batches of at most ``size`` items and ``chars`` characters (one item at least)."""
+    batch: List[Tuple[str, Any]] = []
+    total = 0
+    for item in items:
+        if batch and (len(batch) >= size or total + len(item[0]) > chars):
+            yield batch
+            batch, total = [], 0
+        batch.append(item)
+        total += len(item[0])
+    if batch:
+        yield batch
 
 
 def sanitize_texts(
-    nlp: Language, texts: Iterable[str], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS
+    nlp: Language, texts: Iterable[str], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS, n_process: int = 1
 ) -> Iterator[Tuple[str, List[Doc], List[int]]]:
-    """Run ``nlp`` over texts, cutting texts longer than ``max_chars`` into pieces (at
-    paragraph or sentence boundaries) that are processed as separate docs: coreference
-    ids are then per piece. Yields (text, docs, offsets of the docs in the text)."""
-
-    def pieces() -> Iterator[Tuple[int, int, str]]:
-        for index, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise TypeError(Errors.E010.format(doc_id=index, type_name=type(text).__name__))
-            split = split_text(text, max_chars) if text else [(0, "")]
-            for offset, piece in split:
-                yield index, offset, piece
-
-    current: List[Any] = []
-    current_index = None
-    stream = pieces()
-    indexed = ((meta, piece) for meta, piece in (((i, o), p) for i, o, p in stream))
-    for doc, (index, offset) in nlp.pipe(((piece, meta) for meta, piece in indexed), as_tuples=True, batch_size=batch_size):
-        if current_index is not None and index != current_index:
-            yield _assemble(current)
-            current = []
-        current_index = index
-        current.append((offset, doc))
-    if current:
-        yield _assemble(current)
+    """``sanitize_pieces``, gathered per text: yields (text, docs, offsets of the docs in
+    the text). It keeps a text's Docs until its last piece; a caller that streams big
+    texts uses ``sanitize_pieces``."""
+    parts: List[Tuple[int, Doc]] = []
+    for piece in sanitize_pieces(nlp, texts, batch_size, max_chars, n_process):
+        parts.append((piece.offset, piece.doc))
+        if piece.last:
+            yield _assemble(parts)
+            parts = []
 
 
 def _assemble(parts: List[Tuple[int, Doc]]) -> Tuple[str, List[Doc], List[int]]:
@@ -253,17 +327,19 @@ def _assemble(parts: List[Tuple[int, Doc]]) -> Tuple[str, List[Doc], List[int]]:
 
 def merged_output(docs: List[Doc], offsets: List[int]) -> Tuple[str, List[List[Any]]]:
     """Sanitized text and replacement rows (offsets in the whole text) of a text cut into
-    pieces; entity ids are prefixed with the piece number when there are several."""
+    pieces (entity ids are the record's: ``sanitize_pieces`` masks the pieces of a text
+    with one ``RecordState``)."""
     sanitized: List[str] = []
     rows: List[List[Any]] = []
     out_offset = 0
-    for number, (doc, offset) in enumerate(zip(docs, offsets)):
+    for doc, offset in zip(docs, offsets):
         text = doc._.sanitized if doc._.sanitized is not None else doc.text
-        for row in doc._.replacements or []:
-            start, end, label, entity_id, replacement, out_start, out_end = row
-            if len(docs) > 1:
-                entity_id = f"{number}:{entity_id}"
-            rows.append([start + offset, end + offset, label, entity_id, replacement, out_start + out_offset, out_end + out_offset])
+        rows += shift_rows(doc._.replacements or [], offset, out_offset)
         sanitized.append(text)
         out_offset += len(text)
     return "".join(sanitized), rows
+
+
+def shift_rows(rows: Iterable[List[Any]], offset: int, out_offset: int) -> List[List[Any]]:
+    """Replacement rows of a piece with offsets in the whole text and the whole output."""
+    return [[s + offset, e + offset, label, entity_id, repl, os_ + out_offset, oe + out_offset] for s, e, label, entity_id, repl, os_, oe in rows]

@@ -11,8 +11,13 @@ reads it.
 
 Components never set torch's thread count: it is global to the process, and two threads
 per component on two cores made pii_relabel 5x slower (oversubscription). A script that
-wants a thread count calls ``torch.set_num_threads`` itself.
+wants a thread count calls ``torch.set_num_threads`` itself. The exception is a process
+forked from one that has loaded a model (``nlp.pipe(n_process=2)`` forks its workers): the
+OpenMP thread pool of torch's parent does not survive ``fork``, and a child whose first
+parallel operation would use it hung forever, so a forked child runs torch on one thread
+(its siblings take the other cores).
 """
+import os
 import threading
 import warnings
 from pathlib import Path
@@ -91,6 +96,7 @@ def load_pretrained(path: str, head: str = "base", *, device: str = "cpu", share
 
 
 def _load(path: str, head: str, device: str, shared: bool, options: Dict[str, Hashable]) -> Tuple[Any, Any]:
+    _fork_safe_torch()
     from transformers import AutoModel, AutoModelForMaskedLM, AutoModelForTokenClassification, AutoTokenizer
 
     from .quantized import is_int8_dir, load_int8
@@ -110,6 +116,26 @@ def _load(path: str, head: str, device: str, shared: bool, options: Dict[str, Ha
         auto = {"masked_lm": AutoModelForMaskedLM, "base": AutoModel, "token_classification": AutoModelForTokenClassification}[head]
         model = auto.from_pretrained(path, **options)
     return tokenizer, model.float().to(device).eval()  # fp16 checkpoints are computed in fp32 on CPU
+
+
+_FORK_HANDLER: list = []
+
+
+def _fork_safe_torch() -> None:
+    """Once per process: forked children use one torch thread (see the module docstring)."""
+    with _LOCK:
+        if _FORK_HANDLER or not hasattr(os, "register_at_fork"):
+            return
+        _FORK_HANDLER.append(_single_thread_child)
+        os.register_at_fork(after_in_child=_single_thread_child)
+
+
+def _single_thread_child() -> None:
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 def clear_cache() -> None:

@@ -8,6 +8,7 @@ Writes ``Doc._.sanitized``, ``Doc._.replacements`` (rows ``[start, end, label,
 entity_id, replacement, out_start, out_end]``) and ``Doc._.privacy``.
 """
 import warnings
+from dataclasses import replace as replace_region
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from spacy.language import Language
@@ -23,6 +24,7 @@ from .options import build_strategy, check_label, check_strategy_config
 from .privacy import P_ASSUMED, check_p, coverage, estimate_p, privacy_report
 from ..masking_plan import OVERLAP_POLICIES, PlanSettings, Region, masking_plan
 from .strategies import Mention, Strategy
+from .record import RecordState, piece_entities
 from .strategies.base import DocState, doc_key_for
 
 Row = List[Any]
@@ -153,6 +155,12 @@ class Masker(LearnedState):
         return masking_plan(doc, self.plan_settings, text)
 
     def __call__(self, doc: Doc) -> Doc:
+        return self.mask(doc)
+
+    def mask(self, doc: Doc, record: Optional[RecordState] = None) -> Doc:
+        """Mask ``doc``; ``record``: the state shared by the pieces of one long record, given
+        for each piece in order (entity ids, numbering, surrogates and the date offset then
+        hold across the pieces; see ``masker.record``)."""
         if not self._decisions_checked:
             self._decisions_checked = True
             # a sourced masker keeps the nlp it was built for: check only its own pipeline
@@ -164,11 +172,19 @@ class Masker(LearnedState):
         text = doc.text  # Doc.text joins all tokens: read it once
         regions = self.regions(doc, text)
         canonical: Dict[str, str] = {}
-        for region in regions:
-            mention = text[region.start : region.end].strip()
-            if region.entity_id not in canonical or len(mention) > len(canonical[region.entity_id]):
-                canonical[region.entity_id] = mention
-        state = DocState(doc_key_for(text, doc._.doc_id), text)
+        if record is None:
+            for region in regions:
+                mention = text[region.start : region.end].strip()
+                if region.entity_id not in canonical or len(mention) > len(canonical[region.entity_id]):
+                    canonical[region.entity_id] = mention
+            state = DocState(doc_key_for(text, doc._.doc_id), text)
+        else:
+            ids: Dict[str, str] = {}
+            for piece_id, (label, mentions, longest) in piece_entities(text, regions).items():
+                ids[piece_id], canonical_mention = record.link(label, mentions, longest)
+                canonical[ids[piece_id]] = canonical_mention
+            regions = [replace_region(r, entity_id=ids[r.entity_id]) for r in regions]
+            state = DocState(record.key, text, record.memory)
         for strategy in self.strategies():
             strategy.begin_doc(state)
         cache: Dict[Tuple[int, str, str], str] = {}

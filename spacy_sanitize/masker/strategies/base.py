@@ -33,7 +33,8 @@ class Mention:
 class DocState:
     """Per-document state given to strategies. doc_key (str): a stable key of the
     document (its doc_id, else a hash of its text). text (str): the original text.
-    memory (dict): scratch space per strategy instance, reset for every document."""
+    memory (dict): scratch space per strategy instance, reset for every document (kept
+    across the pieces of one record: ``masker.record.RecordState``)."""
 
     doc_key: str
     text: str

@@ -12,12 +12,14 @@ import itertools
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from scipy import sparse
 
 from .attacker import LinearAttacker, ngram_occurrences, softmax
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 SEARCHES = ("exact", "greedy", "beam")
 
@@ -32,7 +34,7 @@ class DeletionProblem:
     units: List[str]
     z0: np.ndarray
     weights: np.ndarray
-    kills: sparse.csr_matrix
+    kills: "sparse.csr_matrix"
     feature_names: List[str] = field(default_factory=list)
 
     def proba(self, removed: Sequence[int] = ()) -> np.ndarray:
@@ -78,6 +80,8 @@ def build_problem(attacker: LinearAttacker, seq: Sequence[Optional[str]], remova
         for unit in sorted(kill_sets[fid] or ()):
             rows.append(unit_index.setdefault(unit, len(unit_index)))
             cols.append(col)
+    from scipy import sparse  # here, not at import: the package's start-up needs no scipy
+
     kills = sparse.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(len(unit_index), len(fids)))
     weights = attacker.coef[:, fids].astype(np.float64) if fids else np.zeros((len(attacker.classes), 0))
     z0 = attacker.intercept + weights.sum(axis=1)
