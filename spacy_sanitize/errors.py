@@ -362,6 +362,12 @@ class Errors(metaclass=ErrorsWithCodes):
         "the query template {template!r} is invalid: {err}. Use the placeholders {{span}} and "
         "{{target}}."
     )
+    # E099 down: evaluation (picked from the end of the core range).
+    E099 = (
+        "none of the {n} doc id(s) in the predictions file '{path}' names one of the {n_gold} "
+        "gold document(s) (e.g. {examples}; gold ids look like {gold_example}): scoring them "
+        "would report zeros. Predict for the gold file's documents, keyed by their doc_id."
+    )
 
 
 class Warnings(metaclass=ErrorsWithCodes):
@@ -464,4 +470,16 @@ class Warnings(metaclass=ErrorsWithCodes):
     W801 = (
         "risk_web could not assess {n} span(s) of document {doc_id!r}; they get risk 1.0 (fail "
         "closed). Check that the search backend is reachable. First problem: {err}"
+    )
+
+    # W099 down: evaluation (picked from the end of the core range).
+    W098 = (
+        "{unmatched} of the {n} doc id(s) in the predictions file '{path}' name no gold "
+        "document (e.g. {examples}) and are ignored; {missing} of the {n_gold} gold document(s) "
+        "have no prediction and count as masking nothing. Check the doc ids."
+    )
+    W099 = (
+        "these figures are IN-SAMPLE: {component}'s shipped model '{artefact}' was trained on "
+        "{n} of the {total} evaluated document(s) (from {source}), so they overstate what it "
+        "does on new text. The held-out (cross-validated) figure comes from {benchmark}."
     )
