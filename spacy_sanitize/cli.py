@@ -125,9 +125,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         check_prediction_ids(gold, predictions, args.predictions)
     else:
         nlp = load_pipeline(args.pipeline)
-        warn_if_in_sample(nlp.config, [document.text for document in gold])
-        predictions = {}
         texts = [document.text for document in gold]
+        warn_if_in_sample(nlp.config, texts)
+        predictions = {}
         # Advanced by hand: a tqdm wrapping the generator inside zip() stops one short (69/70).
         progress = tqdm(total=len(gold), desc="evaluating", disable=args.quiet, file=sys.stderr)
         for document, (_, docs, offsets) in zip(gold, sanitize_texts(nlp, texts)):
@@ -208,7 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = sub.add_parser("evaluate", help="TAB metrics of a pipeline or a predictions file against gold TAB JSON", description=(
         "Compute the TAB metrics (P, P_w, R_all, F1, R_ent, R_direct, R_quasi, per-type recall) of masked spans "
         "against gold TAB JSON, from a predictions file in TAB's submission format or by running a pipeline "
-        "(which also reports token-level detection P/R/F1 per type)."))
+        "(which also reports token-level detection P/R/F1 per type). A ratio without support prints '-' (null in JSON); "
+        "a warning says when the pipeline's shipped models were trained on the gold documents (in-sample figures)."))
     evaluate.add_argument("gold", help="gold TAB JSON file")
     source = evaluate.add_mutually_exclusive_group()
     source.add_argument("--predictions", help="TAB submission JSON: {doc_id: [[start, end], ...]}")

@@ -85,10 +85,15 @@ def in_sample_artefacts(config: Mapping[str, Any], texts: Iterable[str]) -> List
 
 
 def warn_if_in_sample(config: Mapping[str, Any], texts: Iterable[str]) -> List[InSample]:
-    """Warn (W099) for each shipped artefact of ``config`` fit on the evaluated documents."""
+    """Warn (W099) once per component whose shipped artefact was fit on the evaluated
+    documents (risk_llm_prob's folder holds one model per scorer: one warning)."""
     texts = list(texts)
     hits = in_sample_artefacts(config, texts)
+    warned = set()
     for hit in hits:
+        if hit.component in warned:
+            continue
+        warned.add(hit.component)
         warnings.warn(
             Warnings.W099.format(
                 component=hit.component, artefact=hit.artefact.name, n=hit.n_docs, total=len(texts), source=hit.source, benchmark=hit.benchmark
