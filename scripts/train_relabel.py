@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from spacy_sanitize import load_pipeline  # noqa: E402
 from spacy_sanitize.corpus import load_tab, tab_to_docs  # noqa: E402
 from spacy_sanitize.evaluation import Tokens  # noqa: E402
+from spacy_sanitize.evaluation.provenance import write_training_data  # noqa: E402
 from spacy_sanitize.training.relabel_cv import ENCODER, ENCODER_LAYERS, ENCODER_SCALE, choose_params, detect, fit  # noqa: E402
 
 
@@ -46,6 +47,8 @@ def main() -> None:
         cv_micro_labelled_F1=round(cv_f1, 4), cv_folds=args.folds, seed=args.seed, data=args.wiki.name, detector="spacy_sanitize/configs/accurate.cfg without pii_relabel"
     )
     component.to_disk(args.output)
+    # What it was fit on, so `spacy-sanitize evaluate` flags in-sample figures.
+    write_training_data(args.output, ((d.doc_id, d.text) for d in gold), source=args.wiki.name, benchmark="benchmarks/relabel_eval.py (spacy project run evaluate-relabel)")
     print(json.dumps({"output": str(args.output), "params": params, "cv_micro_labelled_F1": round(cv_f1, 4), "features": len(component.model.features), "labels": component.model.labels}))  # type: ignore[union-attr]
 
 

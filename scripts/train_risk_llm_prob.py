@@ -13,7 +13,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import spacy
 
-from spacy_sanitize.corpus import tab
+from spacy_sanitize.corpus import load_tab, tab
+from spacy_sanitize.evaluation.provenance import write_training_data
 
 
 def main() -> None:
@@ -36,6 +37,9 @@ def main() -> None:
     )
     clf = component.fit(tab.read_tab(args.wiki, nlp))
     component.to_disk(args.output)
+    # What it was fit on, so `spacy-sanitize evaluate` flags in-sample figures.
+    gold = load_tab(args.wiki)
+    write_training_data(args.output, ((d.doc_id, d.text) for d in gold), source=Path(args.wiki).name, benchmark="benchmarks/risk_llm_eval.py (spacy project run evaluate-risk)")
     print(json.dumps({"output": args.output, "selected": clf.cv.get("selected"), "cv": clf.cv.get("scores"), **component.meta}))
 
 

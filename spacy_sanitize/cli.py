@@ -161,27 +161,33 @@ def _guess(path: str) -> str:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from .evaluation import Tokens, detection_scores, predicted_mask_offsets, tab_scores
+    from .evaluation.provenance import warn_if_in_sample
+    from .evaluation.report import check_prediction_ids, format_table, with_undefined
 
     gold = load_tab(args.gold, lenient=args.lenient)
     detections: Dict[str, List[List[Any]]] = {}
     if args.predictions:
         predictions = read_submission(args.predictions)
+        check_prediction_ids(gold, predictions, args.predictions)
     else:
         nlp = load_pipeline(args.pipeline)
-        predictions = {}
         texts = [document.text for document in gold]
-        for document, (_, docs, offsets) in zip(
-            gold, tqdm(sanitize_texts(nlp, texts), total=len(gold), desc="evaluating", disable=args.quiet, file=sys.stderr)
-        ):
+        warn_if_in_sample(nlp.config, texts)
+        predictions = {}
+        # Advanced by hand: a tqdm wrapping the generator inside zip() stops one short (69/70).
+        progress = tqdm(total=len(gold), desc="evaluating", disable=args.quiet, file=sys.stderr)
+        for document, (_, docs, offsets) in zip(gold, sanitize_texts(nlp, texts)):
             predictions[document.doc_id] = [[s + o, e + o] for doc, o in zip(docs, offsets) for s, e in predicted_mask_offsets(doc)]
             detections[document.doc_id] = [
                 [span.start_char + o, span.end_char + o, span.label_] for doc, o in zip(docs, offsets) for span in doc.spans.get("pii", [])
             ]
+            progress.update(1)
+        progress.close()
     tokens = Tokens()
     result: Dict[str, Any] = {"masking": tab_scores(gold, predictions, tokens=tokens, token_weighting=token_weighting(args.weighting)).as_dict()}
     result["masking"]["weighting"] = args.weighting
     if detections:
-        result["detection"] = detection_scores(gold, detections, tokens=tokens).as_dict()
+        result["detection"] = with_undefined(detection_scores(gold, detections, tokens=tokens).as_dict())
     print(format_table(result))
     if args.output:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
@@ -205,23 +211,6 @@ def token_weighting(name: str) -> Any:
     from .lm.hf import make_hf_scorer
 
     return lm_token_weighting(make_hf_scorer(model=None if name == "mlm" else name))
-
-
-def format_table(result: Dict[str, Any]) -> str:
-    from .evaluation import MASKING_KEYS
-
-    masking = result["masking"]
-    keys = MASKING_KEYS
-    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys), "| " + " | ".join(f"{masking[k]:.3f}" for k in keys) + " |"]
-    if "detection" in result:
-        det = result["detection"]
-        lines += ["", "| detection | P | R | F1 |", "|---|---|---|---|"]
-        for label, row in det["per_type"].items():
-            lines.append(f"| {label} | {row['P']:.3f} | {row['R']:.3f} | {row['F1']:.3f} |")
-        for name in ("micro_labelled", "micro_unlabelled"):
-            row = det[name]
-            lines.append(f"| {name} | {row['P']:.3f} | {row['R']:.3f} | {row['F1']:.3f} |")
-    return "\n".join(lines)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -266,7 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = sub.add_parser("evaluate", help="TAB metrics of a pipeline or a predictions file against gold TAB JSON", description=(
         "Compute the TAB metrics (P, P_w, R_all, F1, R_ent, R_direct, R_quasi, per-type recall) of masked spans "
         "against gold TAB JSON, from a predictions file in TAB's submission format or by running a pipeline "
-        "(which also reports token-level detection P/R/F1 per type)."))
+        "(which also reports token-level detection P/R/F1 per type). A ratio without support prints '-' (null in JSON); "
+        "a warning says when the pipeline's shipped models were trained on the gold documents (in-sample figures)."))
     evaluate.add_argument("gold", help="gold TAB JSON file")
     source = evaluate.add_mutually_exclusive_group()
     source.add_argument("--predictions", help="TAB submission JSON: {doc_id: [[start, end], ...]}")

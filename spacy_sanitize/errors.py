@@ -402,6 +402,12 @@ class Errors(metaclass=ErrorsWithCodes):
         "follows redirects, which could send the query to another host. Point the backend at "
         "the final URL of your search engine."
     )
+    # E099 down: evaluation (picked from the end of the core range).
+    E099 = (
+        "none of the {n} doc id(s) in the predictions file '{path}' names one of the {n_gold} "
+        "gold document(s) (e.g. {examples}; gold ids look like {gold_example}): scoring them "
+        "would report zeros. Predict for the gold file's documents, keyed by their doc_id."
+    )
 
 
 class Warnings(metaclass=ErrorsWithCodes):
@@ -520,4 +526,16 @@ class Warnings(metaclass=ErrorsWithCodes):
     W801 = (
         "risk_web could not assess {n} span(s) of document {doc_id!r}; they get risk 1.0 (fail "
         "closed). Check that the search backend is reachable. First problem: {err}"
+    )
+
+    # W099 down: evaluation (picked from the end of the core range).
+    W098 = (
+        "{unmatched} of the {n} doc id(s) in the predictions file '{path}' name no gold "
+        "document (e.g. {examples}) and are ignored; {missing} of the {n_gold} gold document(s) "
+        "have no prediction and count as masking nothing. Check the doc ids."
+    )
+    W099 = (
+        "these figures are IN-SAMPLE: {component}'s shipped model '{artefact}' was trained on "
+        "{n} of the {total} evaluated document(s) (from {source}), so they overstate what it "
+        "does on new text. The held-out (cross-validated) figure comes from {benchmark}."
     )

@@ -17,3 +17,31 @@ def test_project_commands_are_well_formed():
                 # Two list items that both start with ${vars...} can be joined by the config
                 # interpolation into one "a, b" path that never exists.
                 assert ", " not in path, (command["name"], key, path)
+
+
+def test_only_publish_writes_into_the_package_data():
+    """Training commands stage their artefacts under training/; only the explicit maintainer
+    step `publish` copies them into spacy_sanitize/data (they rewrote the shipped models)."""
+    config = load_project_config(ROOT)
+    package_data = "spacy_sanitize/data"
+    for command in config["commands"]:
+        if command["name"] == "publish":
+            assert command["outputs"] == [package_data]
+            continue
+        written = [*command.get("outputs", []), *command.get("script", [])]
+        assert not any(package_data in item for item in written), (command["name"], written)
+
+
+def test_publish_copies_staged_artefacts(tmp_path):
+    import subprocess
+    import sys
+
+    staged, data = tmp_path / "staged", tmp_path / "data"
+    (staged / "risk_seq").mkdir(parents=True)
+    (staged / "risk_seq" / "model.bin").write_bytes(b"new")
+    (data / "risk_seq").mkdir(parents=True)
+    (data / "risk_seq" / "model.bin").write_bytes(b"old")
+    (data / "risk_seq" / "backend.json").write_text("{}")
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "publish_artefacts.py"), str(staged), str(data)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert (data / "risk_seq" / "model.bin").read_bytes() == b"new" and (data / "risk_seq" / "backend.json").exists()

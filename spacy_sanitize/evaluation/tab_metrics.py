@@ -210,7 +210,7 @@ class DetectionScores:
 
 def _prf(tp: float, n_pred: float, n_gold: float) -> Dict[str, float]:
     p, r = _ratio(tp, n_pred), _ratio(tp, n_gold)
-    return {"P": p, "R": r, "F1": _ratio(2 * p * r, p + r), "support": n_gold}
+    return {"P": p, "R": r, "F1": _ratio(2 * p * r, p + r), "support": n_gold, "predicted": n_pred}
 
 
 def detection_scores(

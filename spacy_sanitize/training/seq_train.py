@@ -98,5 +98,11 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     start = time.perf_counter()
     nlp = train_risk_seq(references, tagger, args.epochs or DEFAULT_EPOCHS[args.family], seed=args.seed)
     save_tagger(nlp.get_pipe("risk_seq").tagger, args.output)
+    # What it was fit on, so `spacy-sanitize evaluate` flags in-sample figures.
+    from ..corpus import load_tab
+    from ..evaluation.provenance import write_training_data
+
+    gold = load_tab(args.data)
+    write_training_data(args.output, ((d.doc_id, d.text) for d in gold), source=args.data.name, benchmark="benchmarks/seq_eval.py (spacy project run evaluate-seq)")
     print(f"trained {args.family} on {len(references)} docs in {time.perf_counter() - start:.1f}s -> {args.output}")
 

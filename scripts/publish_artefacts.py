@@ -1,0 +1,40 @@
+"""Maintainer step (`spacy project run publish`): copy the artefacts the training commands
+staged (``training/shipped/<artefact>``, the package data layout) into the package data
+folder, replacing the shipped ones file by file. No other project command writes into the
+package: a training run never changes what an installed ``spacy_sanitize`` ships by accident.
+
+    python scripts/publish_artefacts.py training/shipped spacy_sanitize/data
+"""
+import argparse
+import shutil
+import sys
+from pathlib import Path
+from typing import List
+
+
+def publish(staged: Path, data: Path) -> List[Path]:
+    """Copy every file under ``staged`` to the same place under ``data``; returns them."""
+    if not staged.is_dir():
+        raise SystemExit(f"nothing staged: '{staged}' is not a folder; run a training command first")
+    copied = []
+    for source in sorted(p for p in staged.rglob("*") if p.is_file()):
+        target = data / source.relative_to(staged)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+        copied.append(target)
+    return copied
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("staged", type=Path)
+    parser.add_argument("data", type=Path)
+    args = parser.parse_args()
+    copied = publish(args.staged, args.data)
+    for path in copied:
+        print(path)
+    print(f"published {len(copied)} file(s) into {args.data}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
