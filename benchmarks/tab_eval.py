@@ -10,7 +10,9 @@ propagation) and the TAB metrics over the pooled out-of-fold predictions.
 Detection does not depend on the folds: its spans are cached in ``--cache``, and the
 out-of-fold span risks next to it (delete them after changing the detector or the tagger). The same run on the biographies
 (``--data wiki_dev.json --width 0 --epochs 10``: the shipped biography tagger's settings) shows
-the protection policies there.
+the protection policies there. ``--with-protect-field meta.applicant`` adds the same policies
+with the person to protect given (``Doc._.protect`` from each record's field: every span sharing a
+name part with the applicant stays masked, as risk_vote/risk_threshold decide with it set).
 """
 import argparse
 import json
@@ -28,7 +30,8 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).res
 from seq_eval import METRICS  # noqa: E402
 
 from spacy_sanitize import load_pipeline  # noqa: E402
-from spacy_sanitize.corpus import TabDocument, docs_to_tab, read_tab, shared_data_dir  # noqa: E402
+from spacy_sanitize.corpus import TabDocument, docs_to_tab, load_tab, read_tab, shared_data_dir  # noqa: E402
+from spacy_sanitize.decide.protect import matched_parts, name_parts, protect_from_record, protected_names  # noqa: E402
 from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predicted_mask_offsets, tab_scores  # noqa: E402
 from spacy_sanitize.masking_plan import PlanSettings  # noqa: E402
 from spacy_sanitize.training.seq_train import FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
@@ -88,19 +91,28 @@ class Masker:
     decision (risk >= threshold; a protected label or an unscored span is masked) followed by
     the masker's plan (all mentions of a masked entity, propagation), via ``masking_plan``."""
 
-    def __init__(self, texts: Dict[str, str], detected: Dict[str, List[Row]]) -> None:
+    def __init__(self, texts: Dict[str, str], detected: Dict[str, List[Row]], persons: Optional[Dict[str, Any]] = None) -> None:
         self.nlp = spacy.blank("en")
         self.texts = texts
         self.detected = detected  # the spans of every doc (rows of any fold carry the same ones)
         self.docs: Dict[str, Doc] = {}
+        # Doc._.protect per document (--with-protect-field), as name parts.
+        self.person_parts = {doc_id: name_parts(protected_names(v)) for doc_id, v in (persons or {}).items()}
 
-    def __call__(self, rows: Dict[str, List[Row]], threshold: float, protect: Sequence[str]) -> Dict[str, List[List[int]]]:
+    def decision(self, doc_id: str, row: Row, threshold: float, protect: Sequence[str], person: bool) -> bool:
+        """risk_threshold's decision for one span row (unscored = masked: fail closed)."""
+        if row[2] in protect or row[4] is None or row[4] >= threshold:
+            return True
+        parts = self.person_parts.get(doc_id) if person else None
+        return bool(parts and matched_parts(self.texts[doc_id][row[0] : row[1]], parts))
+
+    def __call__(self, rows: Dict[str, List[Row]], threshold: float, protect: Sequence[str], person: bool = False) -> Dict[str, List[List[int]]]:
         out = {}
         for doc_id, doc_rows in rows.items():
             if doc_id not in self.docs:
                 self.docs[doc_id] = span_docs(self.nlp, self.texts, self.detected, [doc_id])[0]
             doc = self.docs[doc_id]
-            decisions = {(r[0], r[1]): r[2] in protect or r[4] is None or r[4] >= threshold for r in doc_rows}
+            decisions = {(r[0], r[1]): self.decision(doc_id, r, threshold, protect, person) for r in doc_rows}
             for span in doc.spans["pii"]:
                 span._.mask = decisions.get((span.start_char, span.end_char), True)
             out[doc_id] = predicted_mask_offsets(doc, settings=PlanSettings())
@@ -112,9 +124,10 @@ def scores(gold: Sequence[TabDocument], predictions: Dict[str, List[List[int]]],
     return {k: round(float(result[k]), 4) for k in METRICS}
 
 
-def choose_threshold(gold: Sequence[TabDocument], rows: Dict[str, List[Row]], protect: Sequence[str], tokens: Tokens, masked: Masker) -> float:
+def choose_threshold(gold: Sequence[TabDocument], rows: Dict[str, List[Row]], protect: Sequence[str], tokens: Tokens, masked: Masker,
+                     person: bool = False) -> float:
     """The threshold with the best F1 on out-of-fold rows; ties go to the lower (safer) one."""
-    best = max(THRESHOLDS, key=lambda t: (scores(gold, masked(rows, t, protect), tokens)["F1"], -t))
+    best = max(THRESHOLDS, key=lambda t: (scores(gold, masked(rows, t, protect, person), tokens)["F1"], -t))
     return float(best)
 
 
@@ -147,7 +160,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cache", type=Path, default=Path("corpus/tab_detected_default.json"))
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/tab_eval.json"))
+    parser.add_argument("--with-protect-field", default=None, metavar="FIELD",
+                        help="also score every policy with Doc._.protect set from this record field (e.g. meta.applicant)")
     args = parser.parse_args()
+    # policy name -> (protected labels, whether the person to protect is given)
+    policies = {name: (labels, False) for name, labels in POLICIES.items()}
+    persons: Dict[str, Any] = {}
+    if args.with_protect_field:
+        persons = {d.doc_id: protect_from_record(d.meta, args.with_protect_field) for d in load_tab(args.data)}
+        policies.update({f"{name}, Doc._.protect = {args.with_protect_field}": (labels, True) for name, labels in POLICIES.items()})
 
     blank = spacy.blank("en")
     references = sorted(read_tab(args.data, blank), key=lambda d: (d._.doc_id, d._.annotator or ""))
@@ -157,11 +178,11 @@ def main() -> None:
     rows = detected_rows([texts[i] for i in doc_ids], doc_ids, args.cache, args.pipeline)
     tagger = cnn_tagger(args.width, args.depth) if args.family == "cnn" else dict(FAMILIES[args.family])
     tokens = Tokens()
-    masked = Masker(texts, rows)
+    masked = Masker(texts, rows, persons)
     gold_masks = {d.doc_id: [[m.start, m.end] for ms in d.annotations.values() for m in ms] for d in gold}
     results: Dict[str, Any] = {
         "data": str(args.data), "detector": args.pipeline, "folds": args.folds, "inner_folds": args.inner_folds,
-        "seed": args.seed, "tagger": tagger, "epochs": args.epochs,
+        "seed": args.seed, "tagger": tagger, "epochs": args.epochs, "protect_field": args.with_protect_field,
         "rows": {"mask all annotated spans": scores(gold, gold_masks, tokens),
                  f"{args.pipeline}: mask all detected": scores(gold, masked(rows, 0.0, []), tokens)},
         "thresholds": {},
@@ -177,7 +198,7 @@ def main() -> None:
         oof["outer"] = cross_val_rows(references, texts, rows, args.folds, args.seed, tagger, args.epochs, "outer")
         oof_path.write_text(json.dumps(oof))
     outer = oof["outer"]
-    predictions: Dict[str, Dict[str, List[List[int]]]] = {policy: {} for policy in POLICIES}
+    predictions: Dict[str, Dict[str, List[List[int]]]] = {policy: {} for policy in policies}
     for k, test in enumerate(document_folds(doc_ids, args.folds, args.seed)):
         held = {doc_ids[i] for i in test}
         train_refs = [ref for doc_id in doc_ids if doc_id not in held for ref in by_id[doc_id]]
@@ -187,23 +208,25 @@ def main() -> None:
         inner = oof["inner"][str(k)]
         inner_gold = [d for d in gold if d.doc_id not in held]
         test_rows = {doc_id: outer[doc_id] for doc_id in held}
-        for policy, protect in POLICIES.items():
-            threshold = choose_threshold(inner_gold, inner, protect, tokens, masked)
+        for policy, (protect, person) in policies.items():
+            threshold = choose_threshold(inner_gold, inner, protect, tokens, masked, person)
             results["thresholds"].setdefault(policy, []).append(threshold)
-            predictions[policy].update(masked(test_rows, threshold, protect))
+            predictions[policy].update(masked(test_rows, threshold, protect, person))
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(results, indent=1))
-    for policy in POLICIES:
+    if args.with_protect_field:
+        results["rows"][f"{args.pipeline}: mask all detected, Doc._.protect = {args.with_protect_field}"] = scores(gold, masked(rows, 0.0, [], True), tokens)
+    for policy in policies:
         results["rows"][f"risk_seq {args.family} (grouped CV), {policy}"] = scores(gold, predictions[policy], tokens)
     # The same out-of-fold scores at fixed thresholds (not a CV result: the threshold is not chosen on training folds).
     results["fixed_thresholds"] = {
-        policy: {str(t): scores(gold, masked(outer, t, protect), tokens) for t in THRESHOLDS} for policy, protect in POLICIES.items()
+        policy: {str(t): scores(gold, masked(outer, t, protect, person), tokens) for t in THRESHOLDS} for policy, (protect, person) in policies.items()
     }
     # Without the masker's plan (the decided spans only, as benchmarks/seq_eval.py scores).
     results["decided_spans_only"] = {
-        policy: scores(gold, {d: [[r[0], r[1]] for r in rs if r[2] in protect or r[4] is None or r[4] >= t]
+        policy: scores(gold, {d: [[r[0], r[1]] for r in rs if masked.decision(d, r, t, protect, person)]
                               for d, rs in outer.items()}, tokens)
-        for (policy, protect), t in zip(POLICIES.items(), [float(np.median(results["thresholds"][p])) for p in POLICIES])
+        for (policy, (protect, person)), t in zip(policies.items(), [float(np.median(results["thresholds"][p])) for p in policies])
     }
     results["seconds"] = round(time.perf_counter() - start)
     args.output.write_text(json.dumps(results, indent=1))

@@ -356,6 +356,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "risk_threshold decides from one indicator, so a span without its score can only be "
         "masked: missing must be 'mask' (got {missing!r}). To combine indicators use risk_vote."
     )
+    E706 = (
+        "Doc._.protect must be a name, a list of names or None (got {value!r}); set it to the "
+        "person(s) to protect, e.g. doc._.protect = 'Galip Yalman'."
+    )
 
     E800 = (
         "risk_web would send spans of your documents to '{host}', which is not a loopback "
@@ -521,6 +525,11 @@ class Warnings(metaclass=ErrorsWithCodes):
         "after the indicators: nlp.add_pipe('risk_threshold', before='{until}', "
         "config={{'indicator': '{key}'}}) for one indicator, or nlp.add_pipe('risk_vote', "
         "before='{until}') to combine them."
+    )
+    W701 = (
+        "the record has no field '{field}' for the person to protect; Doc._.protect stays unset "
+        "for it, so only the pipeline's own decision protects anyone. Check the field's path "
+        "(dotted, e.g. meta.applicant)."
     )
 
     W801 = (

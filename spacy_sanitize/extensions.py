@@ -18,6 +18,7 @@ DOC_VALUE_ATTRS = {
     "doc_id": None,
     "annotator": None,
     "risk_infer": None,
+    "protect": None,
 }
 
 

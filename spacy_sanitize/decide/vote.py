@@ -14,7 +14,11 @@ Privacy fails closed:
 - labels in ``protect`` (likely direct identifiers, default PERSON and CODE: names and
   codes) are masked whatever the votes, so no indicator un-masks a name; the breakdown still
   says what the votes alone would have decided (``protect = []`` opts out);
-- rule ``k`` with fewer than k indicators available needs all of them (k is capped at n).
+- rule ``k`` with fewer than k indicators available needs all of them (k is capped at n);
+- when the document names the person to protect (``Doc._.protect``, see ``decide/protect.py``),
+  every span sharing a name part with them is masked whatever its label and the votes
+  (``protected_person`` in the breakdown); ``protect = []`` does not opt out of this, the
+  document's own setting.
 
 Place it after every risk indicator and before ``masker`` (and ``risk_infer``, which adds
 masking to the decided text): it checks the order on the first document and raises E703 or
@@ -23,7 +27,7 @@ indicator) is the only writer of ``Span._.mask`` from risk scores, and the maske
 (W700) when an indicator's score reaches no decider.
 """
 
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -31,6 +35,7 @@ from spacy.tokens import Doc, Span
 from ..extensions import register_extensions
 from ..risk.base import AFTER_DECISION_FACTORIES, is_indicator, risk_key
 from ..errors import Errors
+from .protect import matched_parts, name_parts, protected_names
 
 
 RULES = ("k", "any", "all", "majority", "mean")
@@ -153,9 +158,16 @@ class RiskVote:
             scores.append(1.0)
         return votes, scores
 
-    def decide(self, span: Span) -> Tuple[bool, Dict[str, Any]]:
-        """The decision for one span and its explanation."""
+    def decide(self, span: Span, person_parts: FrozenSet[str] = frozenset()) -> Tuple[bool, Dict[str, Any]]:
+        """The decision for one span and its explanation; ``person_parts``: the name parts of
+        the document's protected person(s) (``protect.name_parts``)."""
         mask, explain = self._decide_by_votes(span)
+        matched = matched_parts(span.text, person_parts) if person_parts else []
+        if matched:
+            explain["votes_decision"] = mask
+            explain["protected_person"] = matched
+            explain["reason"] = f"shares the name part(s) {matched} of the person to protect (Doc._.protect): masked whatever the votes"
+            return True, explain
         if span.label_ in self.protect:
             explain["votes_decision"] = mask
             explain["reason"] = (
@@ -190,8 +202,9 @@ class RiskVote:
 
     def __call__(self, doc: Doc) -> Doc:
         self._check_order()
+        person_parts = name_parts(protected_names(doc._.protect))
         for span in doc.spans.get(self.spans_key, []):
-            mask, explain = self.decide(span)
+            mask, explain = self.decide(span, person_parts)
             span._.mask = mask
             span._.risk_explain[self.key] = explain
         return doc
