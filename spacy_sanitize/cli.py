@@ -6,15 +6,18 @@ import argparse
 import json
 import logging
 import sys
+import warnings
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import srsly
 from tqdm import tqdm
 
 from .corpus.tab import TabFormatError, load_tab, read_submission, write_submission
-from .errors import Errors
+from .decide.protect import protect_from_record
+from .errors import Errors, Warnings
 from .io import FORMATS, InputError, Output, Record, TextChunks, read_records
+from .risk.base import is_decider
 from .pipeline import DEFAULT_CHUNK_CHARS, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
 
 
@@ -60,6 +63,8 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     nlp = load_pipeline(args.pipeline, masker_overrides(args.strategy, args.operators))
     if "masker" not in nlp.pipe_names:
         raise InputError(Errors.E014.format(pipeline=args.pipeline))
+    if args.protect_field and not any(is_decider(nlp, name) for name in nlp.pipe_names):
+        warnings.warn(Warnings.W012.format(field=args.protect_field, pipeline=args.pipeline), stacklevel=2)
     skipped: List[int] = []
     records = read_records(args.input, args.format, args.text_field, args.id_field, args.skip_bad, skipped, stream_text=True)
     fmt = args.format if args.format != "auto" else None
@@ -69,10 +74,14 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     submission: Dict[str, List[List[int]]] = {}
     pending: List[Record] = []
 
-    def texts() -> Iterator[Union[str, TextChunks]]:
+    def texts() -> Iterator[Union[str, TextChunks, Tuple[Union[str, TextChunks], Dict[str, Any]]]]:
         for record in records:
             pending.append(record)
-            yield record.text
+            if args.protect_field:
+                # the person to protect, from the record (W701 when it lacks the field)
+                yield record.text, {"protect": protect_from_record(record.meta, args.protect_field)}
+            else:
+                yield record.text
 
     # Progress in characters: one long document shows its progress piece by piece.
     progress = tqdm(desc="sanitizing", unit="char", unit_scale=True, disable=args.quiet or not sys.stderr.isatty() and not args.progress, file=sys.stderr)
@@ -242,6 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
     sanitize.add_argument("--strategy", help="replacement strategy for every type: redact, typed, numbered, surrogate, generalize (short for spacy_sanitize.<name>.v1; see 'info'), or JSON with parameters")
     sanitize.add_argument("--operators", help="per-type strategies, e.g. 'PERSON=numbered,DATETIME=generalize,DEFAULT=redact' or JSON")
     sanitize.add_argument("--text-field", default="text", help="JSONL field with the text (default: text)")
+    sanitize.add_argument("--protect-field", default=None, metavar="FIELD", help=(
+        "JSONL field (dotted path, e.g. meta.applicant) naming the person to protect: the deciders "
+        "of the risk pipelines (court, risk_seq...) keep every span sharing a part of that name masked"))
     sanitize.add_argument("--id-field", default="id", help="JSONL field with the record id (default: id)")
     sanitize.add_argument("--skip-bad", action="store_true", help="skip and count malformed JSONL lines instead of stopping")
     sanitize.add_argument("--submission", help="also write the masked offsets in TAB's submission format to this file")

@@ -538,6 +538,12 @@ class Warnings(metaclass=ErrorsWithCodes):
     )
 
     # W099 down: evaluation (picked from the end of the core range).
+    W012 = (
+        "--protect-field {field}: pipeline '{pipeline}' has no decider (risk_vote, "
+        "risk_threshold), so it masks every detected span and the person to protect changes "
+        "nothing; use a risk pipeline (court, risk_seq...) to keep a person's names masked while "
+        "the indicators decide the rest."
+    )
     W098 = (
         "{unmatched} of the {n} doc id(s) in the predictions file '{path}' name no gold "
         "document (e.g. {examples}) and are ignored; {missing} of the {n_gold} gold document(s) "

@@ -243,24 +243,41 @@ class Piece:
     last: bool
 
 
-def _pieces(texts: Iterable[Union[str, TextChunks]], max_chars: int) -> Iterator[Tuple[str, Tuple[int, int, bool]]]:
-    for index, text in enumerate(texts):
+Text = Union[str, TextChunks]
+
+
+def _pieces(nlp: Language, texts: Iterable[Union[Text, Tuple[Text, Dict[str, Any]]]], max_chars: int) -> Iterator[Tuple[Union[str, Doc], Tuple[int, int, bool]]]:
+    for index, item in enumerate(texts):
+        text, values = item if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict) else (item, None)
         if not isinstance(text, (str, TextChunks)):
             raise TypeError(Errors.E010.format(doc_id=index, type_name=type(text).__name__))
         split = split_stream([text] if isinstance(text, str) else text, max_chars)
         previous = next(split)
         for current in split:  # one piece ahead, to know which is the last
-            yield previous[1], (index, previous[0], False)
+            yield _piece_input(nlp, previous[1], values), (index, previous[0], False)
             previous = current
-        yield previous[1], (index, previous[0], True)
+        yield _piece_input(nlp, previous[1], values), (index, previous[0], True)
+
+
+def _piece_input(nlp: Language, text: str, values: Optional[Dict[str, Any]]) -> Union[str, Doc]:
+    """A piece as nlp.pipe takes it: the text, or a Doc carrying the record's ``Doc._``
+    values (e.g. ``protect``) on every piece, set before any component runs."""
+    if not values:
+        return text
+    doc = nlp.make_doc(text)
+    for name, value in values.items():
+        doc._.set(name, value)
+    return doc
 
 
 def sanitize_pieces(
-    nlp: Language, texts: Iterable[Union[str, TextChunks]], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS,
+    nlp: Language, texts: Iterable[Union[Text, Tuple[Text, Dict[str, Any]]]], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS,
     n_process: int = 1,
 ) -> Iterator[Piece]:
     """Run ``nlp`` over texts of any length, one piece (at most ``max_chars``, cut at
-    paragraph or sentence boundaries) at a time, in input order: texts are read and pieces
+    paragraph or sentence boundaries) at a time, in input order. An item may be a pair
+    (text, {extension: value}): every piece's Doc gets ``Doc._.extension = value`` before
+    the pipeline runs (``{"protect": "Galip Yalman"}``). Texts are read and pieces
     yielded as they go, so memory holds a batch, not the input. The components up to the
     masker run in ``nlp.pipe`` (``n_process`` workers); the masker (and what follows it)
     runs here, in order, with one ``RecordState`` per text, so entity ids, numbered
@@ -275,7 +292,7 @@ def sanitize_pieces(
     tail = nlp.pipeline[first:]
     record: Optional[RecordState] = None
     disable = [n for n, _ in tail]
-    pieces = _pieces(texts, max_chars)
+    pieces = _pieces(nlp, texts, max_chars)
     if n_process == 1:
         # batches bounded in characters too: a batch of 16 full pieces took 3 GB
         docs: Iterable[Tuple[Doc, Tuple[int, int, bool]]] = (
@@ -293,16 +310,17 @@ def sanitize_pieces(
         yield Piece(index, offset, doc, last)
 
 
-def _char_batches(items: Iterable[Tuple[str, Any]], size: int, chars: int) -> Iterator[List[Tuple[str, Any]]]:
+def _char_batches(items: Iterable[Tuple[Union[str, Doc], Any]], size: int, chars: int) -> Iterator[List[Tuple[Union[str, Doc], Any]]]:
     """Batches of at most ``size`` items and ``chars`` characters (one item at least)."""
-    batch: List[Tuple[str, Any]] = []
+    batch: List[Tuple[Union[str, Doc], Any]] = []
     total = 0
     for item in items:
-        if batch and (len(batch) >= size or total + len(item[0]) > chars):
+        n = len(item[0].text) if isinstance(item[0], Doc) else len(item[0])
+        if batch and (len(batch) >= size or total + n > chars):
             yield batch
             batch, total = [], 0
         batch.append(item)
-        total += len(item[0])
+        total += n
     if batch:
         yield batch
 
