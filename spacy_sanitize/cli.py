@@ -113,7 +113,9 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
 class RecordWriter:
     """Writes the output of one record piece by piece: sanitized text as each piece comes
     (``text``), or one JSON line when the record's last piece is in (``jsonl``; only the
-    strings and rows are kept, never the Docs)."""
+    strings and rows are kept, never the Docs). A JSONL record is written back whole with
+    ``sanitized``, ``spans`` and ``replacements`` added; other inputs give ``id``, ``text``,
+    those three and ``meta``."""
 
     def __init__(self, out: Output, output_format: str, newline: bool, submission: Optional[Dict[str, List[List[int]]]]) -> None:
         self.out = out
@@ -156,10 +158,13 @@ class RecordWriter:
             if self.newline and self.last_char not in ("", "\n"):
                 self.out.write("\n")
             return
-        line = {
-            "id": record.id, "text": "".join(self.text), "sanitized": "".join(self.sanitized),
-            "spans": self.spans, "replacements": self.rows, **({"meta": record.meta} if record.meta else {}),
-        }
+        result = {"sanitized": "".join(self.sanitized), "spans": self.spans, "replacements": self.rows}
+        if record.source is not None:
+            # a JSONL record is kept as it came, the results added: the row slots back into
+            # the user's pipeline (an input field of the same name is replaced)
+            line = {**record.source, **result}
+        else:
+            line = {"id": record.id, "text": "".join(self.text), **result, **({"meta": record.meta} if record.meta else {})}
         self.out.write(srsly.json_dumps(line) + "\n")
         self.record = None
 
@@ -238,7 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
     sanitize = sub.add_parser("sanitize", help="sanitize a text file, a folder of .txt, JSONL or TAB JSON", description=(
         "Sanitize INPUT: a .txt file, a folder of .txt files, JSONL with a text field, a TAB JSON file, or - for stdin. "
         "Text input gives sanitized text; other inputs give JSONL records with the text, the sanitized text, the "
-        "detected spans (type, entity id, risk scores, decision) and the replacements."))
+        "detected spans (type, entity id, risk scores, decision) and the replacements; a JSONL record is kept whole, "
+        "these added as sanitized, spans and replacements."))
     sanitize.add_argument("input", help="input path, or - for stdin")
     sanitize.add_argument("-o", "--output", help="output file (default: stdout)")
     sanitize.add_argument("-p", "--pipeline", default="default", help="'default', a shipped config name, an installed pipeline package, a pipeline directory or a .cfg file")

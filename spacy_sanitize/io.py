@@ -48,11 +48,13 @@ class TextChunks:
 
 @dataclass
 class Record:
-    """text: the text, or with ``read_records(stream_text=True)`` the chunks of a text file."""
+    """text: the text, or with ``read_records(stream_text=True)`` the chunks of a text file.
+    source: a JSONL record as it came (all its fields, in order), for output that keeps it."""
 
     id: str
     text: Union[str, TextChunks]
     meta: Dict[str, Any]
+    source: Optional[Dict[str, Any]] = None
 
 
 def get_field(record: Dict[str, Any], dotted: str) -> Any:
@@ -218,7 +220,7 @@ def _read_jsonl(
                 raise InputError(error) from None
             meta = {k: v for k, v in obj.items() if k not in (text_field, id_field)}
             record_id = get_field(obj, id_field)
-            yield Record(str(record_id if record_id is not None else obj.get("doc_id", number)), text, meta)
+            yield Record(str(record_id if record_id is not None else obj.get("doc_id", number)), text, meta, source=obj)
     finally:
         if stream is not sys.stdin:
             stream.close()

@@ -103,3 +103,22 @@ def test_dotted_id_field(tmp_path):
     source.write_text(json.dumps({"meta": {"key": "k1"}, "doc": {"body": "text"}}) + "\n")
     (record,) = read_records(str(source), text_field="doc.body", id_field="meta.key")
     assert (record.id, record.text) == ("k1", "text")
+
+
+def test_jsonl_output_keeps_the_record_whole(tmp_path):
+    """#19 item 10: the row is the input record (fields and order as they came, nested ones
+    included) plus the results, so it slots back into a pipeline; nothing moves under meta."""
+    record = {"lang": "en", "doc": {"body": "Anna Berg lives in Oslo.", "n": 1}, "key": "k1", "meta": {"source": "crm"}}
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(record) + "\n")
+    out = tmp_path / "out.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "spacy_sanitize", "sanitize", str(source), "-o", str(out), "-q", "--text-field", "doc.body", "--id-field", "key"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert list(row) == ["lang", "doc", "key", "meta", "sanitized", "spans", "replacements"]
+    assert {k: row[k] for k in record} == record
+    assert row["sanitized"] == "[PERSON] lives in [LOC]."
+    assert [s["text"] for s in row["spans"]] == ["Anna Berg", "Oslo"]
