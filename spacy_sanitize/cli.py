@@ -16,7 +16,7 @@ from tqdm import tqdm
 from .corpus.tab import TabFormatError, load_tab, read_submission, write_submission
 from .decide.protect import protect_from_record
 from .errors import Errors, Warnings
-from .io import FORMATS, InputError, Output, Record, TextChunks, read_records
+from .io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records
 from .risk.base import is_decider
 from .pipeline import DEFAULT_CHUNK_CHARS, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
 
@@ -60,15 +60,17 @@ def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, 
 def cmd_sanitize(args: argparse.Namespace) -> int:
     if args.n_process < 1:
         raise InputError(Errors.E023.format(n=args.n_process))
+    # the input is checked before the pipeline loads and any output opens (stdin: its
+    # format from its first line, read ahead)
+    skipped: List[int] = []
+    source = open_input(args.input, args.format)
+    records = read_records(source, text_field=args.text_field, id_field=args.id_field, skip_bad=args.skip_bad, skipped=skipped, stream_text=True)
     nlp = load_pipeline(args.pipeline, masker_overrides(args.strategy, args.operators))
     if "masker" not in nlp.pipe_names:
         raise InputError(Errors.E014.format(pipeline=args.pipeline))
     if args.protect_field and not any(is_decider(nlp, name) for name in nlp.pipe_names):
         warnings.warn(Warnings.W012.format(field=args.protect_field, pipeline=args.pipeline), stacklevel=2)
-    skipped: List[int] = []
-    records = read_records(args.input, args.format, args.text_field, args.id_field, args.skip_bad, skipped, stream_text=True)
-    fmt = args.format if args.format != "auto" else None
-    output_format = args.output_format or ("jsonl" if (fmt or _guess(args.input)) in ("jsonl", "tab", "dir") else "text")
+    output_format = args.output_format or ("jsonl" if source.format in ("jsonl", "tab", "dir") else "text")
     out = Output(args.output, inputs=[args.input])
     ok = False
     submission: Dict[str, List[List[int]]] = {}
@@ -111,7 +113,9 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
 class RecordWriter:
     """Writes the output of one record piece by piece: sanitized text as each piece comes
     (``text``), or one JSON line when the record's last piece is in (``jsonl``; only the
-    strings and rows are kept, never the Docs)."""
+    strings and rows are kept, never the Docs). A JSONL record is written back whole with
+    ``sanitized``, ``spans`` and ``replacements`` added; other inputs give ``id``, ``text``,
+    those three and ``meta``."""
 
     def __init__(self, out: Output, output_format: str, newline: bool, submission: Optional[Dict[str, List[List[int]]]]) -> None:
         self.out = out
@@ -154,18 +158,15 @@ class RecordWriter:
             if self.newline and self.last_char not in ("", "\n"):
                 self.out.write("\n")
             return
-        line = {
-            "id": record.id, "text": "".join(self.text), "sanitized": "".join(self.sanitized),
-            "spans": self.spans, "replacements": self.rows, **({"meta": record.meta} if record.meta else {}),
-        }
+        result = {"sanitized": "".join(self.sanitized), "spans": self.spans, "replacements": self.rows}
+        if record.source is not None:
+            # a JSONL record is kept as it came, the results added: the row slots back into
+            # the user's pipeline (an input field of the same name is replaced)
+            line = {**record.source, **result}
+        else:
+            line = {"id": record.id, "text": "".join(self.text), **result, **({"meta": record.meta} if record.meta else {})}
         self.out.write(srsly.json_dumps(line) + "\n")
         self.record = None
-
-
-def _guess(path: str) -> str:
-    from .io import detect_format
-
-    return detect_format(path)
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -242,19 +243,20 @@ def build_parser() -> argparse.ArgumentParser:
     sanitize = sub.add_parser("sanitize", help="sanitize a text file, a folder of .txt, JSONL or TAB JSON", description=(
         "Sanitize INPUT: a .txt file, a folder of .txt files, JSONL with a text field, a TAB JSON file, or - for stdin. "
         "Text input gives sanitized text; other inputs give JSONL records with the text, the sanitized text, the "
-        "detected spans (type, entity id, risk scores, decision) and the replacements."))
+        "detected spans (type, entity id, risk scores, decision) and the replacements; a JSONL record is kept whole, "
+        "these added as sanitized, spans and replacements."))
     sanitize.add_argument("input", help="input path, or - for stdin")
     sanitize.add_argument("-o", "--output", help="output file (default: stdout)")
     sanitize.add_argument("-p", "--pipeline", default="default", help="'default', a shipped config name, an installed pipeline package, a pipeline directory or a .cfg file")
-    sanitize.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: from the file name)")
+    sanitize.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: from the file name; on stdin JSONL when the first non-blank line is a JSON object, text otherwise)")
     sanitize.add_argument("--output-format", choices=("text", "jsonl"), help="default: text for .txt/stdin, jsonl otherwise")
     sanitize.add_argument("--strategy", help="replacement strategy for every type: redact, typed, numbered, surrogate, generalize (short for spacy_sanitize.<name>.v1; see 'info'), or JSON with parameters")
     sanitize.add_argument("--operators", help="per-type strategies, e.g. 'PERSON=numbered,DATETIME=generalize,DEFAULT=redact' or JSON")
-    sanitize.add_argument("--text-field", default="text", help="JSONL field with the text (default: text)")
+    sanitize.add_argument("--text-field", default="text", help="JSONL field with the text, a dotted path for nested objects, e.g. doc.body (default: text)")
     sanitize.add_argument("--protect-field", default=None, metavar="FIELD", help=(
         "JSONL field (dotted path, e.g. meta.applicant) naming the person to protect: the deciders "
         "of the risk pipelines (court, risk_seq...) keep every span sharing a part of that name masked"))
-    sanitize.add_argument("--id-field", default="id", help="JSONL field with the record id (default: id)")
+    sanitize.add_argument("--id-field", default="id", help="JSONL field with the record id, dotted like --text-field (default: id)")
     sanitize.add_argument("--skip-bad", action="store_true", help="skip and count malformed JSONL lines instead of stopping")
     sanitize.add_argument("--submission", help="also write the masked offsets in TAB's submission format to this file")
     sanitize.add_argument("--batch-size", type=int, default=16)

@@ -401,6 +401,17 @@ class Errors(metaclass=ErrorsWithCodes):
         "the pipeline failed on this request ({kind}); nothing was sanitized. The server log "
         "names the error type only (request text is never logged)."
     )
+    # sanitize: the JSONL fields (io.py)
+    E037 = (
+        "{given} given, but '{path}' is read as {fmt}, which has no fields: the option would be "
+        "ignored. Give JSONL (a .jsonl file, or on stdin lines that are JSON objects) or "
+        "--format jsonl, or drop the option."
+    )
+    E038 = (
+        "line {line} of '{path}' has no string field '{field}' ({found}). Name the text with "
+        "--text-field (a dotted path such as doc.body reads nested objects), or skip such "
+        "lines with --skip-bad."
+    )
     E806 = (
         "the search for query #{hash} was answered with a redirect (HTTP {code}); risk_web never "
         "follows redirects, which could send the query to another host. Point the backend at "

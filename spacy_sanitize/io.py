@@ -1,9 +1,10 @@
 """Reading inputs for the CLI: .txt files, folders of .txt, JSONL, TAB JSON, stdin."""
+import itertools
 import json
 import os
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
@@ -22,13 +23,16 @@ class TextChunks:
     iterated, so a text of any size is never in memory at once (``pipeline.split_stream``
     cuts it into the same pieces as the whole text). Undecodable bytes raise E017."""
 
-    def __init__(self, path: str, size: int = 1 << 20) -> None:
+    def __init__(self, path: str, size: int = 1 << 20, head: str = "") -> None:
         self.path = path
         self.size = size
+        self.head = head  # what was already read from stdin to detect its format
 
     def __iter__(self) -> Iterator[str]:
         stream = sys.stdin if self.path == "-" else open(self.path, encoding="utf8")
         try:
+            if self.head:
+                yield self.head
             while True:
                 try:
                     block = stream.read(self.size)
@@ -44,14 +48,74 @@ class TextChunks:
 
 @dataclass
 class Record:
-    """text: the text, or with ``read_records(stream_text=True)`` the chunks of a text file."""
+    """text: the text, or with ``read_records(stream_text=True)`` the chunks of a text file.
+    source: a JSONL record as it came (all its fields, in order), for output that keeps it."""
 
     id: str
     text: Union[str, TextChunks]
     meta: Dict[str, Any]
+    source: Optional[Dict[str, Any]] = None
+
+
+def get_field(record: Dict[str, Any], dotted: str) -> Any:
+    """``record["meta"]["countries"]`` for ``"meta.countries"``; None when missing.
+    Alternatives separated by ``|`` are tried in order (``meta.countries|label``)."""
+    if "|" in dotted:
+        for alternative in dotted.split("|"):
+            value = get_field(record, alternative)
+            if value not in (None, ""):
+                return value
+        return None
+    value: Any = record
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    if isinstance(value, list):  # a single-valued list counts as its value
+        value = value[0] if len(value) == 1 else None
+    return value
+
+
+@dataclass
+class Input:
+    """An input whose format is known. ``head``: the lines already read from stdin to
+    detect its format, given back before the rest of the stream."""
+
+    path: str
+    format: str
+    head: List[str] = field(default_factory=list)
+
+
+def open_input(path: str, fmt: str = "auto") -> Input:
+    """Resolve the format of ``path`` now (a missing path raises E006 before any output is
+    opened). With ``auto``, stdin is JSONL when its first non-blank line is a JSON object,
+    plain text otherwise: only that line is read ahead, the stream is not consumed."""
+    if fmt != "auto":
+        if fmt not in FORMATS:
+            raise InputError(Errors.E016.format(fmt=fmt, formats=", ".join(FORMATS)))
+        return Input(path, fmt)
+    if path != "-":
+        return Input(path, detect_format(path))
+    head: List[str] = []
+    try:
+        for line in iter(sys.stdin.readline, ""):
+            head.append(line)
+            if line.strip():
+                break
+    except UnicodeDecodeError as err:
+        raise InputError(Errors.E017.format(path=path, err=err)) from None
+    return Input(path, "jsonl" if head and _is_json_object(head[-1]) else "txt", head)
+
+
+def _is_json_object(line: str) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
 
 
 def detect_format(path: str) -> str:
+    """The format from the file name (stdin: see ``open_input``, which reads ahead)."""
     if path == "-":
         return "txt"
     p = Path(path)
@@ -67,7 +131,7 @@ def detect_format(path: str) -> str:
 
 
 def read_records(
-    path: str,
+    path: Union[str, Input],
     fmt: str = "auto",
     text_field: str = "text",
     id_field: str = "id",
@@ -75,16 +139,32 @@ def read_records(
     skipped: Optional[List[int]] = None,
     stream_text: bool = False,
 ) -> Iterator[Record]:
-    """Stream the records of an input. Bad JSONL lines raise InputError naming the line, or
+    """Stream the records of an input (the format and the field options are checked now, the
+    records read as iterated). Bad JSONL lines raise InputError naming the line, or
     with ``skip_bad`` are skipped, their line numbers appended to ``skipped`` (the caller's
     list: no state is kept between calls). ``stream_text``: a text file's record holds
-    ``TextChunks`` instead of the whole text."""
-    fmt = detect_format(path) if fmt == "auto" else fmt
+    ``TextChunks`` instead of the whole text. ``text_field`` and ``id_field`` are dotted
+    paths (``doc.body``); a non-default one with an input that is not JSONL is E037, never
+    ignored. ``path``: a path or an ``open_input`` result."""
+    source = path if isinstance(path, Input) else open_input(path, fmt)
+    if source.format != "jsonl":
+        # the fields only mean something in JSONL: ignoring them could leave the text unmasked
+        given = [f"--{name}-field {value}" for name, value, default in (("text", text_field, "text"), ("id", id_field, "id")) if value != default]
+        if given:
+            raise InputError(Errors.E037.format(path=source.path, fmt=source.format, given=", ".join(given)))
+    return _records(source, text_field, id_field, skip_bad, skipped, stream_text)
+
+
+def _records(
+    source: Input, text_field: str, id_field: str, skip_bad: bool, skipped: Optional[List[int]], stream_text: bool
+) -> Iterator[Record]:
+    path, fmt = source.path, source.format
     if fmt == "txt":
+        head = "".join(source.head)
         if stream_text:
-            text: Union[str, TextChunks] = TextChunks(path)
+            text: Union[str, TextChunks] = TextChunks(path, head=head)
         else:
-            text = sys.stdin.read() if path == "-" else _read_text(Path(path))
+            text = head + _read_stdin(path) if path == "-" else _read_text(Path(path))
         yield Record("stdin" if path == "-" else Path(path).stem, text, {})
     elif fmt == "dir":
         files = sorted(Path(path).rglob("*.txt"))
@@ -93,7 +173,7 @@ def read_records(
         for file in files:
             yield Record(str(file.relative_to(path)), _read_text(file), {"path": str(file)})
     elif fmt == "jsonl":
-        yield from _read_jsonl(path, text_field, id_field, skip_bad, skipped)
+        yield from _read_jsonl(path, text_field, id_field, skip_bad, skipped, source.head)
     elif fmt == "tab":
         for document in load_tab(path):
             yield Record(document.doc_id, document.text, {})
@@ -108,31 +188,47 @@ def _read_text(path: Path) -> str:
         raise InputError(Errors.E017.format(path=path, err=err)) from None
 
 
-def _read_jsonl(path: str, text_field: str, id_field: str, skip_bad: bool, skipped: Optional[List[int]]) -> Iterator[Record]:
+def _read_stdin(path: str) -> str:
+    try:
+        return sys.stdin.read()
+    except UnicodeDecodeError as err:
+        raise InputError(Errors.E017.format(path=path, err=err)) from None
+
+
+def _read_jsonl(
+    path: str, text_field: str, id_field: str, skip_bad: bool, skipped: Optional[List[int]], head: Iterable[str] = ()
+) -> Iterator[Record]:
     stream = sys.stdin if path == "-" else open(path, encoding="utf8")
     try:
-        for number, line in enumerate(stream, start=1):
+        for number, line in enumerate(itertools.chain(head, stream), start=1):
             if not line.strip():
                 continue
             try:
                 obj = json.loads(line)
                 if not isinstance(obj, dict):
                     raise ValueError("not a JSON object")
-                text = obj.get(text_field)
-                if not isinstance(text, str):
-                    raise ValueError(f"no string field '{text_field}'")
             except ValueError as err:
+                error = Errors.E007.format(line=number, path=path, err=err)
+            else:
+                text = get_field(obj, text_field)
+                error = None if isinstance(text, str) else Errors.E038.format(line=number, path=path, field=text_field, found=_kind(text))
+            if error is not None:
                 if skip_bad:
                     if skipped is not None:
                         skipped.append(number)
                     continue
-                raise InputError(Errors.E007.format(line=number, path=path, err=err)) from None
+                raise InputError(error) from None
             meta = {k: v for k, v in obj.items() if k not in (text_field, id_field)}
-            yield Record(str(obj.get(id_field, obj.get("doc_id", number))), text, meta)
+            record_id = get_field(obj, id_field)
+            yield Record(str(record_id if record_id is not None else obj.get("doc_id", number)), text, meta, source=obj)
     finally:
         if stream is not sys.stdin:
             stream.close()
 
+
+
+def _kind(value: Any) -> str:
+    return "no such field" if value is None else f"a {type(value).__name__}, not a string"
 
 
 class Output:

@@ -31,7 +31,9 @@ def test_jsonl_to_jsonl_with_spans(tmp_path):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["a", "b"]
     first = rows[0]
-    assert first["text"] == TEXT and first["meta"] == {"lang": "en"}
+    # the input record kept whole, in its order, the results added (#19 item 10)
+    assert list(first)[:3] == ["id", "text", "lang"] and first["text"] == TEXT and first["lang"] == "en"
+    assert "meta" not in first
     spans = {(s["text"], s["label"]) for s in first["spans"]}
     assert ("maya@example.org", "CODE") in spans and ("Maya Kodnani", "PERSON") in spans
     for s in first["spans"]:

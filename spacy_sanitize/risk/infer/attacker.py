@@ -26,6 +26,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from ...errors import Errors
+from ...io import get_field  # dotted JSONL fields, shared with the CLI reader
 from ...lm.linear import LinearWeights
 
 TokenSeq = Sequence[Optional[str]]
@@ -229,25 +230,6 @@ def train_attacker(
 
 
 # --- JSONL data -----------------------------------------------------------------------
-
-def get_field(record: Dict[str, Any], dotted: str) -> Any:
-    """``record["meta"]["countries"]`` for ``"meta.countries"``; None when missing.
-    Alternatives separated by ``|`` are tried in order (``meta.countries|label``)."""
-    if "|" in dotted:
-        for alternative in dotted.split("|"):
-            value = get_field(record, alternative)
-            if value not in (None, ""):
-                return value
-        return None
-    value: Any = record
-    for part in dotted.split("."):
-        if not isinstance(value, dict) or part not in value:
-            return None
-        value = value[part]
-    if isinstance(value, list):  # a single-valued list counts as its value
-        value = value[0] if len(value) == 1 else None
-    return value
-
 
 def read_labeled(path: Union[str, Path], label_field: str = "label", text_field: str = "text") -> Tuple[List[str], List[str], List[str]]:
     """(ids, texts, labels) of the JSONL records that have a text and a label."""
