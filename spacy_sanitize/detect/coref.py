@@ -7,7 +7,8 @@ first mention. Spans that already carry an id keep it.
 
 With ``propagate`` (on by default) it also adds the mentions a detector missed: every
 other whole-word occurrence (on token boundaries) of a detected mention's exact text, and
-of the parts of a detected PERSON name (a surname alone, say), joins the entity; the
+of the parts of a detected PERSON name (a surname alone, say), joins the entity (a
+name also in other casing and plural, as the masker propagates it); the
 occurrences come from the masker's propagation engine (``masking_plan.occurrences``). One clear mention left in
 the text is enough to re-identify a person.
 """
@@ -93,8 +94,10 @@ class Coref:
             for piece in pieces:
                 targets.setdefault(piece, (span.label_, span._.entity_id))
         found = []
+        # a repeat of a name in other casing is the name too ("INGRID SOLHEIM", "kodnani")
+        names = [piece for piece, (label, _) in targets.items() if label == "PERSON"]
         # the masker's engine, every occurrence (nested ones too), kept where they are tokens
-        for start, end, piece in occurrences(doc.text, targets, overlapping=True):
+        for start, end, piece in occurrences(doc.text, targets, overlapping=True, any_case=names):
             label, entity_id = targets[piece]
             span = doc.char_span(start, end, label=label)
             if span is not None:
