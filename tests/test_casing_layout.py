@@ -124,3 +124,22 @@ def test_property_repeat_of_a_masked_name_never_leaks(nlp, given_name, family, h
     out = sanitize(nlp, text, [(0, len(name), "PERSON", "e1")])._.sanitized
     assert family.lower() not in out.lower() and "\n" in out
     assert out.endswith(" agreed, said the clerk.")
+
+
+@pytest.mark.parametrize(
+    "text,given_name,expected",
+    [
+        ("Patient: SMITH, JOHN. DOB: 1985.", "JOHN", "SMITH, JOHN"),
+        ("Name: Solheim, Ingrid\nAge: 42", "Ingrid", "Solheim, Ingrid"),
+        # not a field, different casing, or a stop word before the comma: unchanged
+        ("In Paris, John said.", "John", "John"),
+        ("Patient: SMITH, John.", "John", "John"),
+        ("Note: THE, JOHN.", "JOHN", "JOHN"),
+    ],
+)
+def test_surname_first_field_joins_the_name(text, given_name, expected):
+    nlp = spacy.blank("en")
+    coref = nlp.add_pipe("pii_coref")
+    start = text.index(given_name)
+    doc = doc_with(nlp, text, [(start, start + len(given_name), "PERSON", "")])
+    assert [s.text for s in coref(doc).spans["pii"] if s.label_ == "PERSON"][0] == expected
