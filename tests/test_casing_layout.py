@@ -143,3 +143,15 @@ def test_surname_first_field_joins_the_name(text, given_name, expected):
     start = text.index(given_name)
     doc = doc_with(nlp, text, [(start, start + len(given_name), "PERSON", "")])
     assert [s.text for s in coref(doc).spans["pii"] if s.label_ == "PERSON"][0] == expected
+
+
+def test_refine_trims_contact_field_words_from_person_spans():
+    nlp = spacy.blank("en")
+    refine = nlp.add_pipe("pii_refine")
+    text = "Call John Smith or Tel. 555. Ring Per Aasen. Ring Lardner wrote."
+    doc = nlp.make_doc(text)
+    spans = [doc.char_span(a, b, label="PERSON") for a, b in [(0, 15), (19, 22), (29, 43)]]
+    spans.append(doc.char_span(45, 57, label="ORG"))  # another type keeps its words
+    doc.spans["pii"] = spans
+    doc = refine(doc)
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("John Smith", "PERSON"), ("Per Aasen", "PERSON"), ("Ring Lardner", "ORG")]
