@@ -11,6 +11,9 @@ engine (``occurrences``) and name-part rule (``NamePartRule``).
 3. Deny-list: listed strings are masked wherever they occur as whole words.
 4. Propagation: each masked string is also masked wherever else it occurs as a whole
    word (and, for PERSON, each name part, skipping titles, short and common words).
+   PERSON strings match in any casing ("INGRID SOLHEIM", "kodnani") and as a plural
+   ("the Solheims"), except a lower-case repeat of a single common word ("smith").
+6. Layout: a region never covers a line break; it is split there and the separator kept.
 5. Overlaps: ``union`` merges overlapping regions into one (label and entity of the
    longest member); ``separate`` keeps the first and trims the next to what remains.
    Both leave no character of a region unreplaced.
@@ -18,7 +21,8 @@ engine (``occurrences``) and name-part rule (``NamePartRule``).
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+from functools import lru_cache
+from typing import Any, Collection, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
@@ -29,6 +33,9 @@ from .errors import Errors
 OVERLAP_POLICIES = ("union", "separate")
 COMMON_WORDS: FrozenSet[str] = frozenset(STOP_WORDS) | {m.lower() for m in MONTHS + WEEKDAYS} | PERSON_TITLES
 _POSSESSIVE = re.compile(r"['’]s?$")
+# A lower-case word at least this frequent in general English (wordfreq Zipf) is read as
+# the word, not as a name part ("smith", "rose"); rarer ones ("kodnani") are the name.
+COMMON_ZIPF = 4.0
 
 
 def fold(text: str) -> str:
@@ -75,12 +82,36 @@ def whole_word_pattern(strings: Iterable[str]) -> Optional["re.Pattern[str]"]:
 _HEAD = re.compile(r"\w+|.", re.DOTALL)  # a word, or one non-word character
 
 
+@lru_cache(maxsize=65536)
+def is_common_word(word: str) -> bool:
+    """A word of general English: a stop word, month, weekday or title, or a word of
+    Zipf frequency >= ``COMMON_ZIPF``."""
+    lowered = word.lower()
+    if lowered in COMMON_WORDS:
+        return True
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(lowered, "en") >= COMMON_ZIPF
+
+
+def other_casing_ok(string: str, found: str) -> bool:
+    """Whether ``found`` (``string`` in any casing, maybe plural) is a repeat of the name:
+    always for a name of several words, and for one word unless the repeat is lower case
+    and the word a common one (also when the name was written in lower case: a detected
+    "john smith" does not make every "smith" a name)."""
+    if len(string.split()) > 1 or not found.islower():
+        return True
+    return not is_common_word(string)
+
+
 def _head(text: str) -> str:
     match = _HEAD.match(text)
     return match.group(0) if match else ""
 
 
-def occurrences(text: str, strings: Iterable[str], overlapping: bool = False) -> List[Tuple[int, int, str]]:
+def occurrences(
+    text: str, strings: Iterable[str], overlapping: bool = False, any_case: Collection[str] = ()
+) -> List[Tuple[int, int, str]]:
     """The propagation engine: ``(start, end, string)`` of every whole-word occurrence of
     ``strings`` in ``text``, sorted. Without ``overlapping``, one left-to-right pass that
     takes the longest string at each position (a cover: what the masker replaces); with
@@ -91,10 +122,18 @@ def occurrences(text: str, strings: Iterable[str], overlapping: bool = False) ->
     a non-word character) starts after a non-word character, and its first word is the
     string's first word, so only the strings with that head are tried there. A regex per
     string (or one alternation of all of them) is tried at every position instead, which
-    made ``pii_coref`` quadratic in the length of a document (its strings grow with it)."""
+    made ``pii_coref`` quadratic in the length of a document (its strings grow with it).
+
+    ``any_case``: strings (names) that also match in other casing and with a plural "s"
+    (``other_casing_ok`` decides a match that differs from the string); their heads are
+    indexed case-folded, so the pass stays linear."""
     by_head: Dict[str, List[str]] = {}
+    by_fold: Dict[str, List[str]] = {}
+    folded = frozenset(any_case)
     for string in sorted(dict.fromkeys(s for s in strings if s), key=len, reverse=True):
         by_head.setdefault(_head(string), []).append(string)
+        if string in folded:
+            by_fold.setdefault(_head(string).casefold(), []).append(string)
     if not by_head:
         return []
     found: List[Tuple[int, int, str]] = []
@@ -106,12 +145,27 @@ def occurrences(text: str, strings: Iterable[str], overlapping: bool = False) ->
         p, head = match.start(), match.group(0)
         starts_here = not after_word
         after_word = _is_word(head[-1])
-        candidates = by_head.get(head) if starts_here and p >= cursor else None
-        if not candidates:
+        if not starts_here or p < cursor:
             continue
+        candidates = by_head.get(head, [])
+        if by_fold:
+            key = head.casefold()
+            extra = [c for c in by_fold.get(key, ()) if c not in candidates]
+            if key.endswith("s"):  # the head of a plural: "Solheims"
+                extra += [c for c in by_fold.get(key[:-1], ()) if c not in candidates and c not in extra]
+            candidates = sorted(candidates + extra, key=len, reverse=True) if extra else candidates
         for string in candidates:  # longest first
             stop = p + len(string)
-            if not text.startswith(string, p) or (stop < size and _is_word(text[stop])):
+            if not text.startswith(string, p):
+                if string not in folded or text[p:stop].casefold() != string.casefold():
+                    continue
+            if string in folded and stop < size and text[stop] in "sS" and not string.endswith(("s", "S")) and not (
+                stop + 1 < size and _is_word(text[stop + 1])
+            ):
+                stop += 1  # a plural family name: "the Solheims"
+            if stop < size and _is_word(text[stop]):
+                continue
+            if string in folded and not other_casing_ok(string, text[p:stop]):
                 continue
             if not overlapping:
                 found.append((p, stop, string))
@@ -232,9 +286,10 @@ def propagation_owners(text: str, sources: List[Region], allow: FrozenSet[str], 
 def propagated_regions(text: str, sources: List[Region], allow: FrozenSet[str], person_parts: bool, min_chars: int) -> List[Region]:
     """Whole-word occurrences of masked strings (and PERSON name parts) anywhere."""
     owner = propagation_owners(text, sources, allow, person_parts, NamePartRule(min_chars))
+    names = [string for string, region in owner.items() if region.label == "PERSON"]
     return [
         Region(start, end, owner[string].label, owner[string].entity_id, "propagated")
-        for start, end, string in occurrences(text, owner)
+        for start, end, string in occurrences(text, owner, any_case=names)
     ]
 
 
@@ -290,5 +345,33 @@ def masking_plan(doc: Doc, settings: Optional[PlanSettings] = None, text: Option
     regions += deny_regions(text, settings.deny)
     if settings.propagate:
         regions += propagated_regions(text, regions, settings.allow, settings.propagate_person_parts, settings.min_propagate_chars)
-    return one_label_per_mention(resolve_overlaps(regions, settings.overlap), text)
+    return one_label_per_mention(split_at_line_breaks(resolve_overlaps(regions, settings.overlap), text), text)
+
+
+_LINE_BREAK = re.compile(r"\s*[\n\r\v\f\u2028\u2029\x1c-\x1e\x85]\s*")
+
+
+def split_at_line_breaks(regions: List[Region], text: str) -> List[Region]:
+    """Each region cut at the line breaks inside it, with the whitespace at its edges
+    left out: a replacement never swallows the layout ("John Smith\nAge" keeps its line
+    break). Parts of whitespace only are dropped."""
+    out: List[Region] = []
+    for region in regions:
+        piece = text[region.start : region.end]
+        if not _LINE_BREAK.search(piece):
+            out.append(region)
+            continue
+        start = region.start
+        for match in list(_LINE_BREAK.finditer(piece)) + [None]:
+            end = region.start + match.start() if match else region.end
+            left, right = start, end
+            while left < right and text[left].isspace():
+                left += 1
+            while right > left and text[right - 1].isspace():
+                right -= 1
+            if right > left:
+                out.append(replace(region, start=left, end=right))
+            if match:
+                start = region.start + match.end()
+    return out
 

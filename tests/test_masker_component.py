@@ -57,8 +57,8 @@ def test_fail_closed_and_entity_level_masking():
     "text,spans,expected",
     [
         # missed exact mention, and a surname part after the full name; whole words only
-        ("Maya Kodnani spoke. Later Kodnani and Kodnanis left; Maya Kodnani too.", [(0, 12, "PERSON", "e1")],
-         "[PERSON] spoke. Later [PERSON] and Kodnanis left; [PERSON] too."),
+        ("Maya Kodnani spoke. Later Kodnani and Kodnanian left; Maya Kodnani too.", [(0, 12, "PERSON", "e1")],
+         "[PERSON] spoke. Later [PERSON] and Kodnanian left; [PERSON] too."),
         # titles and short/common words are not propagated
         ("Dr. Al May spoke to Dr. Smith in May.", [(0, 10, "PERSON", "e1")], "[PERSON] spoke to Dr. Smith in May."),
         # possessives are whole-word matches

@@ -59,6 +59,8 @@ def docs(draw):
 def test_sanitize_properties(doc, index, overlap):
     text = doc.text
     masked = {i for s in doc.spans["pii"] for i in range(s.start_char, s.end_char) if s.text.strip()}
+    # a span over a line break is cut there and its whitespace stays in clear text (layout)
+    masked -= {i for s in doc.spans["pii"] if "\n" in s.text for i in range(s.start_char, s.end_char) if text[i].isspace()}
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         out = get_masker(index, overlap)(doc)

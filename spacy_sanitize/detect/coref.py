@@ -2,12 +2,14 @@
 
 Mentions with the same normalized text share an id; a PERSON mention that is a part
 (e.g. the surname) of an earlier full PERSON name joins that name's entity, and so does
-an ORG acronym of an earlier ORG. Ids are ``e1, e2, ...`` per document, in order of
+an ORG acronym of an earlier ORG; a given name in a "SURNAME, GIVEN" field takes in the
+surname ("Patient: SMITH, JOHN"). Ids are ``e1, e2, ...`` per document, in order of
 first mention. Spans that already carry an id keep it.
 
 With ``propagate`` (on by default) it also adds the mentions a detector missed: every
 other whole-word occurrence (on token boundaries) of a detected mention's exact text, and
-of the parts of a detected PERSON name (a surname alone, say), joins the entity; the
+of the parts of a detected PERSON name (a surname alone, say), joins the entity (a
+name also in other casing and plural, as the masker propagates it); the
 occurrences come from the masker's propagation engine (``masking_plan.occurrences``). One clear mention left in
 the text is enough to re-identify a person.
 """
@@ -16,10 +18,10 @@ from typing import Dict, FrozenSet, List, Optional
 
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
-from ..masking_plan import NamePartRule, fold, occurrences
+from ..masking_plan import COMMON_WORDS, NamePartRule, fold, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
 
@@ -33,6 +35,35 @@ def normalize(text: str) -> str:
 
 def _name_parts(text: str) -> List[str]:
     return [w for w in normalize(text).split() if LINK_PARTS.accepts(w)]
+
+
+def _surname_first(doc: Doc, spans_key: str) -> None:
+    """A PERSON span written "SURNAME, GIVEN" in a field ("Patient: SMITH, JOHN") often
+    comes out as the given name only: the word and comma before it join the span when the
+    word has the same casing (all caps or title case), is not a stop word or title (surnames
+are often common words: "SMITH"), and opens a
+    line or follows a colon (a form field, not a list of places: "Paris, John said")."""
+    spans = list(doc.spans.get(spans_key, []))
+    changed = False
+    for k, span in enumerate(spans):
+        i = span.start
+        if span.label_ != "PERSON" or i < 2 or doc[i - 1].text != "," or doc[i - 2].whitespace_:
+            continue
+        word, first = doc[i - 2], doc[i]
+        same_case = (word.is_upper and first.is_upper) or (word.is_title and first.is_title)
+        before = doc[i - 3] if i >= 3 else None
+        opens = before is None or before.text == ":" or "\n" in before.text
+        if not (same_case and opens and word.is_alpha and len(word) > 1 and word.lower_ not in COMMON_WORDS):
+            continue
+        if any(other.start <= i - 2 < other.end for other in spans):
+            continue
+        wider = Span(doc, i - 2, span.end, label=span.label_)
+        wider._.entity_id = span._.entity_id
+        wider._.risk_explain = {**span._.risk_explain, "surname_first": True}
+        spans[k] = wider
+        changed = True
+    if changed:
+        doc.spans[spans_key] = spans
 
 
 class Coref:
@@ -51,6 +82,8 @@ class Coref:
         self.part_rule = NamePartRule(min_part_length, stops | PERSON_TITLES, title_case=True)
 
     def __call__(self, doc: Doc) -> Doc:
+        if self.person_parts:
+            _surname_first(doc, self.spans_key)
         ids: Dict[str, str] = {}
         person_parts: Dict[str, str] = {}
         acronyms: Dict[str, str] = {}
@@ -93,8 +126,10 @@ class Coref:
             for piece in pieces:
                 targets.setdefault(piece, (span.label_, span._.entity_id))
         found = []
+        # a repeat of a name in other casing is the name too ("INGRID SOLHEIM", "kodnani")
+        names = [piece for piece, (label, _) in targets.items() if label == "PERSON"]
         # the masker's engine, every occurrence (nested ones too), kept where they are tokens
-        for start, end, piece in occurrences(doc.text, targets, overlapping=True):
+        for start, end, piece in occurrences(doc.text, targets, overlapping=True, any_case=names):
             label, entity_id = targets[piece]
             span = doc.char_span(start, end, label=label)
             if span is not None:

@@ -12,7 +12,9 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   number word); a QUANTITY made of years only ("1804 - 1806", "1991–2000") becomes DATETIME;
 - **edge words** are trimmed: leading prepositions, articles, possessives and hedges of
   DATETIME and QUANTITY spans ("between", "from", "the", "his", "early", "more than",
-  "about"), and trailing connectors and punctuation of every span ("and", "of", ",");
+  "about"), leading contact-field words of PERSON spans ("Call", "Tel", "Ring": a PERSON
+  span of these only is dropped), and trailing connectors and punctuation of every span
+  ("and", "of", ",");
 - **vague dates** ("summer", "next year", "the end of the season") are dropped when
   ``drop_vague_dates`` is on: a DATETIME span with no digit, month or weekday name or number
   word pins down no date;
@@ -52,6 +54,10 @@ LEADING_NUMBER_WORDS = frozenset(
         "a", "an", "the", "his", "her", "their", "its", "estimated",
     }
 )
+# Words of a contact field that generic NER reads into a PERSON span ("Call John Smith",
+# "Tel" before a number): trimmed from the start of a PERSON span, and a PERSON span of
+# such words only is dropped.
+FIELD_WORDS = frozenset({"tel", "tlf", "phone", "ring", "call", "fax", "mob", "mobile", "cell", "contact", "email", "e-mail", "mail"})
 TRAILING_WORDS = frozenset({"and", "or", "to", "through", "until", "till", "of", "the", "'s", "’s", "'"})
 MONTHS = frozenset(
     "january february march april may june july august september october november december "
@@ -142,7 +148,8 @@ class SpanRefiner:
         if self.trim_edges:
             start, end = self._trim(doc, start, end, label)
         if start >= end:
-            return ([], "drop") if label in ("DATETIME", "QUANTITY") else ([(span.start, span.end, label)], None)
+            dropped = label in ("DATETIME", "QUANTITY") or (label == "PERSON" and self._field_words_only(span))
+            return ([], "drop") if dropped else ([(span.start, span.end, label)], None)
         parts = [(start, end)]
         if self.split_ranges and label in ("DATETIME", "QUANTITY"):
             parts = self._split(doc, start, end, label)
@@ -164,7 +171,7 @@ class SpanRefiner:
         return out, "split" if len(parts) > 1 else "relabel" if out[0][2] != label else "trim"
 
     def _trim(self, doc: Doc, start: int, end: int, label: str) -> Tuple[int, int]:
-        leading = LEADING_DATE_WORDS if label == "DATETIME" else LEADING_NUMBER_WORDS if label == "QUANTITY" else frozenset()
+        leading = LEADING_DATE_WORDS if label == "DATETIME" else LEADING_NUMBER_WORDS if label == "QUANTITY" else FIELD_WORDS if label == "PERSON" else frozenset()
         while start < end and (doc[start].lower_ in leading or doc[start].is_punct or doc[start].lower_ in DASHES):
             start += 1
         while end > start and (doc[end - 1].lower_ in TRAILING_WORDS or doc[end - 1].is_punct):
@@ -194,6 +201,11 @@ class SpanRefiner:
             if not ok:
                 return [(start, end)]
         return pieces
+
+    @staticmethod
+    def _field_words_only(span: Span) -> bool:
+        words = [t for t in span if not t.is_punct]
+        return bool(words) and all(t.lower_ in FIELD_WORDS for t in words)
 
     @staticmethod
     def _years_only(tokens: Iterable) -> bool:

@@ -1,8 +1,8 @@
 """pii_titles: person names introduced by a title or honorific ("Mr Per Aasen", "Dr. Nilsen").
 
 Generic NER models miss names whose first word is also a common word ("Mr Per Aasen": "Per"
-reads as a preposition). A title followed by one to four capitalised words marks those words
-as a PERSON span; the title itself stays in clear text (it is not identifying, and TAB's
+reads as a preposition). A title followed by one to four capitalised words on its line, up
+to the end of the sentence, marks those words as a PERSON span; the title itself stays in clear text (it is not identifying, and TAB's
 recall does not count mr/mrs/ms).
 """
 import re
@@ -15,7 +15,9 @@ from ..extensions import register_extensions
 from ..spans import add_char_spans, check_label
 
 DEFAULT_TITLES: List[str] = ["Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Lady", "Lord", "Judge", "Justice", "Madam", "Monsieur", "Madame", "Herr", "Frau"]
-NAME_WORD = r"(?:[A-Z][\w'’-]*\.?|(?:van|von|de|der|den|da|di|du|le|la|bin|ibn|al)(?=\s+[A-Z]))"
+# A period ends a name word only after an initial ("J. R. Smith"): after a longer word it
+# ends the sentence, and the next sentence is not part of the name ("Mr Per Aasen. Ticket").
+NAME_WORD = r"(?:[A-Z]\.|[A-Z][\w'’-]*|(?:van|von|de|der|den|da|di|du|le|la|bin|ibn|al)(?=[ \t]+[A-Z]))"
 
 
 class TitleDetector:
