@@ -18,7 +18,7 @@ from .decide.protect import protect_from_record
 from .errors import Errors, Warnings
 from .io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records
 from .risk.base import is_decider
-from .pipeline import DEFAULT_CHUNK_CHARS, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
+from .pipeline import DEFAULT_CHUNK_CHARS, check_max_chars, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
 
 
 
@@ -60,6 +60,10 @@ def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, 
 def cmd_sanitize(args: argparse.Namespace) -> int:
     if args.n_process < 1:
         raise InputError(Errors.E023.format(n=args.n_process))
+    try:
+        check_max_chars(args.max_chars)
+    except ValueError as err:
+        raise InputError(str(err)) from None  # bad usage (exit 2), before the pipeline loads
     # the input is checked before the pipeline loads and any output opens (stdin: its
     # format from its first line, read ahead)
     skipped: List[int] = []
@@ -261,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     sanitize.add_argument("--submission", help="also write the masked offsets in TAB's submission format to this file")
     sanitize.add_argument("--batch-size", type=int, default=16)
     sanitize.add_argument("--n-process", type=int, default=1, help="worker processes for the pipeline (default 1); the output keeps the input order")
-    sanitize.add_argument("--max-chars", type=int, default=DEFAULT_CHUNK_CHARS, help="texts longer than this are processed in pieces cut at paragraph/sentence boundaries")
+    sanitize.add_argument("--max-chars", type=int, default=DEFAULT_CHUNK_CHARS, help="texts longer than this are processed in pieces cut at paragraph, sentence or whitespace boundaries, never inside a word (at least 1000)")
     sanitize.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
     sanitize.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     sanitize.set_defaults(func=cmd_sanitize)

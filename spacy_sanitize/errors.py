@@ -80,6 +80,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "file or pipeline directory, or an installed pipeline package.{hint}"
     )
     E023 = "--n-process must be 1 or more (got {n}); use 1 to run in this process."
+    E024 = (
+        "--max-chars (max_chars) must be a whole number of at least {minimum}, got {n!r}: smaller "
+        "pieces cannot hold the context detection needs. Use the default ({default}) or more."
+    )
     E027 = "cannot disable {names}: pipeline '{pipeline}' has no such component (it has {pipe_names})."
     E040 = (
         "pii_codes: unknown validated identifier(s) {names}; use names of: {known} (or [] to "
@@ -554,6 +558,11 @@ class Warnings(metaclass=ErrorsWithCodes):
         "risk_threshold), so it masks every detected span and the person to protect changes "
         "nothing; use a risk pipeline (court, risk_seq...) to keep a person's names masked while "
         "the indicators decide the rest."
+    )
+    W013 = (
+        "text from offset {start} has no whitespace or separator (, ; }} ] >) to cut at within "
+        "{cap} characters; it was cut there, which may split an identifier: check the output "
+        "around that offset, or raise --max-chars."
     )
     W098 = (
         "{unmatched} of the {n} doc id(s) in the predictions file '{path}' name no gold "

@@ -5,6 +5,7 @@ import difflib
 import importlib.resources
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
@@ -14,7 +15,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from thinc.api import Config
 
-from .errors import Errors
+from .errors import Errors, Warnings
 from .io import TextChunks
 from .models import ENGLISH_MODELS, english_model_name
 
@@ -201,34 +202,108 @@ def unknown_pipeline_message(name: str) -> str:
     return Errors.E022.format(name=name, names=", ".join(names), hint=hint)
 
 
+# Smaller pieces cannot hold the context a detector needs (at 1-5 characters nothing is
+# detected at all), and 0 or less never advances.
+MIN_CHUNK_CHARS = 1_000
+# A run with no safe place to cut within ``max_chars`` may grow its piece up to this many
+# times ``max_chars`` before it is cut anyway (W013).
+HARD_CAP_FACTOR = 2
+# Cutting after these never splits an identifier: JSON/CSV/markup separators. "," and ";"
+# only when not between two digits ("1,000" is one number).
+_SAFE_AFTER = ",;}]>"
+
+
+def check_max_chars(max_chars: Any) -> int:
+    """``max_chars`` if it is a usable piece size, else ValueError (E024)."""
+    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < MIN_CHUNK_CHARS:
+        raise ValueError(Errors.E024.format(n=max_chars, minimum=MIN_CHUNK_CHARS, default=DEFAULT_CHUNK_CHARS))
+    return max_chars
+
+
 def split_text(text: str, max_chars: int = DEFAULT_CHUNK_CHARS) -> List[Tuple[int, str]]:
     """Cut ``text`` into pieces of at most ``max_chars`` at paragraph, line, sentence or
-    space boundaries; returns (offset, piece) pairs whose concatenation is ``text``."""
+    whitespace boundaries, never inside a word, number, e-mail or URL; a run without
+    whitespace is cut after a separator (``, ; } ] >``), and without one either its piece
+    grows up to ``HARD_CAP_FACTOR * max_chars``. Returns (offset, piece) pairs whose
+    concatenation is ``text``."""
     return list(split_stream([text], max_chars))
 
 
 def split_stream(chunks: Iterable[str], max_chars: int = DEFAULT_CHUNK_CHARS) -> Iterator[Tuple[int, str]]:
     """``split_text`` of the concatenation of ``chunks`` (a file read in blocks), piece by
-    piece, holding at most one piece and one chunk: a cut depends only on the next
-    ``max_chars`` characters, so the pieces are those of the whole text."""
+    piece, holding at most one (grown) piece and one chunk: a cut depends only on the next
+    ``HARD_CAP_FACTOR * max_chars`` characters, so the pieces are those of the whole text."""
+    check_max_chars(max_chars)
     buffer = ""
     offset = 0
+    # after a run with no safe cut, look again only once the hard cap is in (the cut is then
+    # certain): rescanning at every small chunk would be quadratic
+    wait = max_chars
     for chunk in chunks:
         buffer += chunk
-        while len(buffer) > max_chars:
-            cut = _cut(buffer[:max_chars], max_chars)
+        while len(buffer) > wait:
+            cut = _cut(buffer, max_chars, offset)
+            if cut is None:
+                wait = max_chars * HARD_CAP_FACTOR
+                break  # no safe cut yet: read on
+            wait = max_chars
             yield offset, buffer[:cut]
             offset += cut
             buffer = buffer[cut:]
+    while len(buffer) > max_chars:
+        cut = _cut(buffer, max_chars, offset)
+        if cut is None:
+            break  # the rest is one grown piece
+        yield offset, buffer[:cut]
+        offset += cut
+        buffer = buffer[cut:]
     yield offset, buffer
 
 
-def _cut(window: str, max_chars: int) -> int:
-    for sep in ("\n\n", "\n", ". ", " "):
-        cut = window.rfind(sep, max_chars // 2)
+def _safe_cut(buffer: str, cut: int, space: bool, digits: bool = False) -> bool:
+    """Whether ``buffer`` may be cut before index ``cut``: after whitespace (``space``) or
+    after a separator, and not between two digits ("+33 1 23", "1,000") unless
+    ``digits`` (whitespace only: the last resort before a piece grows)."""
+    if not 0 < cut < len(buffer):
+        return False
+    before = buffer[cut - 1]
+    if not (before.isspace() if space else before in _SAFE_AFTER):
+        return False
+    if before in "}]>" or digits:
+        return True
+    return not (cut >= 2 and buffer[cut - 2].isdigit() and buffer[cut].isdigit())
+
+
+def _last_safe_cut(buffer: str, high: int, low: int, space: bool, digits: bool = False) -> Optional[int]:
+    for cut in range(high, low - 1, -1):
+        if _safe_cut(buffer, cut, space, digits):
+            return cut
+    return None
+
+
+def _cut(buffer: str, max_chars: int, offset: int) -> Optional[int]:
+    """Where to cut ``buffer`` (longer than ``max_chars``), or None when it needs more text
+    to tell (or, at the end of the text, when the rest is one piece)."""
+    window = buffer[:max_chars]
+    half = max_chars // 2
+    for sep in ("\n\n", "\n", ". "):
+        cut = window.rfind(sep, half)
         if cut != -1:
             return cut + len(sep)
-    return max_chars
+    # a space between digits ("+33 1 23 45") comes last: between two values of a table
+    for low, space, digits in ((half, True, False), (half, False, False), (1, True, False), (1, False, False), (1, True, True)):
+        found = _last_safe_cut(buffer, max_chars, low, space, digits)
+        if found is not None:
+            return found
+    # one run with no safe cut: the piece grows to the run's end rather than cut inside it
+    hard = max_chars * HARD_CAP_FACTOR
+    for cut in range(max_chars + 1, min(len(buffer) - 1, hard) + 1):
+        if _safe_cut(buffer, cut, True) or _safe_cut(buffer, cut, False):
+            return cut
+    if len(buffer) > hard:
+        warnings.warn(Warnings.W013.format(start=offset, cap=hard), UserWarning, stacklevel=4)
+        return hard
+    return None
 
 
 @dataclass
@@ -287,6 +362,9 @@ def sanitize_pieces(
     from .masker.record import RecordState
     from .masker.strategies.base import doc_key_for
 
+    check_max_chars(max_chars)
+    # a run without a safe cut grows its piece (see split_text): spaCy must take it
+    nlp.max_length = max(nlp.max_length, HARD_CAP_FACTOR * max_chars + 1)
     names = nlp.pipe_names
     first = next((i for i, (_, proc) in enumerate(nlp.pipeline) if isinstance(proc, Masker)), len(names))
     tail = nlp.pipeline[first:]

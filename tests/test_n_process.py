@@ -41,8 +41,9 @@ if __name__ == "__main__":
     warm = nlp(texts[0])  # the parent runs every component first (torch's thread pool starts)
     assert warm._.sanitized
     parallel = [doc._.sanitized for doc in nlp.pipe(texts, n_process=2, batch_size=1)]
-    pieces = [p.doc._.sanitized for p in sanitize_pieces(nlp, texts, max_chars=60, n_process=2)]
-    serial = [p.doc._.sanitized for p in sanitize_pieces(nlp, texts, max_chars=60)]
+    long_texts = [t * 6 for t in texts]  # longer than the smallest piece size (1,000)
+    pieces = [p.doc._.sanitized for p in sanitize_pieces(nlp, long_texts, max_chars=1000, n_process=2)]
+    serial = [p.doc._.sanitized for p in sanitize_pieces(nlp, long_texts, max_chars=1000)]
     print(json.dumps({{"parallel": parallel, "single": [nlp(t)._.sanitized for t in texts], "pieces": pieces, "serial": serial}}))
 """
 

@@ -28,7 +28,9 @@ def person_nlp(strategy: str = "spacy_sanitize.numbered.v1", **masker_cfg):
     return nlp
 
 
-FIRST = "Anna Berg wrote the letter on 3 April 1999. It was long.\n\n"
+# pieces are at least MIN_CHUNK_CHARS (1,000) long: the filler makes a text of several
+FILLER = " It was long." * 80
+FIRST = "Anna Berg wrote the letter on 3 April 1999." + FILLER + "\n\n"
 SECOND = "Karl Lund answered. Then Berg wrote again.\n\n"
 
 
@@ -41,7 +43,7 @@ def test_numbered_placeholders_hold_across_the_pieces_of_a_text():
     assert len(docs) == 2
     sanitized, rows = merged_output(docs, offsets)
     assert sanitized == (
-        "[PERSON 1] wrote the letter on [DATETIME 1]. It was long.\n\n[PERSON 2] answered. Then [PERSON 1] wrote again.\n\n"
+        "[PERSON 1] wrote the letter on [DATETIME 1]." + FILLER + "\n\n[PERSON 2] answered. Then [PERSON 1] wrote again.\n\n"
     )
     ids = {text[s:e]: entity for s, e, _, entity, *_ in rows}
     assert ids["Anna Berg"] == ids["Berg"] != ids["Karl Lund"]
@@ -74,14 +76,14 @@ def test_cli_text_output_of_a_long_file_in_pieces(tmp_path):
     text = (FIRST + SECOND) * 30
     source.write_text(text)
     out = tmp_path / "out.txt"
-    assert main(["sanitize", str(source), "-o", str(out), "-q", "--max-chars", "500", "--operators", "PERSON=numbered"]) == 0
+    assert main(["sanitize", str(source), "-o", str(out), "-q", "--max-chars", "2000", "--operators", "PERSON=numbered"]) == 0
     sanitized = out.read_text()
     assert "Berg" not in sanitized and "Lund" not in sanitized
     # one numbering for the whole file, not one per piece
     assert set(re.findall(r"\[PERSON \d+\]", sanitized)) == {"[PERSON 1]", "[PERSON 2]"}
     jsonl = tmp_path / "in.jsonl"
     jsonl.write_text(json.dumps({"id": "r", "text": text}) + "\n")
-    assert main(["sanitize", str(jsonl), "-o", str(out), "-q", "--max-chars", "500", "--operators", "PERSON=numbered"]) == 0
+    assert main(["sanitize", str(jsonl), "-o", str(out), "-q", "--max-chars", "2000", "--operators", "PERSON=numbered"]) == 0
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert record["text"] == text and record["sanitized"] == sanitized
     for start, end, _, _, replacement, out_start, out_end in record["replacements"]:
@@ -158,9 +160,10 @@ def test_occurrences_of_nested_strings(overlapping):
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.lists(st.sampled_from(["ab", " ", ". ", "\n", "\n\n", "xyz"]), max_size=60).map("".join),
-    st.integers(min_value=4, max_value=30),
-    st.integers(min_value=1, max_value=25),
+    # runs longer than a piece, with and without separators and digits (safe cuts, grown pieces)
+    st.lists(st.sampled_from(["ab" * 40, " ", ". ", "\n", "\n\n", "xyz" * 30, ",", "}", "9" * 30]), max_size=120).map("".join),
+    st.integers(min_value=1000, max_value=1600),
+    st.integers(min_value=1, max_value=2500),
 )
 def test_a_text_read_in_blocks_is_cut_as_the_whole_text(text, max_chars, block):
     from spacy_sanitize.pipeline import split_stream, split_text
@@ -221,7 +224,7 @@ def test_cli_n_process_keeps_order_and_record_numbering(tmp_path):
     outputs = []
     for n in ("1", "2"):
         out = tmp_path / f"out{n}.jsonl"
-        assert main(["sanitize", str(source), "-o", str(out), "-q", "-p", str(config), "--max-chars", "300", "--n-process", n]) == 0
+        assert main(["sanitize", str(source), "-o", str(out), "-q", "-p", str(config), "--max-chars", "1500", "--n-process", n]) == 0
         outputs.append([json.loads(line) for line in out.read_text().splitlines()])
     assert outputs[0] == outputs[1]
     assert [r["id"] for r in outputs[1]] == [str(i) for i in range(6)]

@@ -22,7 +22,7 @@ from ..extensions import register_extensions
 from ..errors import Errors, Warnings
 from .options import build_strategy, check_label, check_strategy_config
 from .privacy import P_ASSUMED, check_p, coverage, estimate_p, privacy_report
-from ..masking_plan import OVERLAP_POLICIES, PlanSettings, Region, masking_plan
+from ..masking_plan import OVERLAP_POLICIES, PlanSettings, Region, masking_plan, one_label_per_mention, resolve_overlaps
 from .strategies import Mention, Strategy
 from .record import RecordState, piece_entities
 from .strategies.base import DocState, doc_key_for
@@ -184,6 +184,12 @@ class Masker(LearnedState):
                 ids[piece_id], canonical_mention = record.link(label, mentions, longest)
                 canonical[ids[piece_id]] = canonical_mention
             regions = [replace_region(r, entity_id=ids[r.entity_id]) for r in regions]
+            carried = record.carried_regions(text)
+            if carried:  # strings masked in earlier pieces of the record, recurring here
+                for region in carried:
+                    canonical.setdefault(region.entity_id, record.canonical(region.entity_id) or text[region.start : region.end])
+                regions = one_label_per_mention(resolve_overlaps(regions + carried, self.cfg["overlap"]), text)
+            record.carry(text, regions, self.plan_settings)
             state = DocState(record.key, text, record.memory)
         for strategy in self.strategies():
             strategy.begin_doc(state)

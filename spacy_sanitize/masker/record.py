@@ -12,11 +12,21 @@ An entity of a piece is the record's entity with the same type when one of its m
 was a mention of it before (the same folded words), or, for PERSON, when every part of
 its longest name is a part of one earlier PERSON entity (a surname alone after the full
 name), as ``pii_coref`` links mentions within a Doc.
+
+Masked strings are carried forward: the strings a piece masked (each region's text and,
+for PERSON, its name parts, as propagation within a Doc takes them) are masked wherever
+they recur in the later pieces of the record, through the same occurrence engine
+(``masking_plan.occurrences``). Carrying backward (a name first detected in a later piece
+that recurs in an earlier, already written piece) cannot be done while streaming: the
+earlier output is gone. A two-pass run would have to read the record twice (or keep it),
+detect on every piece first and mask on the second pass, doubling the detection-free
+reading cost and holding the record's masked strings (not its text) in memory; it needs a
+re-readable input (a file, not standard input).
 """
 import re
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from ..masking_plan import COMMON_WORDS, fold
+from ..masking_plan import COMMON_WORDS, Region, fold, occurrences, propagation_owners, PlanSettings
 
 
 def _words(text: str) -> Tuple[str, ...]:
@@ -34,6 +44,8 @@ class RecordState:
         self._person_parts: Dict[str, str] = {}
         self._canonical: Dict[str, str] = {}
         self._count = 0
+        # masked string -> (label, record-level entity id) of the first region that masked it
+        self._carried: Dict[str, Tuple[str, str]] = {}
 
     def link(self, label: str, mentions: Iterable[str], canonical: str) -> Tuple[str, str]:
         """The record-level id of a piece's entity (``label``, the texts of its
@@ -55,6 +67,28 @@ class RecordState:
             for part in parts:
                 self._person_parts.setdefault(part, entity_id)
         return entity_id, self._canonical.setdefault(entity_id, canonical)
+
+
+    def carried_regions(self, text: str) -> List[Region]:
+        """Regions of a later piece where strings masked by earlier pieces recur (record-level
+        entity ids)."""
+        return [
+            Region(start, end, *self._carried[string], source="carried")
+            for start, end, string in occurrences(text, self._carried)
+        ]
+
+    def carry(self, text: str, regions: List[Region], settings: PlanSettings) -> None:
+        """Remember the strings the piece's ``regions`` (record-level ids) masked, for the
+        pieces that follow. Nothing is carried when the masker does not propagate: a setting
+        the user gave holds across pieces as within one."""
+        if not settings.propagate:
+            return
+        owners = propagation_owners(text, regions, settings.allow, settings.propagate_person_parts, settings.part_rule)
+        for string, region in owners.items():
+            self._carried.setdefault(string, (region.label, region.entity_id))
+
+    def canonical(self, entity_id: str) -> Optional[str]:
+        return self._canonical.get(entity_id)
 
 
 def piece_entities(text: str, regions: List[Any]) -> Dict[str, Tuple[str, List[str], str]]:
