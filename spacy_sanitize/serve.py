@@ -243,6 +243,12 @@ def log_config(level: str) -> Dict[str, Any]:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from .pipeline import check_max_chars
+
+    try:
+        check_max_chars(args.max_chars)  # at start (exit 2), not as a failure of every request
+    except ValueError as err:
+        raise InputError(str(err)) from None
     try:
         import uvicorn
     except ImportError:

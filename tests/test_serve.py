@@ -211,3 +211,10 @@ def test_the_documented_examples_answer_as_shown():
         if "records" in shown_json:
             answer, shown_json = answer["records"][0], shown_json["records"][0]
         assert {k: v for k, v in answer.items() if shown_json.get(k) != "..."} == {k: v for k, v in shown_json.items() if v != "..."}
+
+
+def test_serve_refuses_a_tiny_max_chars_at_start(capsys):
+    from spacy_sanitize.cli import main
+
+    assert main(["serve", "--max-chars", "5", "--port", "1"]) == 2
+    assert "E024" in capsys.readouterr().err
