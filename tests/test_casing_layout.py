@@ -9,17 +9,7 @@ from hypothesis import strategies as st
 
 import spacy_sanitize  # noqa: F401
 from spacy_sanitize.masking_plan import occurrences
-
-
-def doc_with(nlp, text, spans):
-    doc = nlp.make_doc(text)
-    out = []
-    for start, end, label, eid in spans:
-        span = doc.char_span(start, end, label=label, alignment_mode="expand")
-        span._.entity_id = eid
-        out.append(span)
-    doc.spans["pii"] = out
-    return doc
+from tests.test_masker_component import doc_with
 
 
 @pytest.fixture(scope="module")
