@@ -239,6 +239,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_verbose(parser: argparse.ArgumentParser) -> None:
+    """-v after the subcommand too (``sanitize f.txt -v``); SUPPRESS keeps a -v given before it."""
+    parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log progress and warnings")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="spacy-sanitize", description="Detect, score and mask personal identifiers in text.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress and warnings")
@@ -263,11 +268,12 @@ def build_parser() -> argparse.ArgumentParser:
     sanitize.add_argument("--id-field", default="id", help="JSONL field with the record id, dotted like --text-field (default: id)")
     sanitize.add_argument("--skip-bad", action="store_true", help="skip and count malformed JSONL lines instead of stopping")
     sanitize.add_argument("--submission", help="also write the masked offsets in TAB's submission format to this file")
-    sanitize.add_argument("--batch-size", type=int, default=16)
+    sanitize.add_argument("--batch-size", type=int, default=16, help="pieces per nlp.pipe batch (default 16; a batch also holds at most 100,000 characters)")
     sanitize.add_argument("--n-process", type=int, default=1, help="worker processes for the pipeline (default 1); the output keeps the input order")
     sanitize.add_argument("--max-chars", type=int, default=DEFAULT_CHUNK_CHARS, help="texts longer than this are processed in pieces cut at paragraph, sentence or whitespace boundaries, never inside a word (at least 1000)")
     sanitize.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
     sanitize.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    add_verbose(sanitize)
     sanitize.set_defaults(func=cmd_sanitize)
 
     evaluate = sub.add_parser("evaluate", help="TAB metrics of a pipeline or a predictions file against gold TAB JSON", description=(
@@ -283,6 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--lenient", action="store_true", help="skip malformed gold mentions with a warning")
     evaluate.add_argument("--weighting", default="uniform", help="token weights of P_w: uniform (default), frequency, mlm (shipped masked LM, needs torch) or a masked-LM name/path")
     evaluate.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    add_verbose(evaluate)
     evaluate.set_defaults(func=cmd_evaluate)
 
     from .training.attack_cli import add_attack_subparser
@@ -298,6 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_subparser(sub)
 
     info = sub.add_parser("info", help="list shipped pipelines, registered factories and strategies")
+    add_verbose(info)
     info.set_defaults(func=cmd_info)
     return parser
 

@@ -210,3 +210,12 @@ def test_unknown_pipeline_is_bad_usage_with_a_suggestion(tmp_path, capsys):
     assert "E022" in err and "Did you mean 'risk_seq'?" in err and "default" in err
     assert main(["sanitize", str(source), "--pipeline", "zzz", "-q"]) == 2
     assert "Did you mean" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_verbose_works_before_and_after_the_subcommand(tmp_path, where):
+    source = tmp_path / "a.txt"
+    source.write_text("Anna Berg lives in Oslo.", encoding="utf-8")
+    args = ["sanitize", str(source), "-q", "-o", str(tmp_path / "out.txt")]
+    assert main(["-v", *args] if where == "before" else [*args, "-v"]) == 0  # after: exit 2 before
+    assert "Anna" not in (tmp_path / "out.txt").read_text(encoding="utf-8")
