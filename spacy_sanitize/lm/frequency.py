@@ -126,14 +126,5 @@ class FrequencyScorer:
         return out
 
 
-@misc("spacy_sanitize.lm.frequency.v1")
-def make_frequency_scorer(
-    general: float = 0.45,
-    domain: float = 0.45,
-    document: float = 0.1,
-    counts: Optional[str] = None,
-    floor: float = 1e-8,
-    data: Optional[str] = None,
-) -> FrequencyScorer:
-    """The offline information-content scorer (no torch)."""
-    return FrequencyScorer(general, domain, document, counts, floor, data)
+# The class is the registered function: its __init__ is the config signature (one copy of it).
+make_frequency_scorer = misc("spacy_sanitize.lm.frequency.v1")(FrequencyScorer)
