@@ -130,6 +130,30 @@ class Errors(metaclass=ErrorsWithCodes):
         "'@strategies'. Write it as {new!r}, i.e. [components.masker.{where}] @strategies = "
         '"<name>" with the strategy\'s parameters as further keys.'
     )
+    E114 = (
+        "numbered.v1 with across_docs=True ran in a worker process (nlp.pipe(n_process>1) or "
+        "another multiprocessing worker): its counters live in one process, so each worker "
+        "would number from 1 and give different entities the same placeholder. Run the "
+        "masker in one process (spacy-sanitize sanitize --n-process N and "
+        "pipeline.sanitize_pieces do), or use spacy_sanitize.pseudonym.v1 with the secret in "
+        "SPACY_SANITIZE_SECRET: keyed ids that hold across processes and runs."
+    )
+    E115 = (
+        "the {strategy} strategy ran in a worker process without a secret: each worker would "
+        "draw its own one-time secret, so the same entity would get different replacements "
+        "in different workers. Set the environment variable {env} (or call "
+        "nlp.get_pipe('masker').set_secret(...) before nlp.pipe)."
+    )
+    E116 = (
+        "cannot decrypt the mapping '{path}': wrong key, or the file was altered. Give the key "
+        "it was written with."
+    )
+    E117 = "cannot use the mapping key: {problem}."
+    E118 = (
+        "encrypting or decrypting a mapping needs the 'cryptography' package: pip install "
+        "'spacy-sanitize[crypto]'."
+    )
+    E119 = "the mapping '{path}' does not fit the input: {problem}."
 
     E200 = (
         "gazetteer '{name}' not found. Give 'default' (the gazetteer shipped with the package),"
@@ -458,7 +482,8 @@ class Warnings(metaclass=ErrorsWithCodes):
     )
     W101 = (
         "the mapping written to '{path}' holds the ORIGINAL text of every replaced span: it is "
-        "as sensitive as the input. Store it encrypted and apart from the sanitized text."
+        "as sensitive as the input. Store it encrypted and apart from the sanitized text "
+        "(save_mapping(..., key=...); spacy-sanitize: --mapping-key-env or --mapping-key-file)."
     )
     W102 = (
         "the {strategy} strategy gave a {label} span back unchanged; it was replaced by "
@@ -469,6 +494,16 @@ class Warnings(metaclass=ErrorsWithCodes):
         "p = {p} is set in the config, so the privacy report keeps it; the p estimated by "
         "initialize ({learned:.3f}) is saved but unused. Set p = null to use the estimate."
     )
+    W104 = (
+        "no pseudonym secret given (env {env} unset): a random one-time secret is used, so "
+        "the ids hold only within this process and run. Set {env} for ids that hold across "
+        "runs, processes and workers."
+    )
+    W105 = (
+        "two different {label} entities got the same pseudonym id '{id}' ({count} ids "
+        "issued): ids of {n} hex digits collide. Raise the strategy's id_length."
+    )
+    W106 = "the mapping '{path}' is not encrypted: the key given was not used."
 
     W200 = (
         "{errors} line(s) of the Wikidata dump '{path}' were not valid JSON and were skipped; "
