@@ -1,4 +1,4 @@
-"""Command line: ``python -m spacy_sanitize {sanitize,evaluate,info}`` (also ``spacy-sanitize``).
+"""Command line: ``python -m spacy_sanitize {sanitize,restore,evaluate,info}`` (also ``spacy-sanitize``).
 
 Exit codes: 0 success, 1 processing error, 2 bad usage or bad input.
 """
@@ -19,6 +19,8 @@ from .errors import Errors, Warnings
 from .io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records
 from .risk.base import is_decider
 from .pipeline import DEFAULT_CHUNK_CHARS, check_max_chars, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
+from .masker.restore import MappingCollector, save_mapping
+from .restore_cli import add_mapping_arguments, add_restore_subparser, mapping_key
 
 
 
@@ -64,6 +66,8 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
         check_max_chars(args.max_chars)
     except ValueError as err:
         raise InputError(str(err)) from None  # bad usage (exit 2), before the pipeline loads
+    key = mapping_key(args)  # a bad key fails here, before any work
+    mapping = MappingCollector() if args.mapping else None
     # the input is checked before the pipeline loads and any output opens (stdin: its
     # format from its first line, read ahead)
     skipped: List[int] = []
@@ -91,7 +95,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
 
     # Progress in characters: one long document shows its progress piece by piece.
     progress = tqdm(desc="sanitizing", unit="char", unit_scale=True, disable=args.quiet or not sys.stderr.isatty() and not args.progress, file=sys.stderr)
-    writer = RecordWriter(out, output_format, newline=args.output in (None, "-"), submission=submission if args.submission else None)
+    writer = RecordWriter(out, output_format, newline=args.output in (None, "-"), submission=submission if args.submission else None, mapping=mapping)
     try:
         pieces = sanitize_pieces(nlp, texts(), batch_size=args.batch_size, max_chars=args.max_chars, n_process=args.n_process)
         for piece in pieces:
@@ -102,6 +106,8 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
             if piece.last:
                 writer.end()
                 pending.pop(0)
+        if mapping is not None:  # before the output is kept: a failed write keeps neither
+            save_mapping(mapping.mappings, args.mapping, key)
         ok = True
     finally:
         progress.close()
@@ -121,8 +127,9 @@ class RecordWriter:
     ``sanitized``, ``spans`` and ``replacements`` added; other inputs give ``id``, ``text``,
     those three and ``meta``."""
 
-    def __init__(self, out: Output, output_format: str, newline: bool, submission: Optional[Dict[str, List[List[int]]]]) -> None:
+    def __init__(self, out: Output, output_format: str, newline: bool, submission: Optional[Dict[str, List[List[int]]]], mapping: Optional[MappingCollector] = None) -> None:
         self.out = out
+        self.mapping = mapping
         self.jsonl = output_format != "text"
         self.newline = newline  # text to a terminal ends with a line break
         self.submission = submission
@@ -144,6 +151,8 @@ class RecordWriter:
         if self.submission is not None:
             assert self.record is not None
             self.submission.setdefault(self.record.id, []).extend([row[0], row[1]] for row in rows)
+        if self.mapping is not None:
+            self.mapping.add(doc, rows, offset)
         if self.jsonl:
             self.text.append(doc.text)
             self.sanitized.append(sanitized)
@@ -158,6 +167,8 @@ class RecordWriter:
         assert record is not None
         if self.submission is not None:
             self.submission.setdefault(record.id, [])
+        if self.mapping is not None:
+            self.mapping.end(record.id)
         if not self.jsonl:
             if self.newline and self.last_char not in ("", "\n"):
                 self.out.write("\n")
@@ -273,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     sanitize.add_argument("--max-chars", type=int, default=DEFAULT_CHUNK_CHARS, help="texts longer than this are processed in pieces cut at paragraph, sentence or whitespace boundaries, never inside a word (at least 1000)")
     sanitize.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
     sanitize.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    add_mapping_arguments(sanitize)
     add_verbose(sanitize)
     sanitize.set_defaults(func=cmd_sanitize)
 
@@ -303,6 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .serve import add_serve_subparser
 
     add_serve_subparser(sub)
+    add_restore_subparser(sub)
 
     info = sub.add_parser("info", help="list shipped pipelines, registered factories and strategies")
     add_verbose(info)
