@@ -1,4 +1,5 @@
 """Keyed pseudonyms that hold across processes and runs, and the encrypted mapping (#19.3)."""
+import importlib.util
 import json
 import os
 import re
@@ -20,6 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SECRET = "k3yed-Pseudonym-Secret-Qx7"  # must never reach an output or a log
 MAPPING_KEY = "Mapping-Key-Zr9-Wv2"
 PSEUDONYM = re.compile(r"\[PERSON ([0-9a-f]{8})\]")
+# encryption is the [crypto] extra (.ci/run installs it)
+needs_crypto = pytest.mark.skipif(importlib.util.find_spec("cryptography") is None, reason="needs spacy-sanitize[crypto]")
 TEXTS = ["Per Aasen wrote.", "Per Aasen called again.", "Kari Nordmann wrote.", "Kari Nordmann called again."]
 
 RULES_CFG = """
@@ -232,6 +235,7 @@ def _sanitize_with_mapping(tmp_path, monkeypatch, *key_args, fmt="jsonl"):
     return source, out, mapping
 
 
+@needs_crypto
 @pytest.mark.parametrize("fmt", ["jsonl", "text"])
 def test_cli_encrypted_mapping_round_trip(tmp_path, monkeypatch, capsys, fmt):
     source, out, mapping = _sanitize_with_mapping(tmp_path, monkeypatch, "--mapping-key-env", "TEST_MAPPING_KEY", fmt=fmt)
@@ -252,6 +256,7 @@ def test_cli_encrypted_mapping_round_trip(tmp_path, monkeypatch, capsys, fmt):
     assert MAPPING_KEY not in logs.out + logs.err and SECRET not in logs.out + logs.err + out.read_text()
 
 
+@needs_crypto
 def test_cli_mapping_key_from_a_private_file(tmp_path, monkeypatch, capsys):
     key_file = tmp_path / "mapping.key"
     key_file.write_text(MAPPING_KEY + "\n")
@@ -267,6 +272,7 @@ def test_cli_mapping_key_from_a_private_file(tmp_path, monkeypatch, capsys):
     assert "E117" in err and "chmod 600" in err and MAPPING_KEY not in err
 
 
+@needs_crypto
 @pytest.mark.parametrize("args,code", [
     (["--mapping-key-env", "TEST_WRONG_KEY"], "E116"),
     ([], "E117"),
@@ -307,6 +313,7 @@ def test_cli_plaintext_mapping_warns_and_restores(tmp_path, monkeypatch):
         assert main(["restore", str(out), "--mapping", str(mapping), "--mapping-key-env", "TEST_MAPPING_KEY", "-o", str(restored)]) == 0
 
 
+@needs_crypto
 def test_restore_refuses_a_mapping_of_other_records(tmp_path, monkeypatch, capsys):
     _, out, mapping = _sanitize_with_mapping(tmp_path, monkeypatch, "--mapping-key-env", "TEST_MAPPING_KEY")
     lines = out.read_text().splitlines()
@@ -315,6 +322,7 @@ def test_restore_refuses_a_mapping_of_other_records(tmp_path, monkeypatch, capsy
     assert "E119" in capsys.readouterr().err
 
 
+@needs_crypto
 def test_save_and_load_encrypted_mapping(tmp_path):
     nlp = person_nlp({"@strategies": "spacy_sanitize.numbered.v1"})
     doc = nlp("Per Aasen met Kari Nordmann.")
@@ -335,3 +343,17 @@ def test_save_and_load_encrypted_mapping(tmp_path):
         load_mapping(path, key=b"\x00\xffraw key bytes")
     with pytest.raises(ValueError, match="E117.*empty"):
         save_mapping(build_mapping(doc), path, key="")
+
+
+def test_encryption_without_cryptography_says_which_extra(tmp_path, monkeypatch, capsys):
+    for module in ("cryptography", "cryptography.fernet", "cryptography.hazmat.primitives.kdf.scrypt"):
+        monkeypatch.setitem(sys.modules, module, None)  # as if the [crypto] extra were not installed
+    monkeypatch.setenv("TEST_MAPPING_KEY", MAPPING_KEY)
+    source = tmp_path / "in.txt"
+    source.write_text("Per Aasen wrote.")
+    mapping = tmp_path / "m.json"
+    assert main(["sanitize", str(source), "-o", str(tmp_path / "out.txt"), "-q", "--mapping", str(mapping), "--mapping-key-env", "TEST_MAPPING_KEY"]) == 2
+    err = capsys.readouterr().err
+    assert "E118" in err and "spacy-sanitize[crypto]" in err and not mapping.exists()
+    with pytest.raises(ValueError, match=r"E118.*spacy-sanitize\[crypto\]"):
+        save_mapping({"version": 1, "doc_id": None, "entries": []}, mapping, key=MAPPING_KEY)
