@@ -38,6 +38,9 @@ def mapping_key(args: argparse.Namespace) -> Optional[bytes]:
     env, path = getattr(args, "mapping_key_env", None), getattr(args, "mapping_key_file", None)
     if (env or path) and not getattr(args, "mapping", None):
         raise InputError(Errors.E117.format(problem="--mapping-key-env/--mapping-key-file given without --mapping FILE"))
+    target, source = getattr(args, "mapping", None), getattr(args, "input", None)
+    if target and source not in (None, "-") and Path(target).resolve() == Path(source).resolve():
+        raise InputError(Errors.E021.format(output=target))  # the mapping would replace the input
     try:
         key = read_key(env, path)
         if key is not None:

@@ -300,6 +300,9 @@ def test_cli_key_errors_before_any_work(tmp_path, monkeypatch, capsys):
     assert main(["sanitize", str(source), "-o", str(out), "-q", "--mapping", str(tmp_path / "m.json"), "--mapping-key-env", "TEST_UNSET_KEY"]) == 2
     assert "TEST_UNSET_KEY is unset or empty" in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "m.json").exists()
+    # the mapping written over the input would destroy it
+    assert main(["sanitize", str(source), "-o", str(out), "-q", "--mapping", str(source)]) == 2
+    assert "E021" in capsys.readouterr().err and source.read_text() == "Per Aasen wrote."
 
 
 def test_cli_plaintext_mapping_warns_and_restores(tmp_path, monkeypatch):

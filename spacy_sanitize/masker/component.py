@@ -146,7 +146,8 @@ class Masker(LearnedState):
         return [self.default, *self.strategy_for.values()]
 
     def set_secret(self, secret: Optional[str]) -> None:
-        """The HMAC secret of keyed strategies (surrogate). Never serialized."""
+        """The HMAC secret of keyed strategies (surrogate, pseudonym). Never serialized; set
+        before ``nlp.pipe(n_process>1)``, the workers get it."""
         self._secret = secret
         for strategy in self.strategies():
             strategy.set_secret(secret)

@@ -16,8 +16,8 @@ Collisions: ids are ``4 * id_length`` bits, drawn per label. Among n distinct en
 one label the chance that two share an id is about 1 - exp(-n^2 / 2^(4 * id_length + 1)):
 with the default 8 digits (32 bits), 0.01% for 1,000 entities, 1.2% for 10,000, 69% for
 100,000 (use 12 digits there: 0.002%). Different processes cannot agree on a way around a
-collision without sharing state, so none is attempted; a collision this instance sees is
-warned about (W105) with the advice to raise ``id_length``.
+collision without sharing state, so none is attempted; a collision among the first million
+ids this instance issues is warned about (W105) with the advice to raise ``id_length``.
 
 The secret comes from the environment variable ``secret_env`` (``SPACY_SANITIZE_SECRET``) or
 ``Masker.set_secret``, never from the config. Without it a random one-time secret is used in
@@ -39,6 +39,7 @@ from .keyed import DEFAULT_SECRET_ENV, KeyedChooser
 
 MIN_ID_LENGTH = 6
 MAX_ID_LENGTH = 32
+MAX_TRACKED = 1_000_000  # ids remembered for the collision check (~200 bytes each)
 _POSSESSIVE = re.compile(r"['’]s?$")
 
 
@@ -74,8 +75,10 @@ class Pseudonym(Strategy):
         """The id of the entity with longest mention ``text`` and type ``label``."""
         digest = self.chooser.hexdigest(f"pseudonym\x1f{label}", normalise(label, text))
         short = digest[: self.id_length]
-        seen = self._issued.setdefault((label, short), digest)
-        if seen != digest:
+        seen = self._issued.get((label, short))
+        if seen is None and len(self._issued) < MAX_TRACKED:
+            self._issued[(label, short)] = digest
+        elif seen is not None and seen != digest:
             # names no entity: the warning reaches logs, the id is in the output anyway
             warnings.warn(Warnings.W105.format(label=label, id=short, n=self.id_length, count=len(self._issued)), stacklevel=2)
         return short
