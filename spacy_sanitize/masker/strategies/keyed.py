@@ -33,14 +33,12 @@ def in_other_process(home_pid: int) -> bool:
 class KeyedChooser:
     """secret_env (str): environment variable holding the secret. seed (int): a
     public salt; another seed gives another (still consistent) mapping. strategy (str):
-    the strategy's name, for the messages. missing (str): the warning given when no secret
-    is set (a format string with ``{env}``)."""
+    the strategy's name, for the messages (``pseudonym`` warns W104, others W100)."""
 
-    def __init__(self, secret_env: str = DEFAULT_SECRET_ENV, seed: int = 0, strategy: str = "surrogate", missing: str = Warnings.W100) -> None:
+    def __init__(self, secret_env: str = DEFAULT_SECRET_ENV, seed: int = 0, strategy: str = "surrogate") -> None:
         self.secret_env = secret_env
         self.seed = seed
         self.strategy = strategy
-        self.missing = missing
         self._key: Optional[bytes] = None
         self._home_pid = os.getpid()
 
@@ -57,7 +55,10 @@ class KeyedChooser:
                 # fail closed: a one-time key per worker would silently break consistency
                 raise ValueError(Errors.E115.format(strategy=self.strategy, env=self.secret_env))
             else:
-                warnings.warn(self.missing.format(env=self.secret_env), stacklevel=2)
+                if self.strategy == "pseudonym":
+                    warnings.warn(Warnings.W104.format(env=self.secret_env), stacklevel=2)
+                else:
+                    warnings.warn(Warnings.W100.format(env=self.secret_env), stacklevel=2)
                 self._key = _secrets.token_bytes(32)
         return self._key
 

@@ -63,7 +63,7 @@ class Pseudonym(Strategy):
     def __init__(self, template: str, id_length: int, secret_env: str, seed: int) -> None:
         self.template = template
         self.id_length = id_length
-        self.chooser = KeyedChooser(secret_env, seed, strategy="pseudonym", missing=Warnings.W104)
+        self.chooser = KeyedChooser(secret_env, seed, strategy="pseudonym")
         # (label, id) -> the full digest that gave it: a different digest is a collision
         self._issued: Dict[Tuple[str, str], str] = {}
 
