@@ -70,7 +70,7 @@ CODE_LABELS = frozenset(
     "iban ssn ip api mrn nhs id tel tlf fax phone mob mobile cell ref nr no no. dni nie nif vat tin "
     "pin sin bic swift passport acct account policy claim code ssn# ppsn bsn cpr pesel".split()
 )
-FIELD_LABELS = CODE_LABELS | frozenset("dob d.o.b. d.o.b email e-mail url dob# sex age".split())
+FIELD_LABELS = CODE_LABELS | frozenset("dob d.o.b. d.o.b email e-mail url".split())
 # what may follow a label: a colon, a number sign, "no", "number"
 LABEL_MARKS = frozenset({":", "#", "no", "no.", "nr", "nr.", "number", "num", "n°", "nº"})
 TRAILING_WORDS = frozenset({"and", "or", "to", "through", "until", "till", "of", "the", "'s", "’s", "'"})
