@@ -44,6 +44,9 @@ def test_view_hides_tags_and_escapes_and_decodes_references():
 def test_only_sure_markup_is_hidden():
     # no HTML name and never closed: a name in angle brackets is text
     assert markup_pieces("From <John Smith> and <Jane>") == []
+    # code and a hyperlink's address are text: they may hold identifiers
+    assert markup_pieces('<?php echo "John Smith" ?>') == []
+    assert markup_pieces("\x1b]8;;https://x.org/john\x07link\x1b]8;;\x07") == []
     # XML opened and closed, attribute values stay visible
     text = '<name lang="en">Jane</name>'
     assert [text[s:e] for s, e in hidden_ranges(text)] == ['<name lang="', '">', "</name>"]

@@ -33,11 +33,13 @@ BLOCK = frozenset(
 _ATTR = r"""\s+[^\s<>"'=/]+(?:\s*=\s*(?:"[^"<>]*"|'[^'<>]*'|[^\s"'=<>`]+))?"""
 TAG = re.compile(rf"<(/?)([A-Za-z][\w:.-]*)((?:{_ATTR})*)\s*/?>")
 ATTR_VALUE = re.compile(r"""=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'=<>`]+))""")
-# declarations, processing instructions, comment delimiters (the comment's text stays visible)
-OTHER = re.compile(r"<![A-Za-z][^<>]*>|<\?[A-Za-z][^<>]*\?>|<!--|-->")
-# CSI (colours, cursor) and OSC (titles, links: ended by BEL or ST); not the two-character
-# escapes: ESC and a letter is as likely a control character glued to a name ("John\x1bSmith")
-ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\))")
+# the doctype, the XML declaration, comment delimiters (the comment's text stays visible, as
+# does the code of other processing instructions: "<?php echo 'John Smith' ?>")
+OTHER = re.compile(r"(?i)<!doctype[^<>]*>|<\?xml[^<>]*\?>|<!--|-->")
+# CSI sequences (colours, cursor moves) only: an OSC sequence carries text (a window title,
+# a hyperlink's address), and ESC and a letter is as likely a control character glued to a
+# name ("John\x1bSmith"); both are read as text with the ESC as a space
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 
 
