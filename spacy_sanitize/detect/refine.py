@@ -19,7 +19,13 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   ``drop_vague_dates`` is on: a DATETIME span with no digit, month or weekday name or number
   word pins down no date;
 - **bare number words** ("one", "first", "second", "once") are dropped when
-  ``drop_number_words`` is on: a QUANTITY span that is just one of these words.
+  ``drop_number_words`` is on: a QUANTITY span that is just one of these words;
+- **field labels** ("DOB:", "SSN:", "MRN#", "Tel", "Account no."), which generic NER reads
+  as an ORG (or a PERSON, a LOC), are trimmed from the start of a span and a span of a label
+  only is dropped (with ``trim_edges``): a word of ``FIELD_LABELS`` before ":", "#", "no",
+  "number" or a number, or an ORG of one short all-caps word before ":" or "#" and a
+  number ("FBI: agents met" keeps its ORG); a number after a code label ("ID: 4471",
+  "sort code 20-00-00", "Tel 555-1234") is a CODE, not a DATETIME, QUANTITY or PERSON.
 
 Spans found by rules (``pii_codes``, ``pii_script``, ``pii_titles``) are kept as they are.
 A rewritten span keeps its label and ``Span._.risk_explain`` (copied to the new offsets)
@@ -58,6 +64,15 @@ LEADING_NUMBER_WORDS = frozenset(
 # "Tel" before a number): trimmed from the start of a PERSON span, and a PERSON span of
 # such words only is dropped.
 FIELD_WORDS = frozenset({"tel", "tlf", "phone", "ring", "call", "fax", "mob", "mobile", "cell", "contact", "email", "e-mail", "mail"})
+# Labels of form fields and records: never an entity themselves. CODE_LABELS: the value after
+# them is an identifier ("ID: 4471" is no date, "Tel 555-1234" no place).
+CODE_LABELS = frozenset(
+    "iban ssn ip api mrn nhs id tel tlf fax phone mob mobile cell ref nr no no. dni nie nif vat tin "
+    "pin sin bic swift passport acct account policy claim code ssn# ppsn bsn cpr pesel".split()
+)
+FIELD_LABELS = CODE_LABELS | frozenset("dob d.o.b. d.o.b email e-mail url".split())
+# what may follow a label: a colon, a number sign, "no", "number"
+LABEL_MARKS = frozenset({":", "#", "no", "no.", "nr", "nr.", "number", "num", "n°", "nº"})
 TRAILING_WORDS = frozenset({"and", "or", "to", "through", "until", "till", "of", "the", "'s", "’s", "'"})
 MONTHS = frozenset(
     "january february march april may june july august september october november december "
@@ -102,6 +117,51 @@ def _standalone_date(tokens: List) -> bool:
     return any(YEAR.match(t.text.rstrip("s")) or _is_month(t.text) for t in tokens)
 
 
+def _is_label(doc: Doc, i: int, label: str) -> bool:
+    """Whether token ``i`` is a field label: a word of FIELD_LABELS before a label mark or a
+    number, or (an ORG only) one short all-caps word before ":" or "#" and a number."""
+    token = doc[i]
+    after = doc[i + 1] if i + 1 < len(doc) else None
+    if after is None:
+        return False
+    if token.lower_.rstrip(":#") in FIELD_LABELS and (after.lower_ in LABEL_MARKS or any(c.isdigit() for c in after.text) or token.text[-1] in ":#"):
+        return True
+    if label != "ORG" or not (token.is_upper and token.is_alpha and 2 <= len(token) <= 5) or after.text not in (":", "#"):
+        return False
+    value = doc[i + 2] if i + 2 < len(doc) else None
+    return value is not None and any(c.isdigit() for c in value.text)
+
+
+def _after_code_label(doc: Doc, start: int) -> bool:
+    """Whether a code label (and its marks) comes right before ``start``: "ID:", "NHS No:", "Tel"."""
+    i = start - 1
+    while i >= 0 and (doc[i].lower_ in LABEL_MARKS or doc[i].is_punct):
+        i -= 1
+    return i >= 0 and doc[i].lower_.rstrip(":#") in CODE_LABELS
+
+
+def _without_field_label(span: Span, name: str) -> Optional[Span]:
+    """``span`` without the field label it starts with (None: it was a label only), and
+    typed CODE when it is a number after a code label. The span itself when neither."""
+    doc, label = span.doc, span.label_
+    start = span.start
+    while start < span.end and _is_label(doc, start, label):
+        start += 1
+        while start < span.end and (doc[start].lower_ in LABEL_MARKS or doc[start].is_punct):
+            start += 1
+    if start >= span.end:
+        return None
+    if label != "CODE" and _after_code_label(doc, start):  # digits only (below): no name, place or date
+        value = doc[start : span.end].text
+        if sum(c.isdigit() for c in value) >= 2 and not re.search(r"[^\d\s\-+()./#]", value):
+            label = "CODE"
+    if start == span.start and label == span.label_:
+        return span
+    new = Span(doc, start, span.end, label=label)
+    new._.risk_explain = {**span._.risk_explain, name: {"action": "field label", "from": [span.start_char, span.end_char, span.label_]}}
+    return new
+
+
 class SpanRefiner:
     """Splits, trims and drops the spans of ``doc.spans[spans_key]`` (see the module docs)."""
 
@@ -123,6 +183,12 @@ class SpanRefiner:
             if detector.split(":")[0] in RULE_DETECTORS:
                 kept.append(span)
                 continue
+            if self.trim_edges:
+                field = _without_field_label(span, self.name)
+                if field is None:
+                    dropped += 1
+                    continue
+                span = field
             parts, action = self.refine(span)
             if not parts:
                 dropped += 1

@@ -15,6 +15,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..detect.markup import hidden_ranges, may_have_markup, visible_parts
 from ..language import foreign_language
 from ..learned import LearnedState
 from ..decide.check import warn_group_replaced, warn_undecided
@@ -46,6 +47,22 @@ def apply_regions(text: str, regions: List[Region], replace: Callable[[Region], 
         cursor = region.end
     pieces.append(text[cursor:])
     return "".join(pieces), rows
+
+
+def split_at_markup(regions: List[Region], text: str) -> List[Region]:
+    """Each region cut into its parts outside markup (tags, ANSI escapes: ``detect.markup``),
+    so a name split by tags ("<b>John</b> <i>Smith</i>") has each text part replaced and the
+    tags kept, balanced; a region inside markup only is dropped (markup is no text)."""
+    hidden = hidden_ranges(text) if regions and may_have_markup(text) else []
+    if not hidden:
+        return regions
+    out: List[Region] = []
+    for region in regions:
+        if not any(s < region.end and region.start < e for s, e in hidden):
+            out.append(region)
+            continue
+        out.extend(replace_region(region, start=s, end=e) for s, e in visible_parts(text, region.start, region.end, hidden))
+    return out
 
 
 def _as_strategy(value: StrategyArg, where: str) -> Strategy:
@@ -171,7 +188,7 @@ class Masker(LearnedState):
         if not self._language_warned:
             self._check_language(doc)
         text = doc.text  # Doc.text joins all tokens: read it once
-        regions = self.regions(doc, text)
+        regions = split_at_markup(self.regions(doc, text), text)
         canonical: Dict[str, str] = {}
         if record is None:
             for region in regions:
