@@ -3,8 +3,10 @@
 The confidence is the probability that a detected span is a mention an annotator masks,
 estimated from what the detectors already recorded: which detector kept the span
 (``risk_explain["detector"]``), whether the generic NER (``doc.ents``) agrees, its label, a
-validated code (checksums, formats), propagation by coreference, the number of mentions and
-detectors of its entity, its length and shape. A logistic regression over these indicators,
+validated code (checksums, formats), the number of mentions of its text and the detectors
+that found them, its length and shape, and the document's length. It runs before pii_coref:
+a mention coreference adds repeats a scored one, and the masker takes an entity's confidence
+as its best mention's (``masking_plan.entity_confidence``). A logistic regression over these indicators,
 fit on the annotated biographies and court cases with grouped CV by document
 (``training/confidence_cv.py``, docs/confidence.md), so the value is the empirical precision
 of such spans.
@@ -29,9 +31,6 @@ from ..shipped import artefact_path
 from ..spans import is_validated
 from ..types import DEFAULT_SPANS_KEY
 from .ent_mapper import DEFAULT_LABEL_MAP
-
-PROPAGATED = "pii_coref:propagated"
-
 
 def _bucket(n: int, edges: Sequence[int]) -> str:
     for edge in edges:
@@ -71,6 +70,9 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[str]
         mentions[key] += 1
         detectors[key].add(_family(span))
         entity_validated[key] |= is_validated(span)
+    # the annotated court cases are long and masked sparsely, the biographies short and
+    # masked densely: the document's length carries that difference to new text
+    length = _bucket(len(doc.text), (1000, 3000, 10000))
     rows = []
     for span in spans:
         key = span._.entity_id or f"{span.label_}:{span.text}"
@@ -91,6 +93,8 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[str]
             f"title={all(t.is_title or not t.is_alpha for t in words)}|{label}",
             f"digit={any(t.like_num or any(c.isdigit() for c in t.text) for t in words)}|{label}",
             f"lower={all(t.is_lower for t in words)}",
+            f"doc_chars={length}",
+            f"doc_chars_label={length}|{label}",
         ]
         if ":" in detector and family not in ("pii_gazetteer",):
             row.append(f"detector={detector}")  # pii_ent_mapper:GPE, pii_codes:iban...
@@ -98,8 +102,6 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[str]
             row.append("validated")
         elif entity_validated[key]:
             row.append("entity_validated")
-        if detector == PROPAGATED:
-            row.append("propagated")
         rows.append(row)
     return rows
 

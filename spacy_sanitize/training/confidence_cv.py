@@ -21,8 +21,11 @@ def masked_offsets(document: TabDocument) -> List[List[int]]:
 
 def detected_rows(nlp: Language, documents: Sequence[TabDocument], group_prefix: str = "") -> Tuple[Rows, List[int], List[str]]:
     """(indicator rows, 0/1 targets, group ids) of the spans ``nlp``'s detector finds in
-    ``documents`` (``nlp`` without its masker; pii_confidence, if there, is left out)."""
-    disable = [n for n in nlp.pipe_names if nlp.get_pipe_meta(n).factory == "pii_confidence"]
+    ``documents``, as pii_confidence sees them: the components before it run (the whole
+    pipeline but the masker when it has none)."""
+    names = nlp.pipe_names
+    own = [i for i, n in enumerate(names) if nlp.get_pipe_meta(n).factory == "pii_confidence"]
+    disable = names[own[0]:] if own else []
     with nlp.select_pipes(disable=disable):
         docs = detect_docs(nlp, [d.text for d in documents])
     rows: Rows = []
