@@ -93,6 +93,13 @@ class Errors(metaclass=ErrorsWithCodes):
         "{name}: components {missing} are not in the pipeline ({names}); name the detector "
         "components to run on the text view, or null for all components before {name}."
     )
+    # pii_confidence and the masker's min_confidence (detect/confidence.py)
+    E042 = "min_confidence (--min-confidence) must be a number in [0, 1], got {value!r}."
+    E043 = (
+        "pii_confidence: the {n} training span(s) are all of one class (all masked or all not): "
+        "a confidence cannot be fit; give annotated documents with both."
+    )
+    E044 = "{name}: the shipped artefact '{shipped}' holds no confidence model (learned.json with weights)."
     E100 = "strategy '{name}' is not registered. Registered: {names}."
     E101 = "invalid parameter for strategy '{name}': {problem}."
     E102 = "operator label '{label}' is not a PII type. Use one of: {labels} or DEFAULT."
@@ -598,6 +605,21 @@ class Warnings(metaclass=ErrorsWithCodes):
         "text from offset {start} has no whitespace or separator (, ; }} ] >) to cut at within "
         "{cap} characters; it was cut there, which may split an identifier: check the output "
         "around that offset, or raise --max-chars."
+    )
+    # pii_confidence and the masker's min_confidence
+    W040 = (
+        "{name}: min_confidence = {value} keeps undecided spans below it in clear, but {what}: "
+        "{effect}"
+    )
+    W041 = (
+        "{n} span(s) of doc.spans['{key}'] have no confidence (Span._.confidence is None); they "
+        "stay masked whatever min_confidence = {value}. Add pii_confidence before the masker to "
+        "score them."
+    )
+    W042 = (
+        "{name}: no confidence model, so no span gets a confidence (they all stay masked); load "
+        "the shipped one with [initialize.components.{name}] shipped = \"pii_confidence\", or "
+        "initialize it with annotated examples."
     )
     W098 = (
         "{unmatched} of the {n} doc id(s) in the predictions file '{path}' name no gold "
