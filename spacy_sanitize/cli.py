@@ -17,6 +17,7 @@ from .corpus.tab import TabFormatError, load_tab, read_submission, write_submiss
 from .decide.protect import protect_from_record
 from .errors import Errors, Warnings
 from .io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records
+from .report.why import span_why
 from .risk.base import is_decider
 from .pipeline import DEFAULT_CHUNK_CHARS, check_max_chars, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
 
@@ -42,6 +43,7 @@ def masker_overrides(strategy: Optional[str], operators: Optional[str]) -> Dict[
 def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, Any]]:
     rows = []
     for doc, offset in zip(docs, offsets):
+        replaced = doc._.replacements or []
         for span in doc.spans.get("pii", []):
             rows.append(
                 {
@@ -52,6 +54,7 @@ def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, 
                     "entity_id": span._.entity_id,
                     "risk": dict(span._.risk),
                     "mask": span._.mask,
+                    "why": span_why(span, replaced),  # the report's tooltip (report/why.py)
                 }
             )
     return rows
@@ -303,6 +306,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .serve import add_serve_subparser
 
     add_serve_subparser(sub)
+
+    from .report.cli import add_report_subparser
+
+    add_report_subparser(sub)
 
     info = sub.add_parser("info", help="list shipped pipelines, registered factories and strategies")
     add_verbose(info)

@@ -1,0 +1,124 @@
+"""Why a span was masked or kept: one JSON-able explanation built from the data contract
+(``Span._.risk_explain``, ``Span._.risk``, ``Span._.mask``) and the masker's replacements.
+
+The same object is the ``why`` of each span in ``sanitize``'s JSONL output and the tooltip of
+the review report, so what a reviewer reads and what a program reads never disagree.
+"""
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from spacy.tokens import Span
+
+# The final outcome of a span (CSS classes of the report and the decision view of render()):
+# masked by the decision; kept in clear; masked because something could not decide (fail
+# closed); "added" is a replaced region that no detected span covers (propagation, deny list).
+DECISIONS = ("masked", "kept", "failed_closed", "added")
+# Indicator failures a decider counted as MASK votes (decide/vote.py).
+FAIL_REASONS = ("missing", "fail_closed")
+
+
+def is_decider_explain(value: Any) -> bool:
+    """Whether a ``risk_explain`` entry is a decider's breakdown (risk_vote, risk_threshold)."""
+    return isinstance(value, dict) and "rule" in value and "votes" in value
+
+
+def detectors(explain: Dict[str, Any]) -> List[str]:
+    """The detector that found the span (``risk_explain["detector"]``, e.g. ``pii_codes:email``)
+    and the detection components that left a trace on it (gazetteer match, relabel, refine)."""
+    found: List[str] = []
+    if explain.get("detector"):
+        found.append(str(explain["detector"]))
+    for key in explain:
+        if key.startswith("pii_") and not any(name.split(":")[0] == key for name in found):
+            found.append(key)
+    return found
+
+
+def _overlaps(start: int, end: int, rows: Iterable[Sequence[Any]]) -> Optional[Sequence[Any]]:
+    for row in rows:
+        if row[0] < end and start < row[1]:
+            return row
+    return None
+
+
+def span_why(span: Span, rows: Sequence[Sequence[Any]]) -> Dict[str, Any]:
+    """The explanation of ``span`` given its doc's replacement rows (``Doc._.replacements``,
+    offsets in the span's doc). Keys: ``decision`` (one of ``DECISIONS``), ``detectors``,
+    ``indicators`` (key -> risk, threshold, vote, reason), ``vote`` (the decider's rule and
+    count, null without one), ``policy`` (what forced masking whatever the votes, or null),
+    ``replacement`` (null when kept) and ``summary`` (one sentence)."""
+    explain = span._.risk_explain
+    risks = span._.risk
+    decider_key = next((key for key, value in explain.items() if is_decider_explain(value)), None)
+    decided = explain.get(decider_key, {}) if decider_key else {}
+    indicators: Dict[str, Dict[str, Any]] = {}
+    for key, vote in decided.get("votes", {}).items():
+        indicators[key] = {k: vote[k] for k in ("risk", "threshold", "vote", "reason") if k in vote}
+    for key, risk in risks.items():  # scores no decider read: shown without a vote
+        if key not in indicators and key != decider_key:
+            indicators[key] = {"risk": float(risk)}
+    for key, entry in indicators.items():
+        if entry.get("risk") is not None:
+            entry["risk"] = round(float(entry["risk"]), 4)
+        if isinstance(explain.get(key), dict) and explain[key].get("error"):
+            entry["error"] = str(explain[key]["error"])
+    vote = None
+    if decider_key:
+        vote = {"decider": decider_key, **{k: decided[k] for k in ("rule", "k", "n", "n_mask", "mean", "mean_threshold") if k in decided}}
+        vote["decision"] = decided.get("votes_decision", span._.mask)
+    policy = decided.get("reason") if "votes_decision" in decided else None
+    if "protected_person" in decided:  # its reason quotes the name parts: original text
+        policy = "shares a name part with the person to protect (Doc._.protect): masked whatever the votes"
+    row = _overlaps(span.start_char, span.end_char, rows)
+    failed = any(entry.get("reason") in FAIL_REASONS for entry in indicators.values()) or (
+        decider_key is not None and decided.get("n") == 0
+    )
+    if row is None:
+        decision = "kept"
+        summary = "kept in clear: " + (f"the {decider_key} decision is not to mask" if decider_key else "not masked")
+    elif span._.mask is None:
+        decision = "masked"
+        summary = "masked: no decider in the pipeline, so every detected span is masked (safe default)"
+    elif failed and not policy:
+        decision = "failed_closed"
+        reasons = sorted({f"{key}: {entry['reason']}" for key, entry in indicators.items() if entry.get("reason")}) or ["no risk indicator"]
+        summary = "masked because an indicator could not decide (fail closed; " + ", ".join(reasons) + ")"
+    elif span._.mask is False:
+        decision = "masked"
+        summary = f"masked although the decision kept it: another mention of entity {span._.entity_id} or a propagated string is masked"
+    else:
+        decision = "masked"
+        summary = "masked: " + ("forced by the policy below" if policy else f"the {decider_key} decision" if decider_key else "detected")
+    return {
+        "decision": decision,
+        "detectors": detectors(explain),
+        "indicators": indicators,
+        "vote": vote,
+        "policy": policy,
+        "replacement": None if row is None else row[4],
+        "summary": summary,
+    }
+
+
+def added_why(row: Sequence[Any], source: Optional[str] = None) -> Dict[str, Any]:
+    """The explanation of a replaced region no detected span covers; ``source``: the masking
+    plan's region source when known (``deny``, ``propagated``, ``entity``)."""
+    summary = {
+        "deny": "masked by the deny list (deny_list)",
+        "propagated": "masked because the same string is masked elsewhere (propagation)",
+        "entity": "masked as a mention of a masked entity",
+    }.get(source or "", "masked by the masker, not a detected span: propagation of a masked string or the deny list")
+    return {
+        "decision": "added",
+        "detectors": ["masker:" + (source or "propagated/deny")],
+        "indicators": {},
+        "vote": None,
+        "policy": summary,
+        "replacement": row[4],
+        "summary": summary,
+    }
+
+
+def uncovered_rows(rows: Sequence[Sequence[Any]], spans: Iterable[Tuple[int, int]]) -> List[Sequence[Any]]:
+    """The replacement rows that overlap no span ``(start, end)``."""
+    spans = list(spans)
+    return [row for row in rows if not any(s < row[1] and row[0] < e for s, e in spans)]
