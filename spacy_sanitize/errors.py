@@ -430,6 +430,7 @@ class Errors(metaclass=ErrorsWithCodes):
     )
     E901 = "--page-size must be at least 1 (got {n})."
     E902 = "unknown view {view!r} of spacy_sanitize.render; use one of: {views}."
+    E903 = "no headless browser for the report's screenshots: {reason}."
     # E099 down: evaluation (picked from the end of the core range).
     E099 = (
         "none of the {n} doc id(s) in the predictions file '{path}' names one of the {n_gold} "
