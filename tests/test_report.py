@@ -63,6 +63,8 @@ def test_why_failed_closed_when_an_indicator_is_missing():
     assert bergen["decision"] == "failed_closed" and bergen["replacement"] == "[LOC]"
     assert bergen["indicators"]["web"] == {"risk": None, "threshold": 0.5, "vote": True, "reason": "missing"}
     assert "web: missing" in bergen["summary"]
+    # Oslo: seq alone masks it (k = 1), so the missing web score decided nothing
+    assert why["Oslo"]["decision"] == "masked" and why["Oslo"]["indicators"]["web"]["reason"] == "missing"
 
 
 def test_why_without_a_decider_is_masked_by_default():
@@ -186,3 +188,21 @@ def test_displacy_views(default_nlp):
     assert "LOC" in displacy.render(decided, style="span", options=displacy_options(), jupyter=False)
     with pytest.raises(ValueError, match="E902"):
         spacy_sanitize.render(doc, view="risk")
+
+
+def test_packed_whys_come_back_whole(default_nlp):
+    from spacy_sanitize.report.html import pack, unpack
+
+    doc = decided_doc(indicators=("seq", "web"))
+    record = {"sanitized": doc._.sanitized, "spans": [], "replacements": doc._.replacements}
+    from spacy_sanitize.cli import span_records
+
+    record["spans"] = span_records([doc], [0])
+    item = entry("d", doc.text, record)
+    packed = pack([item])
+    assert len(packed["whys"]) <= len(item["m"])
+    for mark, packed_mark in zip(item["m"], packed["docs"][0]["m"]):
+        assert unpack(packed["whys"][packed_mark[5]], packed_mark[6]) == mark[5]
+    doc = default_nlp(SAMPLE.read_text())  # no decider: the masked spans share one shape
+    many = pack([entry("s", doc.text, {"sanitized": doc._.sanitized, "spans": span_records([doc], [0]), "replacements": doc._.replacements})])
+    assert len(many["whys"]) < len(many["docs"][0]["m"]) / 3

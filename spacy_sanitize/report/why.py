@@ -40,6 +40,29 @@ def _overlaps(start: int, end: int, rows: Iterable[Sequence[Any]]) -> Optional[S
     return None
 
 
+def _failure_decided(decided: Dict[str, Any]) -> bool:
+    """Whether the votes mask only because of indicators that could not decide (missing or
+    failed, counted as MASK: fail closed), or because no indicator was there at all."""
+    votes = decided.get("votes", {})
+    n = decided.get("n", len(votes))
+    if n == 0:
+        return True
+    failed = [v for v in votes.values() if v.get("reason") in FAIL_REASONS]
+    if not failed:
+        return False
+    ok_mask = sum(1 for v in votes.values() if v.get("vote") and v.get("reason") not in FAIL_REASONS)
+    rule = decided.get("rule")
+    if rule == "k":
+        return ok_mask < min(int(decided.get("k", 1)), n)
+    if rule == "any":
+        return ok_mask < 1
+    if rule == "all":
+        return ok_mask < n
+    if rule == "majority":
+        return 2 * ok_mask <= n
+    return True  # mean: the failed indicators' 1.0 moved it, as far as can be told
+
+
 def span_why(span: Span, rows: Sequence[Sequence[Any]]) -> Dict[str, Any]:
     """The explanation of ``span`` given its doc's replacement rows (``Doc._.replacements``,
     offsets in the span's doc). Keys: ``decision`` (one of ``DECISIONS``), ``detectors``,
@@ -69,9 +92,7 @@ def span_why(span: Span, rows: Sequence[Sequence[Any]]) -> Dict[str, Any]:
     if "protected_person" in decided:  # its reason quotes the name parts: original text
         policy = "shares a name part with the person to protect (Doc._.protect): masked whatever the votes"
     row = _overlaps(span.start_char, span.end_char, rows)
-    failed = any(entry.get("reason") in FAIL_REASONS for entry in indicators.values()) or (
-        decider_key is not None and decided.get("n") == 0
-    )
+    failed = _failure_decided(decided) if decider_key else False
     if row is None:
         decision = "kept"
         summary = "kept in clear: " + (f"the {decider_key} decision is not to mask" if decider_key else "not masked")

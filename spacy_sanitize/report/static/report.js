@@ -16,12 +16,32 @@
   var decisionFilter = document.getElementById("f-decision");
   var keptOnly = document.getElementById("f-kept");
 
-  // mark: original [start, end, out_start, out_end, label, why]; sanitized-only [out_start, out_end, label, why]
+  // A why is packed as its shared template and its leaves (numbers, replacement) in order.
+  function unpack(template, leaves) {
+    var i = 0;
+    function fill(value) {
+      if (value === "\u0000") return leaves[i++];
+      if (Array.isArray(value)) return value.map(fill);
+      if (value && typeof value === "object") {
+        var out = {};
+        Object.keys(value).forEach(function (key) { out[key] = fill(value[key]); });
+        return out;
+      }
+      return value;
+    }
+    return fill(template);
+  }
+
+  // mark: original [start, end, out_start, out_end, label, why template, leaves];
+  // sanitized-only [out_start, out_end, label, why template, leaves]
   function field(mark, name) {
     var base = original ? 0 : 2;
     if (name === "out") return [mark[2 - base], mark[3 - base]];
     if (name === "label") return mark[4 - base];
-    if (name === "why") return mark[5 - base];
+    if (name === "why") {
+      if (!mark.why) mark.why = unpack(data.whys[mark[5 - base]], mark[6 - base]);
+      return mark.why;
+    }
     return [mark[0], mark[1]];
   }
 
