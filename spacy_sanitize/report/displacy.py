@@ -2,7 +2,8 @@
 decision (each span labelled with its type, outcome and highest risk score).
 
 ``displacy.render(doc, style="span", options=displacy_options())`` works on any processed
-Doc; ``render(doc, view="decision")`` builds the decision view (displaCy's manual format).
+Doc; ``render(doc, view="decision")`` builds the decision view (displaCy's
+manual ``ent`` format: the labels inline).
 Both work in Jupyter (``jupyter=None`` detects it, as displaCy does).
 """
 from typing import Any, Dict, List, Optional
@@ -31,8 +32,9 @@ def _decision(doc: Doc, span: Any) -> str:
 
 
 def displacy_data(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> Dict[str, Any]:
-    """The decision view in displaCy's manual span format, and its colours under
-    ``"colors"``: each span labelled ``TYPE decision`` with its highest risk score."""
+    """The decision view in displaCy's manual ``ent`` format (labels inline, the text as it
+    is), and its colours under ``"colors"``: each span labelled ``TYPE decision`` with its
+    highest risk score."""
     spans: List[Dict[str, Any]] = []
     colors: Dict[str, str] = {}
     for span in doc.spans.get(spans_key, []):
@@ -40,8 +42,8 @@ def displacy_data(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> Dict[str, Any
         risks = span._.risk
         label = f"{span.label_} {decision.replace('_', ' ')}" + (f" · risk {max(risks.values()):.2f}" if risks else "")
         colors[label] = DECISION_COLORS[decision]
-        spans.append({"start_token": span.start, "end_token": span.end, "label": label})
-    return {"text": doc.text, "spans": spans, "tokens": [token.text for token in doc], "colors": colors}
+        spans.append({"start": span.start_char, "end": span.end_char, "label": label})
+    return {"text": doc.text, "ents": spans, "title": None, "colors": colors}
 
 
 def render(
@@ -56,4 +58,4 @@ def render(
         return displacy.render(doc, style="span", jupyter=jupyter, page=page, options=displacy_options(spans_key, **(options or {})))
     data = displacy_data(doc, spans_key)
     colors = data.pop("colors")
-    return displacy.render(data, style="span", manual=True, jupyter=jupyter, page=page, options={"colors": colors, **(options or {})})
+    return displacy.render(data, style="ent", manual=True, jupyter=jupyter, page=page, options={"colors": colors, **(options or {})})
