@@ -17,7 +17,7 @@ from .corpus.tab import TabFormatError, load_tab, read_submission, write_submiss
 from .decide.protect import protect_from_record
 from .errors import Errors, Warnings
 from .io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records
-from .report.why import span_why
+from .report.why import Replaced, span_why
 from .risk.base import is_decider
 from .pipeline import DEFAULT_CHUNK_CHARS, check_max_chars, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
 
@@ -43,7 +43,7 @@ def masker_overrides(strategy: Optional[str], operators: Optional[str]) -> Dict[
 def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, Any]]:
     rows = []
     for doc, offset in zip(docs, offsets):
-        replaced = doc._.replacements or []
+        replaced = Replaced(doc._.replacements or [])
         for span in doc.spans.get("pii", []):
             rows.append(
                 {

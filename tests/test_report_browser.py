@@ -4,12 +4,17 @@ no script from the data, and a screenshot that is not blank."""
 from pathlib import Path
 
 import pytest
+import spacy
 
 import spacy_sanitize
+from spacy_sanitize.cli import span_records
 from spacy_sanitize.io import Record
 from spacy_sanitize.report import browser
 from spacy_sanitize.report.build import run_records
+from spacy_sanitize.report.data import entry
 from spacy_sanitize.report.html import build_html
+
+from .test_report import decided_doc
 
 REASON = browser.missing()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no headless browser: {REASON}")
@@ -24,15 +29,22 @@ TEXTS = {
 WIDTH, HEIGHT = 1300, 900
 
 
+def voted_entry(original):
+    """risk_vote with a missing indicator (failed closed spans) and a deny list (an added one)."""
+    doc = decided_doc(deny_list=["knew"], indicators=("seq", "web"))
+    record = {"sanitized": doc._.sanitized, "spans": span_records([doc], [0]), "replacements": doc._.replacements}
+    masker = spacy.blank("en").add_pipe("masker", config={"deny_list": ["knew"]})
+    return entry("voted", doc.text, record, original, sources={(r.start, r.end): r.source for r in masker.regions(doc)})
+
+
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
     nlp = spacy_sanitize.load_pipeline("court")  # has a decider: some spans are kept in clear
-    entries, privacy = run_records(nlp, [Record(key, text, {}) for key, text in TEXTS.items()])
     folder = tmp_path_factory.mktemp("report")
     paths = {}
     for original in (True, False):
-        if not original:
-            entries, privacy = run_records(nlp, [Record(key, text, {}) for key, text in TEXTS.items()], original=False)
+        entries, privacy = run_records(nlp, [Record(key, text, {}) for key, text in TEXTS.items()], original=original)
+        entries.append(voted_entry(original))
         path = folder / ("report.html" if original else "sanitized.html")
         path.write_text(build_html(entries, original=original, privacy=privacy, page_size=2), encoding="utf8")
         paths[original] = (path, entries)
@@ -82,14 +94,14 @@ def test_every_document_and_span_with_its_decision(driver, reports):
         driver.find_element("id", "next").click()
         if driver.find_element("id", "pager-info").text == before:
             break
-    assert list(seen) == list(TEXTS)
+    assert list(seen) == [*TEXTS, "voted"]
     for item in entries:
         expected = [(item["t"][m[0] : m[1]], m[5]["decision"]) for m in sorted(item["m"], key=lambda m: m[0])]
         shown = seen[item["id"]]
         assert [(text, decision) for text, decision, _ in shown] == expected
         assert all(f"d-{decision}" in classes and "pii" in classes for _, decision, classes in shown)
     decisions = {d for marks in seen.values() for _, d, _ in marks}
-    assert {"masked", "kept"} <= decisions
+    assert decisions == {"masked", "kept", "failed_closed", "added"}
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 

@@ -10,7 +10,7 @@ import bisect
 import re
 from typing import Any, Dict, List, Optional, Sequence
 
-from .why import DECISIONS, added_why, uncovered_rows
+from .why import DECISIONS, Replaced, added_why, uncovered_rows
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 
@@ -45,10 +45,9 @@ def paragraphs(text: str, to_out: OffsetMap) -> List[List[int]]:
     return out
 
 
-def fallback_why(span: Dict[str, Any], rows: Sequence[Sequence[Any]]) -> Dict[str, Any]:
-    """A ``why`` for a span of a JSONL file written before ``why`` existed: the outcome and
-    the scores, nothing else is known."""
-    row = next((r for r in rows if r[0] < span["end"] and span["start"] < r[1]), None)
+def fallback_why(span: Dict[str, Any], row: Optional[Sequence[Any]]) -> Dict[str, Any]:
+    """A ``why`` for a span of a JSONL file written before ``why`` existed (``row``: the
+    replacement over it): the outcome and the scores, nothing else is known."""
     return {
         "decision": "kept" if row is None else "masked",
         "detectors": [],
@@ -68,9 +67,10 @@ def entry(record_id: str, text: str, line: Dict[str, Any], original: bool = True
     to_out = OffsetMap(rows)
     marks: List[List[Any]] = []
     spans = line.get("spans") or []
+    replaced = Replaced(rows)
     for span in spans:
-        why = span.get("why") or fallback_why(span, rows)
-        row = next((r for r in rows if r[0] < span["end"] and span["start"] < r[1]), None)
+        row = replaced.covering(span["start"], span["end"])
+        why = span.get("why") or fallback_why(span, row)
         out = [row[5], row[6]] if row is not None else [to_out(span["start"]), to_out(span["end"])]
         marks.append([span["start"], span["end"], *out, span["label"], why])
     for row in uncovered_rows(rows, ((s["start"], s["end"]) for s in spans)):

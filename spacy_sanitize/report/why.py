@@ -4,7 +4,8 @@
 The same object is the ``why`` of each span in ``sanitize``'s JSONL output and the tooltip of
 the review report, so what a reviewer reads and what a program reads never disagree.
 """
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+import bisect
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from spacy.tokens import Span
 
@@ -33,11 +34,20 @@ def detectors(explain: Dict[str, Any]) -> List[str]:
     return found
 
 
-def _overlaps(start: int, end: int, rows: Iterable[Sequence[Any]]) -> Optional[Sequence[Any]]:
-    for row in rows:
-        if row[0] < end and start < row[1]:
-            return row
-    return None
+class Replaced:
+    """The replacement rows of a document (sorted, non-overlapping: the masker's), searched by
+    bisection: a document's spans are looked up in O(n log n), not O(n * rows)."""
+
+    def __init__(self, rows: Sequence[Sequence[Any]]) -> None:
+        self.rows = sorted(rows, key=lambda row: row[0])
+        self.ends = [row[1] for row in self.rows]
+
+    def covering(self, start: int, end: int) -> Optional[Sequence[Any]]:
+        """The first row overlapping [start, end), or None."""
+        i = bisect.bisect_right(self.ends, start)
+        if i < len(self.rows) and self.rows[i][0] < end:
+            return self.rows[i]
+        return None
 
 
 def _failure_decided(decided: Dict[str, Any]) -> bool:
@@ -63,9 +73,9 @@ def _failure_decided(decided: Dict[str, Any]) -> bool:
     return True  # mean: the failed indicators' 1.0 moved it, as far as can be told
 
 
-def span_why(span: Span, rows: Sequence[Sequence[Any]]) -> Dict[str, Any]:
+def span_why(span: Span, rows: Union[Replaced, Sequence[Sequence[Any]]]) -> Dict[str, Any]:
     """The explanation of ``span`` given its doc's replacement rows (``Doc._.replacements``,
-    offsets in the span's doc). Keys: ``decision`` (one of ``DECISIONS``), ``detectors``,
+    offsets in the span's doc; a ``Replaced`` of them for many spans). Keys: ``decision`` (one of ``DECISIONS``), ``detectors``,
     ``indicators`` (key -> risk, threshold, vote, reason), ``vote`` (the decider's rule and
     count, null without one), ``policy`` (what forced masking whatever the votes, or null),
     ``replacement`` (null when kept) and ``summary`` (one sentence)."""
@@ -91,7 +101,7 @@ def span_why(span: Span, rows: Sequence[Sequence[Any]]) -> Dict[str, Any]:
     policy = decided.get("reason") if "votes_decision" in decided else None
     if "protected_person" in decided:  # its reason quotes the name parts: original text
         policy = "shares a name part with the person to protect (Doc._.protect): masked whatever the votes"
-    row = _overlaps(span.start_char, span.end_char, rows)
+    row = (rows if isinstance(rows, Replaced) else Replaced(rows)).covering(span.start_char, span.end_char)
     failed = _failure_decided(decided) if decider_key else False
     if row is None:
         decision = "kept"
@@ -140,6 +150,7 @@ def added_why(row: Sequence[Any], source: Optional[str] = None) -> Dict[str, Any
 
 
 def uncovered_rows(rows: Sequence[Sequence[Any]], spans: Iterable[Tuple[int, int]]) -> List[Sequence[Any]]:
-    """The replacement rows that overlap no span ``(start, end)``."""
-    spans = list(spans)
-    return [row for row in rows if not any(s < row[1] and row[0] < e for s, e in spans)]
+    """The replacement rows that overlap no span ``(start, end)`` (the spans do not overlap
+    each other: the longest-span rule)."""
+    detected = Replaced([tuple(span) for span in spans])
+    return [row for row in rows if detected.covering(row[0], row[1]) is None]
