@@ -206,3 +206,11 @@ def test_packed_whys_come_back_whole(default_nlp):
     doc = default_nlp(SAMPLE.read_text())  # no decider: the masked spans share one shape
     many = pack([entry("s", doc.text, {"sanitized": doc._.sanitized, "spans": span_records([doc], [0]), "replacements": doc._.replacements})])
     assert len(many["whys"]) < len(many["docs"][0]["m"]) / 3
+
+
+def test_displacy_view_in_jupyter_is_displayed(default_nlp, capsys):
+    pytest.importorskip("IPython")
+    doc = default_nlp("Ingrid Solheim lives in Oslo.")
+    for view in ("type", "decision"):
+        assert spacy_sanitize.render(doc, view=view, jupyter=True) is None  # shown, as displaCy does
+        assert "HTML object" in capsys.readouterr().out

@@ -48,10 +48,11 @@ def displacy_data(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> Dict[str, Any
 
 def render(
     doc: Doc, view: str = "type", spans_key: str = DEFAULT_SPANS_KEY, jupyter: Optional[bool] = None, page: bool = False, options: Optional[Dict[str, Any]] = None
-) -> str:
+) -> Any:
     """displaCy markup of the PII spans of ``doc``. view (str): ``type`` (colour per PII
     type) or ``decision`` (masked / kept in clear / failed closed, with the risk).
-    RETURNS (str): the markup (in Jupyter it is also displayed, as displaCy does)."""
+    RETURNS (str): the markup; in Jupyter (``jupyter`` True, or None there) it is displayed
+    instead and displaCy's display result returned, as ``displacy.render`` does."""
     if view not in VIEWS:
         raise ValueError(Errors.E902.format(view=view, views=", ".join(VIEWS)))
     if view == "type":
