@@ -214,3 +214,20 @@ def test_displacy_view_in_jupyter_is_displayed(default_nlp, capsys):
     for view in ("type", "decision"):
         assert spacy_sanitize.render(doc, view=view, jupyter=True) is None  # shown, as displaCy does
         assert "HTML object" in capsys.readouterr().out
+
+
+def test_why_of_a_span_masked_after_the_decision():
+    """risk_infer sets Span._.mask = True after the decider kept the span: the vote still says
+    what it decided, and the summary who masked it."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("risk_vote", config={"indicators": ["seq"], "protect": []})
+    doc = nlp.make_doc("She lives in Oslo.")
+    span = Span(doc, 3, 4, "LOC")
+    span._.risk["seq"] = 0.1
+    doc.spans["pii"] = [span]
+    doc = nlp(doc)
+    span = doc.spans["pii"][0]
+    span._.mask = True  # what risk_infer does, with its explanation
+    span._.risk_explain["infer"] = {"removed_by_search": True}
+    why = span_why(span, [[13, 17, "LOC", "e1", "[LOC]", 13, 18]])
+    assert why["vote"]["decision"] is False and why["decision"] == "masked" and "by infer" in why["summary"]

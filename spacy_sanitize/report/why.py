@@ -73,6 +73,26 @@ def _failure_decided(decided: Dict[str, Any]) -> bool:
     return True  # mean: the failed indicators' 1.0 moved it, as far as can be told
 
 
+def votes_decision(decided: Dict[str, Any]) -> bool:
+    """What a decider's votes decided (its breakdown, ``decide/vote.py``), whatever a later
+    component (risk_infer) set in ``Span._.mask``; a policy's ``votes_decision`` wins."""
+    if "votes_decision" in decided:
+        return bool(decided["votes_decision"])
+    n, n_mask = int(decided.get("n", 0)), int(decided.get("n_mask", 0))
+    rule = decided.get("rule")
+    if n == 0:
+        return True
+    if rule == "k":
+        return n_mask >= min(int(decided.get("k", 1)), n)
+    if rule == "any":
+        return n_mask >= 1
+    if rule == "all":
+        return n_mask == n
+    if rule == "majority":
+        return 2 * n_mask > n
+    return float(decided.get("mean", 1.0)) >= float(decided.get("mean_threshold", 0.5))
+
+
 def span_why(span: Span, rows: Union[Replaced, Sequence[Sequence[Any]]]) -> Dict[str, Any]:
     """The explanation of ``span`` given its doc's replacement rows (``Doc._.replacements``,
     offsets in the span's doc; a ``Replaced`` of them for many spans). Keys: ``decision`` (one of ``DECISIONS``), ``detectors``,
@@ -97,7 +117,7 @@ def span_why(span: Span, rows: Union[Replaced, Sequence[Sequence[Any]]]) -> Dict
     vote = None
     if decider_key:
         vote = {"decider": decider_key, **{k: decided[k] for k in ("rule", "k", "n", "n_mask", "mean", "mean_threshold") if k in decided}}
-        vote["decision"] = decided.get("votes_decision", span._.mask)
+        vote["decision"] = votes_decision(decided)
     policy = decided.get("reason") if "votes_decision" in decided else None
     if "protected_person" in decided:  # its reason quotes the name parts: original text
         policy = "shares a name part with the person to protect (Doc._.protect): masked whatever the votes"
@@ -116,6 +136,10 @@ def span_why(span: Span, rows: Union[Replaced, Sequence[Sequence[Any]]]) -> Dict
     elif span._.mask is False:
         decision = "masked"
         summary = f"masked although the decision kept it: another mention of entity {span._.entity_id} or a propagated string is masked"
+    elif vote is not None and not vote["decision"] and not policy:
+        added_by = [key for key, value in explain.items() if isinstance(value, dict) and value.get("removed_by_search")]
+        decision = "masked"
+        summary = "masked after the decision kept it" + (f", by {added_by[0]}: an attacker would still infer it" if added_by else "")
     else:
         decision = "masked"
         summary = "masked: " + ("forced by the policy below" if policy else f"the {decider_key} decision" if decider_key else "detected")
