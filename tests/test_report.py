@@ -231,3 +231,21 @@ def test_why_of_a_span_masked_after_the_decision():
     span._.risk_explain["infer"] = {"removed_by_search": True}
     why = span_why(span, [[13, 17, "LOC", "e1", "[LOC]", 13, 18]])
     assert why["vote"]["decision"] is False and why["decision"] == "masked" and "by infer" in why["summary"]
+
+
+def test_no_original_drops_error_details():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("risk_vote", config={"indicators": ["web"]})
+    nlp.add_pipe("masker")
+    doc = nlp.make_doc("She lives in Oslo.")
+    span = Span(doc, 3, 4, "LOC")
+    span._.risk["web"] = 1.0
+    span._.risk_explain["web"] = {"error": "ValueError: no result for 'Oslo'", "fail_closed": True}
+    doc.spans["pii"] = [span]
+    doc = nlp.get_pipe("masker")(nlp.get_pipe("risk_vote")(doc))
+    from spacy_sanitize.cli import span_records
+
+    record = {"sanitized": doc._.sanitized, "spans": span_records([doc], [0]), "replacements": doc._.replacements}
+    assert "Oslo" in record["spans"][0]["why"]["indicators"]["web"]["error"]  # the full report keeps it
+    (mark,) = entry("d", doc.text, record, original=False)["m"]
+    assert mark[3]["decision"] == "failed_closed" and "Oslo" not in json.dumps(mark)
