@@ -39,3 +39,5 @@ from .risk import (  # noqa: E402,F401
 )
 
 __version__ = "0.1.0"
+
+from .report import render  # noqa: E402,F401  (displaCy view of the PII spans)

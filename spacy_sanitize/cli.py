@@ -20,6 +20,7 @@ from .errors import Errors, Warnings
 from .io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records
 from .manifest import manifest_path, run_manifest
 from .types import PII_TYPES
+from .report.why import Replaced, span_why
 from .risk.base import is_decider
 from .pipeline import DEFAULT_CHUNK_CHARS, check_max_chars, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
 from .masker.restore import MappingCollector, save_mapping
@@ -73,6 +74,7 @@ def run_options(args: argparse.Namespace) -> Dict[str, Any]:
 def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, Any]]:
     rows = []
     for doc, offset in zip(docs, offsets):
+        replaced = Replaced(doc._.replacements or [])
         for span in doc.spans.get("pii", []):
             rows.append(
                 {
@@ -84,6 +86,7 @@ def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, 
                     "risk": dict(span._.risk),
                     "confidence": span._.confidence,
                     "mask": span._.mask,
+                    "why": span_why(span, replaced),  # the report's tooltip (report/why.py)
                 }
             )
     return rows
@@ -371,6 +374,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_serve_subparser(sub)
     add_restore_subparser(sub)
+
+    from .report.cli import add_report_subparser
+
+    add_report_subparser(sub)
 
     info = sub.add_parser("info", help="list shipped pipelines, registered factories and strategies")
     add_verbose(info)

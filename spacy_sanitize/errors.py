@@ -17,6 +17,7 @@ Code ranges, one per package (a new message takes the next free code of its rang
     E6xx / W6xx   risk_infer and the attacker
     E7xx / W7xx   decide: risk_vote, risk_threshold, the pipeline check
     E8xx / W8xx   risk_web and its backends
+    E90x / W90x   the review report and the displaCy view (report/)
 """
 from spacy.errors import ErrorsWithCodes
 
@@ -452,6 +453,15 @@ class Errors(metaclass=ErrorsWithCodes):
         "follows redirects, which could send the query to another host. Point the backend at "
         "the final URL of your search engine."
     )
+    # E90x: the review report (report/)
+    E900 = (
+        "record {line} of '{path}' is {found}, but the first record {first}: give either the "
+        "JSONL that sanitize wrote (every record with sanitized, spans and replacements) or the "
+        "original input, not a mix."
+    )
+    E901 = "--page-size must be at least 1 (got {n})."
+    E902 = "unknown view {view!r} of spacy_sanitize.render; use one of: {views}."
+    E903 = "no headless browser for the report's screenshots: {reason}."
     # E099 down: evaluation (picked from the end of the core range).
     E099 = (
         "none of the {n} doc id(s) in the predictions file '{path}' names one of the {n_gold} "
@@ -592,6 +602,11 @@ class Warnings(metaclass=ErrorsWithCodes):
     W801 = (
         "risk_web could not assess {n} span(s) of document {doc_id!r}; they get risk 1.0 (fail "
         "closed). Check that the search backend is reachable. First problem: {err}"
+    )
+    # W90x: the review report (report/)
+    W900 = (
+        "'{path}' is sanitize output, so the report shows the decisions recorded in it and runs "
+        "no pipeline: {given} changes nothing. Give the original input to report on a new run."
     )
 
     # W099 down: evaluation (picked from the end of the core range).
