@@ -8,10 +8,16 @@ first mention. Spans that already carry an id keep it.
 
 With ``propagate`` (on by default) it also adds the mentions a detector missed: every
 other whole-word occurrence (on token boundaries) of a detected mention's exact text, and
-of the parts of a detected PERSON name (a surname alone, say), joins the entity (a
+of the parts of a detected PERSON name (a surname alone, say, also one of two letters at
+the end of the name: "Estácio de Sá" ... "Sá"), joins the entity (a
 name also in other casing and plural, as the masker propagates it); the
 occurrences come from the masker's propagation engine (``masking_plan.occurrences``). One clear mention left in
 the text is enough to re-identify a person.
+
+With ``lower_case_names`` (on by default) a person name typed in lower case that repeats
+no detected one ("john smith called, and later jane doe arrived.") is added first: a
+given name of the shipped name lists followed by a family name or another rare word
+(``detect/names.py``).
 """
 import re
 from typing import Dict, FrozenSet, List, Optional
@@ -24,6 +30,7 @@ from ..extensions import register_extensions
 from ..masking_plan import COMMON_WORDS, NamePartRule, fold, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
+from .names import lower_case_names
 
 # Linking compares folded words: any word but a title or a single character.
 LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
@@ -69,7 +76,7 @@ are often common words: "SMITH"), and opens a
 class Coref:
     def __init__(
         self, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int,
-        stop_words: Optional[FrozenSet[str]] = None,
+        stop_words: Optional[FrozenSet[str]] = None, lower_case: bool = True,
     ) -> None:
         self.name = name
         self.spans_key = spans_key
@@ -80,8 +87,14 @@ class Coref:
         # word (the pipeline's language) nor a title.
         stops = frozenset(STOP_WORDS if stop_words is None else stop_words)
         self.part_rule = NamePartRule(min_part_length, stops | PERSON_TITLES, title_case=True)
+        # A final name part of two letters ("Sá", "Wu") propagates too when it is title case
+        # and not a stop word or title ("Jr", "St"): surnames this short are common.
+        self.short_last = NamePartRule(2, stops | PERSON_TITLES, title_case=True)
+        self.lower_case = lower_case
 
     def __call__(self, doc: Doc) -> Doc:
+        if self.lower_case:
+            self._lower_case_names(doc)
         if self.person_parts:
             _surname_first(doc, self.spans_key)
         ids: Dict[str, str] = {}
@@ -113,6 +126,14 @@ class Coref:
             self._propagate(doc)
         return doc
 
+    def _lower_case_names(self, doc: Doc) -> None:
+        # over a shorter detected span the name wins ("sophie" typed DEM of "sophie larsen")
+        found = [Span(doc, start, end, label="PERSON") for start, end in lower_case_names(doc)]
+        for span in found:
+            span._.risk_explain["detector"] = f"{self.name}:lower_case"
+        if found:
+            add_pii_spans(doc, found, self.spans_key)
+
     def _propagate(self, doc: Doc) -> None:
         spans = list(doc.spans.get(self.spans_key, []))
         if not spans:
@@ -123,6 +144,9 @@ class Coref:
             pieces = [span.text]
             if span.label_ == "PERSON" and self.person_parts and len(span) > 1:
                 pieces += [t.text for t in span if self.part_rule.accepts(t.text)]
+                last = span[-1].text
+                if len(last) == 2 and last.isalpha() and self.short_last.accepts(last):
+                    pieces.append(last)
             for piece in pieces:
                 targets.setdefault(piece, (span.label_, span._.entity_id))
         found = []
@@ -146,15 +170,17 @@ class Coref:
 
 @Language.factory(
     "pii_coref",
-    default_config={"spans_key": "pii", "person_parts": True, "propagate": True, "min_part_length": 3},
+    default_config={"spans_key": "pii", "person_parts": True, "propagate": True, "min_part_length": 3, "lower_case_names": True},
     requires=["doc.spans"],
     assigns=["doc.spans", "span._.entity_id", "span._.risk_explain"],
 )
 def make_coref(
-    nlp: Language, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int
+    nlp: Language, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int, lower_case_names: bool
 ) -> Coref:
     """person_parts (bool): link a surname or given name to an earlier full name.
     propagate (bool): add undetected occurrences of detected mentions and name parts.
-    min_part_length (int): shortest name part that is propagated on its own."""
+    min_part_length (int): shortest name part that is propagated on its own (a final part
+    of two letters also is). lower_case_names (bool): add lower-case person names
+    ("john smith") found with the shipped name lists."""
     register_extensions()
-    return Coref(name, spans_key, person_parts, propagate, min_part_length, frozenset(nlp.Defaults.stop_words))
+    return Coref(name, spans_key, person_parts, propagate, min_part_length, frozenset(nlp.Defaults.stop_words), lower_case_names)
