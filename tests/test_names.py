@@ -1,0 +1,117 @@
+"""Person names the NER misses (#14 item 6, #20 item 1): lower-case names, Vietnamese names,
+a relative's given name, name variants, two-letter surnames."""
+import pytest
+from spacy.tokens import Span
+
+from spacy_sanitize.detect.names import name_lists
+
+
+def detected(nlp, text):
+    doc = nlp(text)
+    return [(s.text, s.label_) for s in doc.spans["pii"]]
+
+
+def test_shipped_name_lists_leave_out_ordinary_words():
+    lists = name_lists()
+    assert {"john", "jane", "emily", "lucas"} <= lists.given
+    assert {"smith", "brown"} <= lists.family
+    # names that are also common words are not in the lists
+    assert not {"will", "mark", "rose", "may", "grace", "young", "white"} & (lists.given | lists.family)
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("john smith called, and later jane doe arrived.", [("john smith", "PERSON"), ("jane doe", "PERSON")]),
+        ("we met mary ann jones at noon", [("mary ann jones", "PERSON")]),
+        ("ping emily dickinson about it", [("emily dickinson", "PERSON")]),
+        # a given name before a common word, or a name-like word alone, is not a name
+        ("john called twice and emily said no", []),
+        ("will smith the metal, mark the box", []),
+        ("John Smith called.", []),
+    ],
+)
+def test_lower_case_names(nlp_blank, text, expected):
+    nlp_blank.add_pipe("pii_coref")
+    assert detected(nlp_blank, text) == expected
+
+
+def test_lower_case_names_can_be_switched_off_and_win_over_shorter_spans(nlp_blank):
+    coref = nlp_blank.add_pipe("pii_coref", config={"lower_case_names": False})
+    assert detected(nlp_blank, "john smith called") == []
+    coref.lower_case = True
+    doc = nlp_blank.make_doc("so sophie larsen and the john smith building")
+    doc.spans["pii"] = [Span(doc, 1, 2, label="DEM"), Span(doc, 5, 8, label="ORG")]
+    # the name wins over the shorter span, and loses to the longer one
+    assert [(s.text, s.label_) for s in coref(doc).spans["pii"]] == [("sophie larsen", "PERSON"), ("john smith building", "ORG")]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("Nguyễn Văn An and Trần Thị Bình signed the lease.", ["Nguyễn Văn An", "Trần Thị Bình"]),
+        ("The Nguyễn family met Mr Lê Thị Hoa.", ["Nguyễn", "Lê Thị Hoa"]),
+        # a text written in Vietnamese is left alone
+        ("Tôi tên là Nguyễn Văn An và tôi sống ở Hà Nội.", []),
+        ("Café Zoë in Gujarāt", []),
+    ],
+)
+def test_vietnamese_names(nlp_blank, text, expected):
+    nlp_blank.add_pipe("pii_script")
+    assert [t for t, _ in detected(nlp_blank, text)] == expected
+
+
+def test_vietnamese_names_can_be_switched_off(nlp_blank):
+    nlp_blank.add_pipe("pii_script", config={"marked_latin": False})
+    assert detected(nlp_blank, "Nguyễn Văn An signed.") == []
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("Her daughter Emily (age 7) attends Lincoln Elementary.", ["Emily"]),
+        ("His sister, Anna, and brother Erik's car", ["Anna", "Erik"]),
+        ("my son lucas is 4", ["lucas"]),
+        ("a daughter named Ingrid Solheim", ["Ingrid Solheim"]),
+        ("her husband Prince Philip died", ["Philip"]),
+        # no name after the kinship word
+        ("the son of a farmer, her daughter In 2019, my son will", []),
+        # variants of the person's own name
+        ("Judi Ann Genovesi (married name: Adler 1984 to 2012; Whaling 2014 to present; born June 21, 1957)", ["Adler", "Whaling"]),
+        ("Mary Smith (née Jones) was born in Leeds.", ["Jones"]),
+        ("Elton John (born Reginald Kenneth Dwight; 25 March 1947)", ["Reginald Kenneth Dwight"]),
+        ("He was born Catholic.", []),
+    ],
+)
+def test_names_after_kinship_words_and_variant_cues(nlp_blank, text, expected):
+    nlp_blank.add_pipe("pii_titles")
+    assert detected(nlp_blank, text) == [(t, "PERSON") for t in expected]
+
+
+def test_kinship_and_variant_cues_can_be_switched_off(nlp_blank):
+    nlp_blank.add_pipe("pii_titles", config={"kinship": [], "variant_cues": []})
+    assert detected(nlp_blank, "Her daughter Emily (née Jones) and Mr Per Aasen") == [("Per Aasen", "PERSON")]
+
+
+def test_two_letter_surname_propagates(nlp_blank):
+    nlp_blank.add_pipe("pii_coref")
+    doc = nlp_blank.make_doc("Estácio de Sá was a soldier . Sá travelled to Brazil . Brian Smith Jr met Al Gore .")
+    doc.spans["pii"] = [Span(doc, 0, 3, label="PERSON"), Span(doc, 12, 15, label="PERSON")]
+    doc = nlp_blank.get_pipe("pii_coref")(doc)
+    spans = [(s.text, s._.entity_id) for s in doc.spans["pii"]]
+    assert ("Sá", spans[0][1]) in spans
+    # titles and suffixes of two letters do not propagate
+    assert "Jr" not in [t for t, _ in spans]
+
+
+@pytest.mark.parametrize(
+    "text,leaked",
+    [
+        ("john smith called, and later jane doe arrived.", ["john smith", "jane doe"]),
+        ("Nguyễn Văn An and Trần Thị Bình signed the lease.", ["Nguyễn Văn An", "Trần Thị Bình"]),
+        ("Her daughter Emily (age 7) attends Lincoln Elementary.", ["Emily"]),
+    ],
+)
+def test_default_pipeline_masks_the_issue_examples(default_nlp, text, leaked):
+    sanitized = default_nlp(text)._.sanitized
+    assert [s for s in leaked if s in sanitized] == []
