@@ -115,3 +115,19 @@ def test_two_letter_surname_propagates(nlp_blank):
 def test_default_pipeline_masks_the_issue_examples(default_nlp, text, leaked):
     sanitized = default_nlp(text)._.sanitized
     assert [s for s in leaked if s in sanitized] == []
+
+
+def test_default_has_no_leak_in_the_person_name_cases(default_nlp):
+    """The person_names block of benchmarks/leak_cases.jsonl (gated here, next to the rules)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "leaks.py"
+    spec = importlib.util.spec_from_file_location("leaks_benchmark", path)
+    leaks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(leaks)
+    cases = [c for c in leaks.read_cases(leaks.CASES) if c["category"] == "person_names"]
+    assert len(cases) >= 15
+    docs = default_nlp.pipe([c["text"] for c in cases])
+    found = [(c["why"], leaks.leaked(c, d._.sanitized)) for c, d in zip(cases, docs)]
+    assert [f for f in found if f[1]] == []
