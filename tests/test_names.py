@@ -131,3 +131,10 @@ def test_default_has_no_leak_in_the_person_name_cases(default_nlp):
     docs = default_nlp.pipe([c["text"] for c in cases])
     found = [(c["why"], leaks.leaked(c, d._.sanitized)) for c, d in zip(cases, docs)]
     assert [f for f in found if f[1]] == []
+
+
+def test_a_title_ending_a_sentence_does_not_make_the_next_word_a_name(nlp_blank):
+    # TAB dev: "the Chancellor of Justice. He argued" made "He" a PERSON, then every "He"
+    nlp_blank.add_pipe("pii_titles")
+    text = "He complained to the Chancellor of Justice. He argued that Dr. Nilsen and Prof. Berg erred."
+    assert [t for t, _ in detected(nlp_blank, text)] == ["Nilsen", "Berg"]

@@ -47,6 +47,9 @@ DEFAULT_KINSHIP: List[str] = [
     "grandfather", "grandma", "grandpa", "niece", "nephew", "cousin", "aunt", "uncle", "stepson",
     "stepdaughter", "stepmother", "stepfather", "twin", "widow", "widower",
 ]
+# Titles written with a period as abbreviations ("Dr. Nilsen"); after another title a period
+# ends the sentence.
+ABBREVIATED_TITLES = frozenset({"Mr", "Mrs", "Ms", "Mx", "Dr", "Prof"})
 # "born" also comes before other words ("born Catholic"): a name after it has two words at least
 MULTI_WORD_CUES = frozenset({"born"})
 POSSESSIVE = re.compile(r"['’]s$")
@@ -61,7 +64,7 @@ class TitleDetector:
         self.name = name
         self.label = check_label(label)
         self.spans_key = spans_key
-        self.pattern = re.compile(rf"\b(?:{_alternatives(titles)})\.?\s+({NAME_RUN})")
+        self.pattern = re.compile(rf"\b(?:{_alternatives(titles)})(\.?)\s+({NAME_RUN})")
         # cues are matched in any casing ("Née", "Married name:"); the name words are not
         self.variant = re.compile(rf"(?<!\w)(?i:{_alternatives(variant_cues)})(?:[ \t]*[:,][ \t]*|[ \t]+)({NAME_RUN})") if variant_cues else None
         self.kinship = (
@@ -73,7 +76,9 @@ class TitleDetector:
         text = doc.text
         found = []
         for match in self.pattern.finditer(text):
-            start, end = match.span(1)
+            if match.group(1) and text[match.start() : match.start(1)] not in ABBREVIATED_TITLES:
+                continue  # "Chancellor of Justice. He argued": the period ended the sentence
+            start, end = match.span(2)
             while end > start and text[end - 1] == ".":
                 end -= 1
             found.append((start, end, self.label, f"{self.name}:title"))
