@@ -138,3 +138,22 @@ def test_a_title_ending_a_sentence_does_not_make_the_next_word_a_name(nlp_blank)
     nlp_blank.add_pipe("pii_titles")
     text = "He complained to the Chancellor of Justice. He argued that Dr. Nilsen and Prof. Berg erred."
     assert [t for t, _ in detected(nlp_blank, text)] == ["Nilsen", "Berg"]
+
+
+@pytest.mark.parametrize(
+    "text,tagged,expected",
+    [
+        # wiki_dev: the recognizer of the fast pipeline tagged "Lynn Jarder"
+        ("Erica May-Lynn Jarder (born 1986) is", "Lynn Jarder", "Erica May-Lynn Jarder"),
+        ("When Anna Smith left", "Smith", "Anna Smith"),
+        # not a given name of the lists, or not capitalised
+        ("When Smith left", "Smith", "Smith"),
+        ("the report anna Smith wrote", "Smith", "Smith"),
+    ],
+)
+def test_a_person_span_grows_over_given_names_before_it(nlp_blank, text, tagged, expected):
+    coref = nlp_blank.add_pipe("pii_coref")
+    doc = nlp_blank(text)
+    start = text.index(tagged)
+    doc.spans["pii"] = [doc.char_span(start, start + len(tagged), label="PERSON")]
+    assert [s.text for s in coref(doc).spans["pii"]] == [expected]

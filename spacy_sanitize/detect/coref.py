@@ -3,7 +3,9 @@
 Mentions with the same normalized text share an id; a PERSON mention that is a part
 (e.g. the surname) of an earlier full PERSON name joins that name's entity, and so does
 an ORG acronym of an earlier ORG; a given name in a "SURNAME, GIVEN" field takes in the
-surname ("Patient: SMITH, JOHN"). Ids are ``e1, e2, ...`` per document, in order of
+surname ("Patient: SMITH, JOHN"), and a PERSON span cut after a given name of the shipped
+lists or inside a hyphenated name grows over it ("Erica May-Lynn Jarder" tagged "Lynn
+Jarder"). Ids are ``e1, e2, ...`` per document, in order of
 first mention. Spans that already carry an id keep it.
 
 With ``propagate`` (on by default) it also adds the mentions a detector missed: every
@@ -30,7 +32,7 @@ from ..extensions import register_extensions
 from ..masking_plan import COMMON_WORDS, NamePartRule, fold, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
-from .names import lower_case_names
+from .names import lower_case_names, name_lists
 
 # Linking compares folded words: any word but a title or a single character.
 LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
@@ -73,6 +75,41 @@ are often common words: "SMITH"), and opens a
         doc.spans[spans_key] = spans
 
 
+def _extend_given_names(doc: Doc, spans_key: str) -> None:
+    """A PERSON span that starts after the first part of a hyphenated name ("Erica May-Lynn
+    Jarder" tagged "Lynn Jarder") or after a given name of the shipped lists ("Erica") takes
+    them in: a recognizer often cuts a name with a rare or double given name."""
+    spans = list(doc.spans.get(spans_key, []))
+    covered = {i for s in spans for i in range(s.start, s.end)}
+    given = name_lists().given
+    changed = False
+    for k, span in enumerate(spans):
+        if span.label_ != "PERSON":
+            continue
+        start = span.start
+        while True:
+            if start >= 2 and doc[start - 1].text == "-" and not doc[start - 1].whitespace_ and not doc[start - 2].whitespace_:
+                word, size = doc[start - 2], 2
+            elif start >= 1 and doc[start - 1].whitespace_ == " ":
+                word, size = doc[start - 1], 1
+                if word.lower_ not in given:
+                    break
+            else:
+                break
+            if not (word.is_alpha and word.is_title) or any(i in covered for i in range(start - size, start)):
+                break
+            start -= size
+        if start < span.start:
+            wider = Span(doc, start, span.end, label=span.label_)
+            wider._.entity_id = span._.entity_id
+            wider._.risk_explain = {**span._.risk_explain, "given_names": True}
+            spans[k] = wider
+            covered.update(range(start, span.start))
+            changed = True
+    if changed:
+        doc.spans[spans_key] = spans
+
+
 class Coref:
     def __init__(
         self, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int,
@@ -97,6 +134,7 @@ class Coref:
             self._lower_case_names(doc)
         if self.person_parts:
             _surname_first(doc, self.spans_key)
+            _extend_given_names(doc, self.spans_key)
         ids: Dict[str, str] = {}
         person_parts: Dict[str, str] = {}
         acronyms: Dict[str, str] = {}
