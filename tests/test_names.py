@@ -157,3 +157,12 @@ def test_a_person_span_grows_over_given_names_before_it(nlp_blank, text, tagged,
     start = text.index(tagged)
     doc.spans["pii"] = [doc.char_span(start, start + len(tagged), label="PERSON")]
     assert [s.text for s in coref(doc).spans["pii"]] == [expected]
+
+
+def test_a_person_span_cut_in_a_nickname_grows_over_the_rest_of_the_name(nlp_blank):
+    # wiki_dev: the fast recognizer tagged 'Ernesto "El Pato' and left "de Lucas Hopkins"
+    coref = nlp_blank.add_pipe("pii_coref")
+    text = 'Ernesto "El Pato" de Lucas Hopkins (born 1976) and "Bo" Smith'
+    doc = nlp_blank(text)
+    doc.spans["pii"] = [doc.char_span(0, 16, label="PERSON"), doc.char_span(text.index("Smith"), len(text), label="PERSON")]
+    assert [s.text for s in coref(doc).spans["pii"]] == ['Ernesto "El Pato" de Lucas Hopkins', "Smith"]

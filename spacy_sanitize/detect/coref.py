@@ -75,10 +75,47 @@ are often common words: "SMITH"), and opens a
         doc.spans[spans_key] = spans
 
 
-def _extend_given_names(doc: Doc, spans_key: str) -> None:
+PARTICLES = frozenset({"de", "del", "della", "der", "den", "van", "von", "da", "di", "du", "dos", "la", "le", "bin", "ibn", "al"})
+
+
+def _grow_left(doc: Doc, start: int, covered: set, given: FrozenSet[str]) -> int:
+    while True:
+        if start >= 2 and doc[start - 1].text == "-" and not doc[start - 1].whitespace_ and not doc[start - 2].whitespace_:
+            word, size = doc[start - 2], 2
+        elif start >= 1 and doc[start - 1].whitespace_ == " ":
+            word, size = doc[start - 1], 1
+            if word.lower_ not in given:
+                return start
+        else:
+            return start
+        if not (word.is_alpha and word.is_title) or any(i in covered for i in range(start - size, start)):
+            return start
+        start -= size
+
+
+def _grow_after_nickname(doc: Doc, span: Span, covered: set) -> int:
+    """The end of a name whose quoted nickname the span cuts ('Ernesto "El Pato' of
+    'Ernesto "El Pato" de Lucas Hopkins'): the closing quote and the name words after it."""
+    end = span.end
+    if span.text.count('"') % 2 == 0 or end >= len(doc) or doc[end].text != '"' or end in covered:
+        return end
+    end += 1
+    while end < len(doc) and end not in covered and doc[end - 1].whitespace_:
+        word = doc[end]
+        if word.is_alpha and word.is_title:
+            end += 1
+        elif word.lower_ in PARTICLES and end + 1 < len(doc) and doc[end + 1].is_title and word.whitespace_:
+            end += 1
+        else:
+            break
+    return end
+
+
+def _extend_names(doc: Doc, spans_key: str) -> None:
     """A PERSON span that starts after the first part of a hyphenated name ("Erica May-Lynn
-    Jarder" tagged "Lynn Jarder") or after a given name of the shipped lists ("Erica") takes
-    them in: a recognizer often cuts a name with a rare or double given name."""
+    Jarder" tagged "Lynn Jarder") or after a given name of the shipped lists ("Erica"), or
+    that ends inside a quoted nickname, takes in the rest of the name: a recognizer often
+    cuts a name with a rare or double given name or a nickname."""
     spans = list(doc.spans.get(spans_key, []))
     covered = {i for s in spans for i in range(s.start, s.end)}
     given = name_lists().given
@@ -86,25 +123,13 @@ def _extend_given_names(doc: Doc, spans_key: str) -> None:
     for k, span in enumerate(spans):
         if span.label_ != "PERSON":
             continue
-        start = span.start
-        while True:
-            if start >= 2 and doc[start - 1].text == "-" and not doc[start - 1].whitespace_ and not doc[start - 2].whitespace_:
-                word, size = doc[start - 2], 2
-            elif start >= 1 and doc[start - 1].whitespace_ == " ":
-                word, size = doc[start - 1], 1
-                if word.lower_ not in given:
-                    break
-            else:
-                break
-            if not (word.is_alpha and word.is_title) or any(i in covered for i in range(start - size, start)):
-                break
-            start -= size
-        if start < span.start:
-            wider = Span(doc, start, span.end, label=span.label_)
+        start, end = _grow_left(doc, span.start, covered, given), _grow_after_nickname(doc, span, covered)
+        if (start, end) != (span.start, span.end):
+            wider = Span(doc, start, end, label=span.label_)
             wider._.entity_id = span._.entity_id
-            wider._.risk_explain = {**span._.risk_explain, "given_names": True}
+            wider._.risk_explain = {**span._.risk_explain, "name_grown": True}
             spans[k] = wider
-            covered.update(range(start, span.start))
+            covered.update(range(start, end))
             changed = True
     if changed:
         doc.spans[spans_key] = spans
@@ -134,7 +159,7 @@ class Coref:
             self._lower_case_names(doc)
         if self.person_parts:
             _surname_first(doc, self.spans_key)
-            _extend_given_names(doc, self.spans_key)
+            _extend_names(doc, self.spans_key)
         ids: Dict[str, str] = {}
         person_parts: Dict[str, str] = {}
         acronyms: Dict[str, str] = {}
