@@ -139,3 +139,19 @@ def test_a_day_number_in_another_span_stays_there(nlp_blank):
     doc = nlp_blank.make_doc("Room 5 March 1990")
     doc.spans["pii"] = [Span(doc, 0, 2, label="CODE"), Span(doc, 2, 4, label="DATETIME")]
     assert [s.text for s in refine(doc).spans["pii"]] == ["Room 5", "March 1990"]
+
+
+@pytest.mark.parametrize(
+    "text,phrase,expected",
+    [
+        # wiki_dev: "Empress of Hayti" names the person (annotated PERSON, DIRECT); "Hayti" was left
+        ("Bonheur, Empress of Hayti (1758 – 1858)", "Empress", "Empress of Hayti"),
+        ("He met the King of Saudi Arabia in Riyadh.", "King", "King of Saudi Arabia"),
+        # not a sovereign, or no realm after "of"
+        ("the President of Cyprus", "President", "President"),
+        ("the king of the castle", "king", "king"),
+    ],
+)
+def test_a_sovereign_title_takes_in_its_realm(nlp_blank, text, phrase, expected):
+    _, spans = refined(nlp_blank, text, phrase, "DEM", detector="pii_gazetteer:P39")
+    assert spans == [(expected, "DEM")]

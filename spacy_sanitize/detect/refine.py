@@ -13,6 +13,8 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
 - **a day number** just before a DATETIME span that starts with a month name joins it
   ("15 November 2013" tagged "November 2013" leaves the day, which with the month and year
   still pins the date down);
+- **a sovereign's title** (a DEM span "Empress", "King", "Duke") takes in the "of" and the
+  capitalised words after it: "Empress of Hayti" names one person;
 - **edge words** are trimmed: leading prepositions, articles, possessives and hedges of
   DATETIME and QUANTITY spans ("between", "from", "the", "his", "early", "more than",
   "about"), leading contact-field words of PERSON spans ("Call", "Tel", "Ring": a PERSON
@@ -78,6 +80,12 @@ NUMBER_WORDS = frozenset(
 # marked more often than not, so they stay.
 BARE_NUMBER_WORDS = frozenset({"one", "first", "second", "once"})
 YEAR = re.compile(r"^(?:1\d|20)\d\d$")
+# Titles held by one person at a time: with their realm they name that person.
+SOVEREIGN_TITLES = frozenset(
+    "emperor empress king queen prince princess duke duchess archduke archduchess grand-duke tsar tsarina czar "
+    "sultan sultana shah emir khan pharaoh maharaja maharani rajah dauphin earl countess marquess marquis "
+    "viscount baron baroness".split()
+)
 DAY = re.compile(r"^(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?$")
 YEAR_RANGE = re.compile(r"^(?:1\d|20)\d\d[-–—](?:(?:1\d|20)\d\d|\d\d)$")
 
@@ -154,6 +162,8 @@ class SpanRefiner:
         if self.trim_edges and self._day_before(span, covered):
             start -= 1
         if self.trim_edges:
+            end = self._realm_after(span, covered)
+        if self.trim_edges:
             start, end = self._trim(doc, start, end, label)
         if start >= end:
             dropped = label in ("DATETIME", "QUANTITY") or (label == "PERSON" and self._field_words_only(span))
@@ -178,7 +188,18 @@ class SpanRefiner:
         # What exactly changed is in the record's "from": the span before.
         if len(parts) > 1:
             return out, "split"
-        return out, "relabel" if out[0][2] != label else "extend" if out[0][0] < span.start else "trim"
+        return out, "relabel" if out[0][2] != label else "extend" if out[0][0] < span.start or out[0][1] > span.end else "trim"
+
+    @staticmethod
+    def _realm_after(span: Span, covered: FrozenSet[int]) -> int:
+        """The end of a sovereign's title with its realm ("Empress" + "of Hayti")."""
+        doc, end = span.doc, span.end
+        if span.label_ != "DEM" or span[-1].lower_ not in SOVEREIGN_TITLES or end + 1 >= len(doc) or doc[end].lower_ != "of":
+            return end
+        realm = end + 1
+        while realm < len(doc) and realm not in covered and doc[realm].is_title and doc[realm].is_alpha and doc[realm - 1].whitespace_:
+            realm += 1
+        return realm if realm > end + 1 and end not in covered else end
 
     @staticmethod
     def _day_before(span: Span, covered: FrozenSet[int]) -> bool:
