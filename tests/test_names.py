@@ -166,3 +166,22 @@ def test_a_person_span_cut_in_a_nickname_grows_over_the_rest_of_the_name(nlp_bla
     doc = nlp_blank(text)
     doc.spans["pii"] = [doc.char_span(0, 16, label="PERSON"), doc.char_span(text.index("Smith"), len(text), label="PERSON")]
     assert [s.text for s in coref(doc).spans["pii"]] == ['Ernesto "El Pato" de Lucas Hopkins', "Smith"]
+
+
+@pytest.mark.parametrize(
+    "text,tagged,expected",
+    [
+        # leak case "Surname, Given field in title case": the fast recognizer tagged "Solheim" only
+        ("Name: Solheim, Ingrid\nWard: 4B", "Solheim", "Solheim, Ingrid"),
+        ("Patient: SMITH, JOHN", "SMITH", "SMITH, JOHN"),
+        # not a field, or not a listed given name after the comma
+        ("We met Solheim, Ingrid and Per.", "Solheim", "Solheim"),
+        ("Name: Solheim, Bergen", "Solheim", "Solheim"),
+    ],
+)
+def test_a_surname_in_a_field_takes_in_the_given_name_after_it(nlp_blank, text, tagged, expected):
+    coref = nlp_blank.add_pipe("pii_coref", config={"propagate": False})
+    doc = nlp_blank(text)
+    start = text.index(tagged)
+    doc.spans["pii"] = [doc.char_span(start, start + len(tagged), label="PERSON")]
+    assert [s.text for s in coref(doc).spans["pii"]] == [expected]

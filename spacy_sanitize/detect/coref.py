@@ -51,7 +51,8 @@ def _surname_first(doc: Doc, spans_key: str) -> None:
     comes out as the given name only: the word and comma before it join the span when the
     word has the same casing (all caps or title case), is not a stop word or title (surnames
 are often common words: "SMITH"), and opens a
-    line or follows a colon (a form field, not a list of places: "Paris, John said")."""
+    line or follows a colon (a form field, not a list of places: "Paris, John said"). A
+    surname found alone there takes in the listed given name after its comma."""
     spans = list(doc.spans.get(spans_key, []))
     changed = False
     for k, span in enumerate(spans):
@@ -67,6 +68,25 @@ are often common words: "SMITH"), and opens a
         if any(other.start <= i - 2 < other.end for other in spans):
             continue
         wider = Span(doc, i - 2, span.end, label=span.label_)
+        wider._.entity_id = span._.entity_id
+        wider._.risk_explain = {**span._.risk_explain, "surname_first": True}
+        spans[k] = wider
+        changed = True
+    for k, span in enumerate(spans):
+        # the other way round: the surname found, the given name after the comma missed
+        # ("Name: Solheim, Ingrid" tagged "Solheim"); the given name must be a listed one
+        i, j = span.start, span.end
+        if span.label_ != "PERSON" or len(span) != 1 or j + 1 >= len(doc) or doc[j].text != "," or span[0].whitespace_:
+            continue
+        word, given = span[0], doc[j + 1]
+        same_case = (word.is_upper and given.is_upper) or (word.is_title and given.is_title)
+        before = doc[i - 1] if i >= 1 else None
+        opens = before is None or before.text == ":" or "\n" in before.text
+        if not (same_case and opens and given.is_alpha and given.lower_ in name_lists().given):
+            continue
+        if any(other.start <= j + 1 < other.end for other in spans):
+            continue
+        wider = Span(doc, i, j + 2, label=span.label_)
         wider._.entity_id = span._.entity_id
         wider._.risk_explain = {**span._.risk_explain, "surname_first": True}
         spans[k] = wider
