@@ -10,6 +10,11 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
 - **ranges** of DATETIME spans are split at their connectors ("to", "and", "through",
   "until", a dash), when every part holds a date (a digit, a month or weekday name, a
   number word); a QUANTITY made of years only ("1804 - 1806", "1991–2000") becomes DATETIME;
+- **a day number** just before a DATETIME span that starts with a month name joins it
+  ("15 November 2013" tagged "November 2013" leaves the day, which with the month and year
+  still pins the date down);
+- **a sovereign's title** (a DEM span "Empress", "King", "Duke") takes in the "of" and the
+  capitalised words after it: "Empress of Hayti" names one person;
 - **edge words** are trimmed: leading prepositions, articles, possessives and hedges of
   DATETIME and QUANTITY spans ("between", "from", "the", "his", "early", "more than",
   "about"), leading contact-field words of PERSON spans ("Call", "Tel", "Ring": a PERSON
@@ -34,7 +39,7 @@ spans is in ``doc.user_data["pii_refine"]``. Both drop rules can be switched off
 ever drops a span of another type.
 """
 import re
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -90,6 +95,13 @@ NUMBER_WORDS = frozenset(
 # marked more often than not, so they stay.
 BARE_NUMBER_WORDS = frozenset({"one", "first", "second", "once"})
 YEAR = re.compile(r"^(?:1\d|20)\d\d$")
+# Titles held by one person at a time: with their realm they name that person.
+SOVEREIGN_TITLES = frozenset(
+    "emperor empress king queen prince princess duke duchess archduke archduchess grand-duke tsar tsarina czar "
+    "sultan sultana shah emir khan pharaoh maharaja maharani rajah dauphin earl countess marquess marquis "
+    "viscount baron baroness".split()
+)
+DAY = re.compile(r"^(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?$")
 YEAR_RANGE = re.compile(r"^(?:1\d|20)\d\d[-–—](?:(?:1\d|20)\d\d|\d\d)$")
 
 
@@ -178,6 +190,7 @@ class SpanRefiner:
             return doc
         kept: List[Span] = []
         dropped = 0
+        covered = frozenset(i for span in doc.spans[self.spans_key] for i in range(span.start, span.end))
         for span in doc.spans[self.spans_key]:
             detector = str(span._.risk_explain.get("detector", ""))
             if detector.split(":")[0] in RULE_DETECTORS:
@@ -189,7 +202,7 @@ class SpanRefiner:
                     dropped += 1
                     continue
                 span = field
-            parts, action = self.refine(span)
+            parts, action = self.refine(span, covered)
             if not parts:
                 dropped += 1
                 continue
@@ -206,11 +219,16 @@ class SpanRefiner:
             doc.user_data[self.name] = {"dropped": dropped}
         return doc
 
-    def refine(self, span: Span) -> Tuple[List[Tuple[int, int, str]], Optional[str]]:
+    def refine(self, span: Span, covered: FrozenSet[int] = frozenset()) -> Tuple[List[Tuple[int, int, str]], Optional[str]]:
         """The token ranges ``(start, end, label)`` that replace ``span`` (empty: drop it) and
-        the action taken (None: keep the span unchanged)."""
+        the action taken (None: keep the span unchanged); ``covered``: the tokens of the
+        other spans, which the span does not grow over."""
         doc, label = span.doc, span.label_
         start, end = span.start, span.end
+        if self.trim_edges and self._day_before(span, covered):
+            start -= 1
+        if self.trim_edges:
+            end = self._realm_after(span, covered)
         if self.trim_edges:
             start, end = self._trim(doc, start, end, label)
         if start >= end:
@@ -234,7 +252,29 @@ class SpanRefiner:
         if out == [(span.start, span.end, label)]:
             return out, None
         # What exactly changed is in the record's "from": the span before.
-        return out, "split" if len(parts) > 1 else "relabel" if out[0][2] != label else "trim"
+        if len(parts) > 1:
+            return out, "split"
+        return out, "relabel" if out[0][2] != label else "extend" if out[0][0] < span.start or out[0][1] > span.end else "trim"
+
+    @staticmethod
+    def _realm_after(span: Span, covered: FrozenSet[int]) -> int:
+        """The end of a sovereign's title with its realm ("Empress" + "of Hayti")."""
+        doc, end = span.doc, span.end
+        if span.label_ != "DEM" or span[-1].lower_ not in SOVEREIGN_TITLES or end + 1 >= len(doc) or doc[end].lower_ != "of":
+            return end
+        realm = end + 1
+        while realm < len(doc) and realm not in covered and doc[realm].is_title and doc[realm].is_alpha and doc[realm - 1].whitespace_:
+            realm += 1
+        return realm if realm > end + 1 and end not in covered else end
+
+    @staticmethod
+    def _day_before(span: Span, covered: FrozenSet[int]) -> bool:
+        """A day number just before a DATETIME span that starts with a month ("15" of
+        "15 November 2013"), in no other span."""
+        doc, i = span.doc, span.start - 1
+        if span.label_ != "DATETIME" or i < 0 or i in covered or not doc[i].whitespace_:
+            return False
+        return bool(DAY.match(doc[i].text)) and _is_month(doc[span.start].text)
 
     def _trim(self, doc: Doc, start: int, end: int, label: str) -> Tuple[int, int]:
         leading = LEADING_DATE_WORDS if label == "DATETIME" else LEADING_NUMBER_WORDS if label == "QUANTITY" else FIELD_WORDS if label == "PERSON" else frozenset()
