@@ -243,17 +243,19 @@ def sanitize_dataset(
     """A lazy Ray Dataset with the output columns added: ``map_batches`` over a pool of
     ``num_workers`` actors, each loading the pipeline once (``options``: ``RecordSanitizer``'s,
     e.g. ``strategy``, ``on_error``, ``id_column``). batch_size (int): records per batch,
-    also the ``nlp.pipe`` batch. ray_remote_args: the actors' Ray options; a killed actor
-    is restarted and its batch retried (``max_restarts``, ``max_task_retries``, by default
-    unlimited and 3 here). The secret of keyed strategies is read by each worker from its
-    own environment (docs/scale-out.md), never passed through Ray."""
+    also the ``nlp.pipe`` batch. num_cpus (float): CPUs each actor holds; the pool holds
+    ``num_workers * num_cpus``, so read ``ds`` with ``num_cpus=0`` (as the CLI does) or
+    leave CPUs free for its read tasks, which otherwise wait forever. ray_remote_args: the
+    actors' Ray options (Ray's defaults restart a killed actor and retry its batch without
+    limit; ``{"max_task_retries": 3}`` stops a run whose record keeps killing its worker).
+    The secret of keyed strategies is read by each worker from its own environment
+    (docs/scale-out.md), never passed through Ray."""
     ray_data = import_ray_data()
     if isinstance(pipeline, Language):
         raise ValueError(Errors.E955)
     if not isinstance(num_workers, int) or num_workers < 1:
         raise ValueError(Errors.E956.format(n=num_workers))
     check_options(options.get("on_error", "mask"), batch_size, options.get("max_chars", DEFAULT_CHUNK_CHARS))
-    remote_args = {"max_restarts": -1, "max_task_retries": 3, **(ray_remote_args or {})}
     return ds.map_batches(
         RecordSanitizer,
         batch_size=batch_size,
@@ -262,7 +264,7 @@ def sanitize_dataset(
         fn_constructor_args=(pipeline,),
         fn_constructor_kwargs={"text_column": text_column, "batch_size": batch_size, **options},
         num_cpus=num_cpus,
-        **remote_args,
+        **(ray_remote_args or {}),
     )
 
 

@@ -449,6 +449,8 @@ class Errors(metaclass=ErrorsWithCodes):
         "Ray Data is not installed: install the extra with `pip install 'spacy-sanitize[ray]'` "
         "(or sanitize pandas DataFrames with sanitize_dataframe, which needs pandas only)."
     )
+    E958 = "{flag} applies to --engine ray only; add --engine ray or drop {flag}."
+    E959 = "--engine ray: {problem}."
 
 
 class Warnings(metaclass=ErrorsWithCodes):

@@ -164,3 +164,25 @@ def test_a_shipped_pipeline_by_name_with_a_strategy():
         warnings.simplefilter("error")
         out = sanitize_dataframe(pd.DataFrame({"text": [TEXTS[0]]}), pipeline="default", strategy="typed")
     assert out["sanitized"][0].startswith("Case [CODE] was lodged by [CODE]")
+
+
+@pytest.mark.parametrize(
+    "extra,code",
+    [
+        (["--num-workers", "2"], "E958"),  # a Ray option without --engine ray is refused, not ignored
+        (["--on-error", "raise"], "E958"),
+        (["--output-format", "parquet"], "E958"),
+        (["--engine", "ray", "--protect-field", "meta.name"], "E959"),  # not implemented with Ray
+        (["--engine", "ray", "--n-process", "2"], "E959"),
+        (["--engine", "ray", "--text-field", "doc.body"], "E959"),
+        (["--engine", "ray", "--batch-size", "0"], "E954"),
+    ],
+)
+def test_cli_engine_options_are_checked_before_anything_loads(tmp_path, capsys, extra, code):
+    from spacy_sanitize import cli
+
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"id": 1, "text": "case 36110/97"}\n', encoding="utf-8")
+    assert cli.main(["sanitize", str(source), "-o", str(tmp_path / "out"), *extra]) == 2
+    assert code in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

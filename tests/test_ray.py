@@ -11,6 +11,7 @@ from spacy_sanitize import cli
 from spacy_sanitize.batch import FAILED_TEXT, sanitize_dataset
 from spacy_sanitize.masker.strategies.keyed import DEFAULT_SECRET_ENV
 
+from . import ray_components
 from .conftest import data_file
 
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'spacy-sanitize[ray]' to run the Ray tests")
@@ -26,7 +27,11 @@ def local_ray():
     # instance: that is how the surrogate secret reaches them (docs/scale-out.md)
     previous = os.environ.get(DEFAULT_SECRET_ENV)
     os.environ[DEFAULT_SECRET_ENV] = SECRET
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # the hook registers the test components in every worker, shipped by value: the
+    # workers cannot import the tests package
+    ray.cloudpickle.register_pickle_by_value(ray_components)
+    hook = {"worker_process_setup_hook": ray_components.register}
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env=hook)
     ray_data.DataContext.get_current().enable_progress_bars = False
     try:
         yield
@@ -108,3 +113,54 @@ factory = "pii_codes"
 [components.masker]
 factory = "masker"
 """
+
+
+def test_cli_engine_ray_writes_the_local_engines_records(local_ray, tmp_path):
+    config = tmp_path / "codes.cfg"
+    config.write_text(CODES_CONFIG, encoding="utf-8")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    records = [{"id": f"r{i}", "text": f"Case {36110 + i}/97, mail a{i}@example.org.", "meta": {"n": i}} for i in range(6)]
+    for part in range(2):
+        (folder / f"part{part}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[part::2]), encoding="utf-8")
+    local = tmp_path / "local.jsonl"
+    assert cli.main(["sanitize", str(folder / "part0.jsonl"), "-o", str(local), "-p", str(config), "-q"]) == 0
+    out = tmp_path / "out"
+    argv = ["sanitize", str(folder), "-o", str(out), "-p", str(config), "--engine", "ray", "--num-workers", "2", "--batch-size", "2", "-q"]
+    assert cli.main(argv) == 0
+    rows = {}
+    for shard in sorted(out.glob("*.jsonl")):
+        for line in shard.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            rows[row["id"]] = row
+    assert sorted(rows) == [r["id"] for r in records]
+    for want in map(json.loads, local.read_text(encoding="utf-8").splitlines()):
+        got = rows[want["id"]]
+        assert got.pop("error") is None
+        got["replacements"] = [list(r.values()) for r in got["replacements"]]
+        assert got == {**want, "spans": [{k: v for k, v in s.items() if k != "text"} for s in want["spans"]]}
+    # Parquet in, Parquet out; a second run into the same (now full) folder is refused
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    pq.write_table(pa.Table.from_pylist([{"id": r["id"], "text": r["text"]} for r in records]), str(tmp_path / "in.parquet"))
+    assert cli.main(["sanitize", str(tmp_path / "in.parquet"), "-o", str(tmp_path / "pq"), "-p", str(config), "--engine", "ray", "-q"]) == 0
+    table = pq.read_table(str(tmp_path / "pq"))
+    assert sorted(table.column("sanitized").to_pylist()) == sorted(r["sanitized"] for r in rows.values())
+    assert cli.main(argv) == 2
+
+
+def test_a_killed_actor_loses_and_duplicates_nothing(local_ray, tmp_path):
+    """The actor processing "DIE:..." exits mid-batch (os._exit, as the OOM killer would
+    end it); Ray restarts it and reruns the batch: every record comes out once."""
+    config = tmp_path / "die.cfg"
+    config.write_text(CODES_CONFIG.replace('pipeline = ["pii_codes", "masker"]', 'pipeline = ["test_die_once", "pii_codes", "masker"]')
+                      .replace("[components.pii_codes]", '[components.test_die_once]\nfactory = "test_die_once"\n\n[components.pii_codes]'), encoding="utf-8")
+    marker = tmp_path / "died"
+    records = [{"id": f"r{i}", "text": f"case {36110 + i}/97"} for i in range(6)]
+    records[3]["text"] = f"DIE:{marker} case 99999/97"
+    rows = sanitize_dataset(ray_data.from_items(records), pipeline=str(config), num_workers=1, batch_size=1).take_all()
+    assert marker.exists()  # the actor did die
+    assert sorted(row["id"] for row in rows) == [r["id"] for r in records]
+    assert all(row["error"] is None for row in rows)
+    died = next(row for row in rows if row["id"] == "r3")
+    assert "99999/97" not in died["sanitized"] and died["sanitized"].endswith("case [CODE]")
