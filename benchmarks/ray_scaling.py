@@ -56,6 +56,7 @@ def main() -> None:
     from spacy_sanitize.batch import RecordSanitizer, sanitize_dataset
     from spacy_sanitize.pipeline import sanitize_texts
 
+    load_before = round(os.getloadavg()[0], 1)  # other jobs on the machine: the ratios are indicative
     path = shared_data_dir() / "tab" / "tab_dev_texts.jsonl"
     rows = list(srsly.read_jsonl(path))[: args.limit]
     texts = [row["text"] for row in rows]
@@ -98,8 +99,9 @@ def main() -> None:
         "cpus": os.cpu_count(),
         "load_s": load_s,
         "actor_rss_mb": actor_mb,
+        "load_average_before_after": [load_before, round(os.getloadavg()[0], 1)],
         "results": results,
-        "note": "shared machine: other jobs ran at the same time, so the ratios are indicative",
+        "note": "shared machine: other jobs ran at the same time (load average on its cores above), so the ratios are indicative",
     }
     print(json.dumps(report, indent=2))
     if args.output:
