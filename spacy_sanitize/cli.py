@@ -93,6 +93,15 @@ def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, 
 
 
 def cmd_sanitize(args: argparse.Namespace) -> int:
+    if args.engine == "ray":
+        from .ray_engine import run
+
+        return run(args)
+    for flag, value in (("--address", args.address), ("--num-workers", args.num_workers), ("--on-error", args.on_error)):
+        if value is not None:
+            raise InputError(Errors.E958.format(flag=flag))
+    if args.output_format == "parquet":
+        raise InputError(Errors.E958.format(flag="--output-format parquet"))
     if args.n_process < 1:
         raise InputError(Errors.E023.format(n=args.n_process))
     try:
@@ -318,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     sanitize.add_argument("-o", "--output", help="output file (default: stdout)")
     sanitize.add_argument("-p", "--pipeline", default="default", help="'default', a shipped config name, an installed pipeline package, a pipeline directory or a .cfg file")
     sanitize.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: from the file name; on stdin JSONL when the first non-blank line is a JSON object, text otherwise)")
-    sanitize.add_argument("--output-format", choices=("text", "jsonl"), help="default: text for .txt/stdin, jsonl otherwise")
+    sanitize.add_argument("--output-format", choices=("text", "jsonl", "parquet"), help="default: text for .txt/stdin, jsonl otherwise (--engine ray: the input's, jsonl or parquet)")
     sanitize.add_argument("--strategy", help="replacement strategy for every type: redact, typed, numbered, surrogate, generalize (short for spacy_sanitize.<name>.v1; see 'info'), or JSON with parameters")
     sanitize.add_argument("--operators", help="per-type strategies, e.g. 'PERSON=numbered,DATETIME=generalize,DEFAULT=redact' or JSON")
     sanitize.add_argument("--text-field", default="text", help="JSONL field with the text, a dotted path for nested objects, e.g. doc.body (default: text)")
@@ -340,6 +349,14 @@ def build_parser() -> argparse.ArgumentParser:
         "write the run manifest (pipeline, config sha256, versions, time, options) here; default: OUTPUT.manifest.json "
         "next to an output file, none for stdout"))
     sanitize.add_argument("--manifest-in-records", action="store_true", help="also add the manifest to each JSONL record as _sanitize")
+    sanitize.add_argument("--engine", choices=("local", "ray"), default="local", help=(
+        "local (default): this process (--n-process workers); ray: Ray Data on a cluster or a local Ray instance, "
+        "reading a JSONL/Parquet file, folder or glob and writing shards to the -o folder (needs the [ray] extra; docs/scale-out.md)"))
+    sanitize.add_argument("--address", help="--engine ray: the cluster, 'auto' or ray://host:port (default: start a local Ray instance)")
+    sanitize.add_argument("--num-workers", type=int, help="--engine ray: actors in the pool, each loading the pipeline once (default 1)")
+    sanitize.add_argument("--on-error", choices=("mask", "raise"), help=(
+        "--engine ray: a record that fails is masked entirely with its error type in an 'error' field (mask, the default) "
+        "or stops the run naming its id (raise)"))
     sanitize.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
     sanitize.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     add_mapping_arguments(sanitize)

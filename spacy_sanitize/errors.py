@@ -18,6 +18,7 @@ Code ranges, one per package (a new message takes the next free code of its rang
     E7xx / W7xx   decide: risk_vote, risk_threshold, the pipeline check
     E8xx / W8xx   risk_web and its backends
     E90x / W90x   the review report and the displaCy view (report/)
+    E95x / W95x   batch: DataFrames, Arrow tables, Ray Datasets
 """
 from spacy.errors import ErrorsWithCodes
 
@@ -468,6 +469,29 @@ class Errors(metaclass=ErrorsWithCodes):
         "gold document(s) (e.g. {examples}; gold ids look like {gold_example}): scoring them "
         "would report zeros. Predict for the gold file's documents, keyed by their doc_id."
     )
+    # E95x: batch (DataFrames, Arrow tables, Ray Datasets: spacy_sanitize/batch.py)
+    E950 = "on_error={value!r} is not an option; give one of: {options}."
+    E951 = (
+        "strategy, operators and overrides apply when the pipeline is loaded, and this one is "
+        "already loaded: give its name or path instead, or configure the loaded pipeline yourself."
+    )
+    E952 = (
+        "record {id!r} could not be sanitized ({kind}) and on_error='raise': the run stopped. "
+        "Fix or drop the record, or give on_error='mask' to mask such records entirely."
+    )
+    E953 = "the table has no text column '{column}' (it has: {columns}); name it with text_column=/column=."
+    E954 = "batch size must be a positive integer (got {n})."
+    E955 = (
+        "sanitize_dataset loads the pipeline in each Ray worker: give its name, a config file or "
+        "a pipeline directory every worker can read, not a loaded Language object."
+    )
+    E956 = "num_workers must be a positive integer (got {n})."
+    E957 = (
+        "Ray Data is not installed: install the extra with `pip install 'spacy-sanitize[ray]'` "
+        "(or sanitize pandas DataFrames with sanitize_dataframe, which needs pandas only)."
+    )
+    E958 = "{flag} applies to --engine ray only; add --engine ray or drop {flag}."
+    E959 = "--engine ray: {problem}."
 
 
 class Warnings(metaclass=ErrorsWithCodes):
@@ -645,4 +669,9 @@ class Warnings(metaclass=ErrorsWithCodes):
         "these figures are IN-SAMPLE: {component}'s shipped model '{artefact}' was trained on "
         "{n} of the {total} evaluated document(s) (from {source}), so they overstate what it "
         "does on new text. The held-out (cross-validated) figure comes from {benchmark}."
+    )
+    # W95x: batch (spacy_sanitize/batch.py)
+    W950 = (
+        "{n} of {total} record(s) could not be sanitized ({ids}); their whole text was "
+        "replaced by {text!r} and the 'error' column says why. Give on_error='raise' to stop instead."
     )

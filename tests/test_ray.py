@@ -1,0 +1,166 @@
+"""sanitize_dataset on a local Ray instance (#16): the same output as the one-process CLI,
+byte for byte, on court and biography texts; failed records are kept. Few, small runs: each
+starts actors that load the pipeline."""
+import json
+import os
+
+import pytest
+
+import spacy_sanitize  # noqa: F401
+from spacy_sanitize import cli
+from spacy_sanitize.batch import FAILED_TEXT, sanitize_dataset
+from spacy_sanitize.masker.strategies.keyed import DEFAULT_SECRET_ENV
+
+from . import ray_components
+from .conftest import data_file
+
+ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'spacy-sanitize[ray]' to run the Ray tests")
+ray_data = pytest.importorskip("ray.data", reason="Ray Data is not installed: pip install 'spacy-sanitize[ray]'")
+
+SECRET = "test-secret-for-the-ray-workers"
+N_EACH = 2  # court and biography texts each
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    # the workers inherit the driver's environment when ray.init starts the local
+    # instance: that is how the surrogate secret reaches them (docs/scale-out.md)
+    previous = os.environ.get(DEFAULT_SECRET_ENV)
+    os.environ[DEFAULT_SECRET_ENV] = SECRET
+    # the hook registers the test components in every worker, shipped by value: the
+    # workers cannot import the tests package
+    ray.cloudpickle.register_pickle_by_value(ray_components)
+    hook = {"worker_process_setup_hook": ray_components.register}
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env=hook)
+    ray_data.DataContext.get_current().enable_progress_bars = False
+    try:
+        yield
+    finally:
+        ray.shutdown()
+        if previous is None:
+            del os.environ[DEFAULT_SECRET_ENV]
+        else:
+            os.environ[DEFAULT_SECRET_ENV] = previous
+
+
+@pytest.fixture(scope="module")
+def sample():
+    court = [json.loads(line) for line in data_file("tab", "tab_dev_texts.jsonl").read_text(encoding="utf-8").splitlines()[:N_EACH]]
+    wiki = json.loads(data_file("wiki", "wiki_dev.json").read_text(encoding="utf-8"))[:N_EACH]
+    return [{"id": doc["doc_id"], "text": doc["text"]} for doc in court + wiki]
+
+
+def local_run(tmp_path, records, strategy):
+    """The reference: the one-process CLI (``--engine local``) on the same records."""
+    source, target = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert cli.main(["sanitize", str(source), "-o", str(target), "--strategy", strategy, "-q"]) == 0
+    rows = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    return {row["id"]: row for row in rows}
+
+
+def comparable(row):
+    """A Ray output row as the CLI writes it (spans without their text, replacement rows as lists)."""
+    spans = [{**span, "risk": dict(span["risk"])} for span in row["spans"]]
+    replacements = [
+        [r["start"], r["end"], r["label"], r["entity_id"], r["replacement"], r["out_start"], r["out_end"]] for r in row["replacements"]
+    ]
+    return {"sanitized": row["sanitized"], "spans": spans, "replacements": replacements}
+
+
+# W102: a surrogate that would give a date back is replaced by its type (local and Ray alike)
+@pytest.mark.filterwarnings("ignore:\\[W102\\]:UserWarning")
+@pytest.mark.parametrize("strategy", ["typed", "numbered", "surrogate"])
+def test_two_workers_give_the_one_process_output(local_ray, sample, tmp_path, monkeypatch, strategy):
+    monkeypatch.setenv(DEFAULT_SECRET_ENV, SECRET)
+    expected = local_run(tmp_path, sample, strategy)
+    # batches of one record over two actors: records land on both workers
+    ds = sanitize_dataset(ray_data.from_items(sample + [{"id": "no-text", "text": None}]), strategy=strategy, num_workers=2, batch_size=1)
+    rows = {row["id"]: row for row in ds.take_all()}
+    assert sorted(rows) == sorted([r["id"] for r in sample] + ["no-text"])  # nothing lost, nothing twice
+    for record in sample:
+        want = expected[record["id"]]
+        want_comparable = {
+            "sanitized": want["sanitized"],
+            "spans": [{k: v for k, v in span.items() if k != "text"} for span in want["spans"]],
+            "replacements": want["replacements"],
+        }
+        assert comparable(rows[record["id"]]) == want_comparable, record["id"]
+        assert rows[record["id"]]["error"] is None
+        assert rows[record["id"]]["text"] == record["text"]
+    failed = rows["no-text"]
+    assert (failed["sanitized"], failed["error"], list(failed["spans"])) == (FAILED_TEXT, "TypeError [E010]", [])
+
+
+def test_on_error_raise_stops_the_run_with_the_record_id(local_ray, tmp_path):
+    config = tmp_path / "codes.cfg"
+    config.write_text(CODES_CONFIG, encoding="utf-8")
+    ds = ray_data.from_items([{"id": "r1", "text": "case 36110/97"}, {"id": "r2", "text": None}])
+    with pytest.raises(Exception, match=r"E952.*'r2'"):
+        sanitize_dataset(ds, pipeline=str(config), on_error="raise").take_all()
+
+
+CODES_CONFIG = """
+[nlp]
+lang = "en"
+pipeline = ["pii_codes", "masker"]
+
+[components]
+
+[components.pii_codes]
+factory = "pii_codes"
+
+[components.masker]
+factory = "masker"
+"""
+
+
+def test_cli_engine_ray_writes_the_local_engines_records(local_ray, tmp_path):
+    config = tmp_path / "codes.cfg"
+    config.write_text(CODES_CONFIG, encoding="utf-8")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    records = [{"id": f"r{i}", "text": f"Case {36110 + i}/97, mail a{i}@example.org.", "meta": {"n": i}} for i in range(6)]
+    for part in range(2):
+        (folder / f"part{part}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records[part::2]), encoding="utf-8")
+    local = tmp_path / "local.jsonl"
+    assert cli.main(["sanitize", str(folder / "part0.jsonl"), "-o", str(local), "-p", str(config), "-q"]) == 0
+    out = tmp_path / "out"
+    argv = ["sanitize", str(folder), "-o", str(out), "-p", str(config), "--engine", "ray", "--num-workers", "2", "--batch-size", "2", "-q"]
+    assert cli.main(argv) == 0
+    rows = {}
+    for shard in sorted(out.glob("*.jsonl")):
+        for line in shard.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            rows[row["id"]] = row
+    assert sorted(rows) == [r["id"] for r in records]
+    for want in map(json.loads, local.read_text(encoding="utf-8").splitlines()):
+        got = rows[want["id"]]
+        assert got.pop("error") is None
+        got["replacements"] = [list(r.values()) for r in got["replacements"]]
+        assert got == {**want, "spans": [{k: v for k, v in s.items() if k != "text"} for s in want["spans"]]}
+    # Parquet in, Parquet out; a second run into the same (now full) folder is refused
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    pq.write_table(pa.Table.from_pylist([{"id": r["id"], "text": r["text"]} for r in records]), str(tmp_path / "in.parquet"))
+    assert cli.main(["sanitize", str(tmp_path / "in.parquet"), "-o", str(tmp_path / "pq"), "-p", str(config), "--engine", "ray", "-q"]) == 0
+    table = pq.read_table(str(tmp_path / "pq"))
+    assert sorted(table.column("sanitized").to_pylist()) == sorted(r["sanitized"] for r in rows.values())
+    assert cli.main(argv) == 2
+
+
+def test_a_killed_actor_loses_and_duplicates_nothing(local_ray, tmp_path):
+    """The actor processing "DIE:..." exits mid-batch (os._exit, as the OOM killer would
+    end it); Ray restarts it and reruns the batch: every record comes out once."""
+    config = tmp_path / "die.cfg"
+    config.write_text(CODES_CONFIG.replace('pipeline = ["pii_codes", "masker"]', 'pipeline = ["test_die_once", "pii_codes", "masker"]')
+                      .replace("[components.pii_codes]", '[components.test_die_once]\nfactory = "test_die_once"\n\n[components.pii_codes]'), encoding="utf-8")
+    marker = tmp_path / "died"
+    records = [{"id": f"r{i}", "text": f"case {36110 + i}/97"} for i in range(6)]
+    records[3]["text"] = f"DIE:{marker} case 99999/97"
+    rows = sanitize_dataset(ray_data.from_items(records), pipeline=str(config), num_workers=1, batch_size=1).take_all()
+    assert marker.exists()  # the actor did die
+    assert sorted(row["id"] for row in rows) == [r["id"] for r in records]
+    assert all(row["error"] is None for row in rows)
+    died = next(row for row in rows if row["id"] == "r3")
+    assert "99999/97" not in died["sanitized"] and died["sanitized"].endswith("case [CODE]")
