@@ -1,7 +1,7 @@
 """Sanitizing tables: a pandas DataFrame, an Arrow table or a Ray Dataset with a text column.
 
 Each gets three columns, ``sanitized`` (str), ``spans`` (list of {start, end, label,
-entity_id, risk, mask}) and ``replacements`` (list of {start, end, label, entity_id,
+entity_id, risk, confidence, mask}) and ``replacements`` (list of {start, end, label, entity_id,
 replacement, out_start, out_end}), the same values the CLI writes to JSONL, plus ``error``:
 None, or why the record could not be sanitized. A failed record is never dropped: with
 ``on_error="mask"`` its whole text is replaced by ``failed_text`` and a warning counts it;
@@ -152,7 +152,7 @@ def error_kind(err: Exception) -> str:
 
 def record_result(text: str, docs: List[Any], offsets: List[int]) -> Dict[str, Any]:
     """The output columns of one record from ``sanitize_texts``: what the CLI writes to JSONL
-    (without the span text)."""
+    (without the span text and the report's ``why``, which quotes it)."""
     sanitized, rows = merged_output(docs, offsets)
     spans = [
         {
@@ -161,6 +161,7 @@ def record_result(text: str, docs: List[Any], offsets: List[int]) -> Dict[str, A
             "label": span.label_,
             "entity_id": span._.entity_id,
             "risk": {name: float(value) for name, value in span._.risk.items()},
+            "confidence": span._.confidence,
             "mask": span._.mask,
         }
         for doc, offset in zip(docs, offsets)
@@ -179,7 +180,7 @@ def output_schema() -> Dict[str, "pyarrow.DataType"]:
 
     span = pa.struct([
         ("start", pa.int64()), ("end", pa.int64()), ("label", pa.string()), ("entity_id", pa.string()),
-        ("risk", pa.map_(pa.string(), pa.float64())), ("mask", pa.bool_()),
+        ("risk", pa.map_(pa.string(), pa.float64())), ("confidence", pa.float64()), ("mask", pa.bool_()),
     ])
     replacement = pa.struct([
         ("start", pa.int64()), ("end", pa.int64()), ("label", pa.string()), ("entity_id", pa.string()),

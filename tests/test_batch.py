@@ -45,7 +45,7 @@ def expected(nlp: Language, text: str) -> dict:
     return {
         "sanitized": doc._.sanitized,
         "spans": [
-            {"start": s.start_char, "end": s.end_char, "label": s.label_, "entity_id": s._.entity_id, "risk": dict(s._.risk), "mask": s._.mask}
+            {"start": s.start_char, "end": s.end_char, "label": s.label_, "entity_id": s._.entity_id, "risk": dict(s._.risk), "confidence": s._.confidence, "mask": s._.mask}
             for s in doc.spans["pii"]
         ],
         "replacements": [
