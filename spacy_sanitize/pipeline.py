@@ -17,6 +17,7 @@ from thinc.api import Config
 
 from .errors import Errors, Warnings
 from .io import TextChunks
+from .long_runs import make_doc, pipe_input
 from .models import ENGLISH_MODELS, english_model_name
 
 DEFAULT_CHUNK_CHARS = 100_000
@@ -338,8 +339,8 @@ def _piece_input(nlp: Language, text: str, values: Optional[Dict[str, Any]]) -> 
     """A piece as nlp.pipe takes it: the text, or a Doc carrying the record's ``Doc._``
     values (e.g. ``protect``) on every piece, set before any component runs."""
     if not values:
-        return text
-    doc = nlp.make_doc(text)
+        return pipe_input(nlp, text)
+    doc = make_doc(nlp, text)
     for name, value in values.items():
         doc._.set(name, value)
     return doc
