@@ -1,7 +1,9 @@
 """Reading inputs for the CLI: .txt files, folders of .txt, JSONL, TAB JSON, stdin."""
+import io
 import itertools
 import json
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -18,10 +20,41 @@ class InputError(ValueError):
     """An input the user has to fix."""
 
 
+# A code point in the surrogate range is never part of valid text in a Python str (a pair
+# is one code point): a lone one comes from a JSON escape ("\ud800") or from
+# errors="surrogateescape", and neither spaCy nor a UTF-8 output can hold it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str) -> Optional[int]:
+    """The offset of the first lone surrogate in ``text``, or None."""
+    found = _SURROGATE.search(text)
+    return None if found is None else found.start()
+
+
+def _stdin() -> Any:
+    """sys.stdin, decoding strict UTF-8 (E017 on bad bytes, as for a file): under a C or
+    POSIX locale Python decodes stdin with surrogateescape, which turns bytes that are not
+    UTF-8 into lone surrogates. Newlines are not translated on stdin ("\\r\\n" stays)."""
+    if getattr(sys.stdin, "errors", "strict") != "strict" and hasattr(sys.stdin, "reconfigure"):
+        try:
+            sys.stdin.reconfigure(errors="strict")
+        except io.UnsupportedOperation:
+            pass  # already read from: lone surrogates are still refused (E025) before spaCy
+    return sys.stdin
+
+
+def _open_text(path: Union[str, Path], newline: str = "") -> Any:
+    """A UTF-8 file without newline translation: "\\r\\n" and "\\r" reach the pipeline and
+    the output as they are in the file, and offsets count them."""
+    return open(path, encoding="utf8", newline=newline)
+
+
 class TextChunks:
     """A text file (or stdin: ``path`` "-") read in blocks of ``size`` characters when
     iterated, so a text of any size is never in memory at once (``pipeline.split_stream``
-    cuts it into the same pieces as the whole text). Undecodable bytes raise E017."""
+    cuts it into the same pieces as the whole text). Undecodable bytes raise E017, a lone
+    surrogate (from stdin) E025; line ends are kept as they are."""
 
     def __init__(self, path: str, size: int = 1 << 20, head: str = "") -> None:
         self.path = path
@@ -29,10 +62,12 @@ class TextChunks:
         self.head = head  # what was already read from stdin to detect its format
 
     def __iter__(self) -> Iterator[str]:
-        stream = sys.stdin if self.path == "-" else open(self.path, encoding="utf8")
+        stream = _stdin() if self.path == "-" else _open_text(self.path)
+        offset = 0
         try:
             if self.head:
-                yield self.head
+                yield _checked(self.head, self.path, offset)
+                offset += len(self.head)
             while True:
                 try:
                     block = stream.read(self.size)
@@ -40,10 +75,18 @@ class TextChunks:
                     raise InputError(Errors.E017.format(path=self.path, err=err)) from None
                 if not block:
                     return
-                yield block
+                yield _checked(block, self.path, offset)
+                offset += len(block)
         finally:
-            if stream is not sys.stdin:
+            if self.path != "-":
                 stream.close()
+
+
+def _checked(text: str, path: Union[str, Path], offset: int = 0) -> str:
+    at = lone_surrogate(text)
+    if at is not None:
+        raise InputError(Errors.E025.format(where=f"'{path}'", offset=offset + at, code=ord(text[at])))
+    return text
 
 
 @dataclass
@@ -97,8 +140,9 @@ def open_input(path: str, fmt: str = "auto") -> Input:
     if path != "-":
         return Input(path, detect_format(path))
     head: List[str] = []
+    stdin = _stdin()
     try:
-        for line in iter(sys.stdin.readline, ""):
+        for line in iter(stdin.readline, ""):
             head.append(line)
             if line.strip():
                 break
@@ -164,7 +208,7 @@ def _records(
         if stream_text:
             text: Union[str, TextChunks] = TextChunks(path, head=head)
         else:
-            text = head + _read_stdin(path) if path == "-" else _read_text(Path(path))
+            text = _checked(head, path) + _read_stdin(path) if path == "-" else _read_text(Path(path))
         yield Record("stdin" if path == "-" else Path(path).stem, text, {})
     elif fmt == "dir":
         files = sorted(Path(path).rglob("*.txt"))
@@ -183,14 +227,15 @@ def _records(
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf8")
+        with _open_text(path) as file:
+            return _checked(file.read(), path)
     except UnicodeDecodeError as err:
         raise InputError(Errors.E017.format(path=path, err=err)) from None
 
 
 def _read_stdin(path: str) -> str:
     try:
-        return sys.stdin.read()
+        return _checked(_stdin().read(), path)
     except UnicodeDecodeError as err:
         raise InputError(Errors.E017.format(path=path, err=err)) from None
 
@@ -198,7 +243,8 @@ def _read_stdin(path: str) -> str:
 def _read_jsonl(
     path: str, text_field: str, id_field: str, skip_bad: bool, skipped: Optional[List[int]], head: Iterable[str] = ()
 ) -> Iterator[Record]:
-    stream = sys.stdin if path == "-" else open(path, encoding="utf8")
+    # lines end at "\n" only (JSON Lines): a "\r" before it is whitespace to the JSON parser
+    stream = _stdin() if path == "-" else _open_text(path, newline="\n")
     try:
         for number, line in enumerate(itertools.chain(head, stream), start=1):
             if not line.strip():
@@ -212,6 +258,8 @@ def _read_jsonl(
             else:
                 text = get_field(obj, text_field)
                 error = None if isinstance(text, str) else Errors.E038.format(line=number, path=path, field=text_field, found=_kind(text))
+                if error is None and "\\u" in line:  # only an escape can make a lone surrogate
+                    error = _surrogate_error(obj, number, path)
             if error is not None:
                 if skip_bad:
                     if skipped is not None:
@@ -222,9 +270,26 @@ def _read_jsonl(
             record_id = get_field(obj, id_field)
             yield Record(str(record_id if record_id is not None else obj.get("doc_id", number)), text, meta, source=obj)
     finally:
-        if stream is not sys.stdin:
+        if path != "-":
             stream.close()
 
+
+def _surrogate_error(obj: Any, number: int, path: str, where: str = "") -> Optional[str]:
+    """E026 for the first string of a JSONL record holding a lone surrogate escape: spaCy
+    cannot tokenize it and the output cannot be written as UTF-8."""
+    if isinstance(obj, str):
+        at = lone_surrogate(obj)
+        return None if at is None else Errors.E026.format(line=number, path=path, field=where or "(the record)", offset=at, code=ord(obj[at]))
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
+    for key, value in items:
+        if isinstance(key, str):
+            at = lone_surrogate(key)
+            if at is not None:
+                return Errors.E026.format(line=number, path=path, field=f"{where}.{key}".lstrip(".") + " (its name)", offset=at, code=ord(key[at]))
+        error = _surrogate_error(value, number, path, f"{where}.{key}".lstrip("."))
+        if error is not None:
+            return error
+    return None
 
 
 def _kind(value: Any) -> str:
@@ -247,7 +312,7 @@ class Output:
             if source != "-" and Path(source).exists() and target.exists() and target.resolve() == Path(source).resolve():
                 raise InputError(Errors.E021.format(output=path))
         fd, self._tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent) or ".")
-        self.stream = os.fdopen(fd, "w", encoding="utf8")
+        self.stream = os.fdopen(fd, "w", encoding="utf8", newline="")  # "\n" written as it is
 
     def write(self, text: str) -> None:
         self.stream.write(text)
