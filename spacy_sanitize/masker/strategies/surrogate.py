@@ -141,24 +141,28 @@ class Surrogate(Strategy):
         return value
 
     def policy(self, label: str) -> Policy:
+        # Every list draw is made within a class the output shows (a country for a country,
+        # the original's organisation kind, a name of the original's shape, a code of its
+        # format): across classes the originals are told apart, epsilon is infinite; the
+        # report gives epsilon_within_class for the draw itself.
         names = resources.surrogates("names")
         if label == "PERSON":
             given = min(len(names["given_female"]), len(names["given_male"]))
-            return Policy("distribution", given * len(names["family"]), "given x family names, keyed HMAC (uniform without the secret)")
+            return Policy("class_distribution", given * len(names["family"]), "given x family names drawn within the name's shape (titles, parts, initials, case), keyed HMAC")
         if label == "DATETIME":
             return Policy("deterministic", note="dates are shifted by one secret offset per document")
         if label == "LOC":
-            return Policy("distribution", len(resources.surrogates("places")["cities"]), "city list (countries: pycountry, larger)")
+            return Policy("class_distribution", len(resources.surrogates("places")["cities"]), "city list (countries from pycountry for a country: the class shows)")
         if label in LIST_SOURCES:
             source, note = LIST_SOURCES[label]
             lists = resources.surrogates(source)
-            return Policy("distribution", min(len(v) for k, v in lists.items() if not k.startswith("_")), note)
-        return Policy("distribution", 0, "uniform over values of the same format; support depends on the mention")
+            return Policy("class_distribution", min(len(v) for k, v in lists.items() if not k.startswith("_")), note + ", drawn within the original's kind")
+        return Policy("class_distribution", 0, "uniform over values of the same format (the format shows); support depends on the mention")
 
     def support_for(self, label: str, text: str) -> int:
         """The support of pi for one mention (same-format values for codes and numbers)."""
         policy = self.policy(label)
-        if policy.kind == "distribution" and policy.support == 0:
+        if policy.kind == "class_distribution" and policy.support == 0:
             if text.strip().lower() in NUMBER_WORD_VALUES:
                 return 20
             return format_space(text)
