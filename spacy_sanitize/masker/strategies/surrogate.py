@@ -6,8 +6,10 @@
   wherever it occurs.
 - DATETIME: every date is shifted by one offset per document (HMAC of the document key),
   so intervals between dates survive; other digits are replaced format-preserving.
-- CODE, QUANTITY and unknown types: same format and length (digits -> digits, letters ->
-  letters); number words -> number words.
+- CODE, QUANTITY and unknown types: same format (digits -> digits, letters -> ASCII
+  letters of the same case; a long letter run gets a length of its own, see formats.py);
+  number words -> number words; a quantity's units are kept, an address ("14 Elm
+  Street") is replaced as a whole.
 - LOC, ORG, DEM, MISC: drawn from same-type lists (countries from pycountry, places,
   organisations by kind, occupations, nationalities...) in data/surrogates/.
 The secret never goes into the config: it comes from the environment variable
@@ -20,7 +22,7 @@ from ...registry import register_strategy
 from .. import resources
 from .base import DocState, Mention, Policy, Strategy, invalid
 from .dates import shift_dates
-from .formats import NUMBER_WORD_VALUES, format_space, replace_format, replace_number_word
+from .formats import NUMBER_WORD_VALUES, address_like, format_space, replace_format, replace_number_word
 from .keyed import DEFAULT_SECRET_ENV, KeyedChooser
 from ...errors import Errors
 
@@ -82,10 +84,13 @@ class Surrogate(Strategy):
         return self._format(text, label)
 
     def _quantity(self, text: str) -> str:
-        """Digits and number words replaced; units and scale words kept."""
+        """Digits and number words replaced; units and scale words kept. An address or a
+        number with a name ("14 Elm Street") is replaced as a whole: its words identify."""
         def word(match: "re.Match[str]") -> str:
             return replace_number_word(match.group(0), self.chooser, "QUANTITY")
 
+        if address_like(text):
+            return replace_format(text, self.chooser, "QUANTITY")
         out = replace_format(text, self.chooser, "QUANTITY", letters=False)
         return _NUMBER_WORD.sub(word, out)
 
