@@ -85,13 +85,13 @@ class Errors(metaclass=ErrorsWithCodes):
         "pieces cannot hold the context detection needs. Use the default ({default}) or more."
     )
     E025 = (
-        "{where} holds a lone surrogate (U+{code:04X}) at character {offset}: it is not a "
+        "{where} holds a lone surrogate (U+{code}) at character {offset}: it is not a "
         "character, spaCy cannot tokenize it and it cannot be written as UTF-8. Nothing is "
         "replaced silently: fix the text (a lone surrogate usually is half of a pair cut by "
         "the producer, or bytes decoded with surrogateescape; decode them as UTF-8 or remove it)."
     )
     E026 = (
-        "line {line} of '{path}': field '{field}' holds a lone surrogate escape (U+{code:04X}) at "
+        "line {line} of '{path}': field '{field}' holds a lone surrogate escape (U+{code}) at "
         "character {offset}, which is not a character: spaCy cannot tokenize it and the output "
         "cannot be written as UTF-8. Fix the record (pair or remove the escape) or pass "
         "--skip-bad to skip it."

@@ -85,7 +85,7 @@ class TextChunks:
 def _checked(text: str, path: Union[str, Path], offset: int = 0) -> str:
     at = lone_surrogate(text)
     if at is not None:
-        raise InputError(Errors.E025.format(where=f"'{path}'", offset=offset + at, code=ord(text[at])))
+        raise InputError(Errors.E025.format(where=f"'{path}'", offset=offset + at, code=f"{ord(text[at]):04X}"))
     return text
 
 
@@ -279,13 +279,13 @@ def _surrogate_error(obj: Any, number: int, path: str, where: str = "") -> Optio
     cannot tokenize it and the output cannot be written as UTF-8."""
     if isinstance(obj, str):
         at = lone_surrogate(obj)
-        return None if at is None else Errors.E026.format(line=number, path=path, field=where or "(the record)", offset=at, code=ord(obj[at]))
+        return None if at is None else Errors.E026.format(line=number, path=path, field=where or "(the record)", offset=at, code=f"{ord(obj[at]):04X}")
     items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
     for key, value in items:
         if isinstance(key, str):
             at = lone_surrogate(key)
             if at is not None:
-                return Errors.E026.format(line=number, path=path, field=f"{where}.{key}".lstrip(".") + " (its name)", offset=at, code=ord(key[at]))
+                return Errors.E026.format(line=number, path=path, field=f"{where}.{key}".lstrip(".") + " (its name)", offset=at, code=f"{ord(key[at]):04X}")
         error = _surrogate_error(value, number, path, f"{where}.{key}".lstrip("."))
         if error is not None:
             return error

@@ -342,7 +342,7 @@ def _piece_input(nlp: Language, text: str, values: Optional[Dict[str, Any]], ind
     it would change the text outside the masked spans without a word."""
     at = lone_surrogate(text)
     if at is not None:
-        raise ValueError(Errors.E025.format(where=f"text {index}", offset=offset + at, code=ord(text[at])))
+        raise ValueError(Errors.E025.format(where=f"text {index}", offset=offset + at, code=f"{ord(text[at]):04X}"))
     if not values:
         return pipe_input(nlp, text)
     doc = make_doc(nlp, text)
