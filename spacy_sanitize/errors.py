@@ -96,6 +96,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "cannot be written as UTF-8. Fix the record (pair or remove the escape) or pass "
         "--skip-bad to skip it."
     )
+    E028 = (
+        "several --text-field given ({fields}) with text output: a text output holds one text per "
+        "record. Use --output-format jsonl, or one --text-field."
+    )
     E027 = "cannot disable {names}: pipeline '{pipeline}' has no such component (it has {pipe_names})."
     E040 = (
         "pii_codes: unknown validated identifier(s) {names}; use names of: {known} (or [] to "
@@ -575,6 +579,11 @@ class Warnings(metaclass=ErrorsWithCodes):
         "text from offset {start} has no whitespace or separator (, ; }} ] >) to cut at within "
         "{cap} characters; it was cut there, which may split an identifier: check the output "
         "around that offset, or raise --max-chars."
+    )
+    W020 = (
+        "'{path}': the output copies the records' other fields as they are, and these look like "
+        "text and are NOT sanitized: {fields}. Add --text-field for each field to sanitize "
+        "(dotted paths for nested fields), or drop the fields before sanitizing."
     )
     W098 = (
         "{unmatched} of the {n} doc id(s) in the predictions file '{path}' name no gold "

@@ -8,7 +8,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .corpus.tab import load_tab
 from .errors import Errors
@@ -92,12 +92,14 @@ def _checked(text: str, path: Union[str, Path], offset: int = 0) -> str:
 @dataclass
 class Record:
     """text: the text, or with ``read_records(stream_text=True)`` the chunks of a text file.
-    source: a JSONL record as it came (all its fields, in order), for output that keeps it."""
+    source: a JSONL record as it came (all its fields, in order), for output that keeps it.
+    fields: the texts of the further ``--text-field`` fields of a JSONL record, (field, text)."""
 
     id: str
     text: Union[str, TextChunks]
     meta: Dict[str, Any]
     source: Optional[Dict[str, Any]] = None
+    fields: List[Tuple[str, str]] = field(default_factory=list)
 
 
 def get_field(record: Dict[str, Any], dotted: str) -> Any:
@@ -177,7 +179,7 @@ def detect_format(path: str) -> str:
 def read_records(
     path: Union[str, Input],
     fmt: str = "auto",
-    text_field: str = "text",
+    text_field: Union[str, Sequence[str]] = "text",
     id_field: str = "id",
     skip_bad: bool = False,
     skipped: Optional[List[int]] = None,
@@ -189,18 +191,20 @@ def read_records(
     list: no state is kept between calls). ``stream_text``: a text file's record holds
     ``TextChunks`` instead of the whole text. ``text_field`` and ``id_field`` are dotted
     paths (``doc.body``); a non-default one with an input that is not JSONL is E037, never
-    ignored. ``path``: a path or an ``open_input`` result."""
+    ignored. Several text fields: the first is ``Record.text``, the others ``Record.fields``
+    (each must be a string, as the first). ``path``: a path or an ``open_input`` result."""
     source = path if isinstance(path, Input) else open_input(path, fmt)
+    fields = [text_field] if isinstance(text_field, str) else list(text_field) or ["text"]
     if source.format != "jsonl":
         # the fields only mean something in JSONL: ignoring them could leave the text unmasked
-        given = [f"--{name}-field {value}" for name, value, default in (("text", text_field, "text"), ("id", id_field, "id")) if value != default]
+        given = [f"--text-field {value}" for value in fields if fields != ["text"]] + ([f"--id-field {id_field}"] if id_field != "id" else [])
         if given:
             raise InputError(Errors.E037.format(path=source.path, fmt=source.format, given=", ".join(given)))
-    return _records(source, text_field, id_field, skip_bad, skipped, stream_text)
+    return _records(source, fields, id_field, skip_bad, skipped, stream_text)
 
 
 def _records(
-    source: Input, text_field: str, id_field: str, skip_bad: bool, skipped: Optional[List[int]], stream_text: bool
+    source: Input, fields: List[str], id_field: str, skip_bad: bool, skipped: Optional[List[int]], stream_text: bool
 ) -> Iterator[Record]:
     path, fmt = source.path, source.format
     if fmt == "txt":
@@ -217,7 +221,7 @@ def _records(
         for file in files:
             yield Record(str(file.relative_to(path)), _read_text(file), {"path": str(file)})
     elif fmt == "jsonl":
-        yield from _read_jsonl(path, text_field, id_field, skip_bad, skipped, source.head)
+        yield from _read_jsonl(path, fields, id_field, skip_bad, skipped, source.head)
     elif fmt == "tab":
         for document in load_tab(path):
             yield Record(document.doc_id, document.text, {})
@@ -241,7 +245,7 @@ def _read_stdin(path: str) -> str:
 
 
 def _read_jsonl(
-    path: str, text_field: str, id_field: str, skip_bad: bool, skipped: Optional[List[int]], head: Iterable[str] = ()
+    path: str, fields: List[str], id_field: str, skip_bad: bool, skipped: Optional[List[int]], head: Iterable[str] = ()
 ) -> Iterator[Record]:
     # lines end at "\n" only (JSON Lines): a "\r" before it is whitespace to the JSON parser
     stream = _stdin() if path == "-" else _open_text(path, newline="\n")
@@ -256,8 +260,8 @@ def _read_jsonl(
             except ValueError as err:
                 error = Errors.E007.format(line=number, path=path, err=err)
             else:
-                text = get_field(obj, text_field)
-                error = None if isinstance(text, str) else Errors.E038.format(line=number, path=path, field=text_field, found=_kind(text))
+                texts = [get_field(obj, name) for name in fields]
+                error = next((Errors.E038.format(line=number, path=path, field=name, found=_kind(text)) for name, text in zip(fields, texts) if not isinstance(text, str)), None)
                 if error is None and "\\u" in line:  # only an escape can make a lone surrogate
                     error = _surrogate_error(obj, number, path)
             if error is not None:
@@ -266,9 +270,9 @@ def _read_jsonl(
                         skipped.append(number)
                     continue
                 raise InputError(error) from None
-            meta = {k: v for k, v in obj.items() if k not in (text_field, id_field)}
+            meta = {k: v for k, v in obj.items() if k not in (*fields, id_field)}
             record_id = get_field(obj, id_field)
-            yield Record(str(record_id if record_id is not None else obj.get("doc_id", number)), text, meta, source=obj)
+            yield Record(str(record_id if record_id is not None else obj.get("doc_id", number)), texts[0], meta, source=obj, fields=list(zip(fields[1:], texts[1:])))
     finally:
         if path != "-":
             stream.close()
@@ -290,6 +294,28 @@ def _surrogate_error(obj: Any, number: int, path: str, where: str = "") -> Optio
         if error is not None:
             return error
     return None
+
+
+# A string with a letter and a space reads as text a person wrote: worth sanitizing.
+_TEXTLIKE = re.compile(r"[^\W\d_]\S*\s+\S")
+
+
+def unsanitized_text_fields(record: Dict[str, Any], sanitized: Sequence[str], prefix: str = "") -> List[str]:
+    """Dotted paths of the string fields of ``record`` that look like text (letters and
+    spaces) and are not among the ``sanitized`` fields: copied to the output as they are."""
+    found: List[str] = []
+    skip = {part for name in sanitized for part in name.split("|")}
+    for key, value in record.items():
+        path = f"{prefix}{key}"
+        if path in skip:
+            continue
+        if isinstance(value, dict):
+            found += unsanitized_text_fields(value, sanitized, f"{path}.")
+        elif isinstance(value, str) and _TEXTLIKE.search(value):
+            found.append(path)
+        elif isinstance(value, list) and any(isinstance(v, str) and _TEXTLIKE.search(v) for v in value):
+            found.append(path)
+    return found
 
 
 def _kind(value: Any) -> str:

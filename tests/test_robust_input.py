@@ -99,3 +99,38 @@ def test_crlf_on_stdin_is_kept():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == b"Write to [CODE]\r\nor call us.\rThanks.\r\n"
+
+
+RECORD = {"id": "r1", "title": "Letter from Anna Berg", "text": "Anna Berg lives in Oslo.", "meta": {"note": "call Bob Ray", "n": 3}, "tag": "x1"}
+
+
+def test_other_text_fields_are_named_in_one_warning(tmp_path):
+    """They were copied to the output in clear without a word."""
+    source = tmp_path / "in.jsonl"
+    write_jsonl(source, [RECORD, {**RECORD, "id": "r2"}])
+    with pytest.warns(UserWarning, match=r"W020.*NOT sanitized: title, meta\.note\.") as caught:
+        assert main(["sanitize", str(source), "-o", str(tmp_path / "out.jsonl"), "-q"]) == 0
+    assert len([w for w in caught if "W020" in str(w.message)]) == 1  # once per run
+
+
+def test_several_text_fields_are_sanitized(tmp_path, recwarn):
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    write_jsonl(source, [RECORD])
+    assert main(["sanitize", str(source), "-o", str(out), "-q", "--text-field", "text", "--text-field", "title", "--text-field", "meta.note"]) == 0
+    assert not [w for w in recwarn if "W020" in str(w.message)]
+    row = json.loads(out.read_text())
+    assert row["sanitized"] == "[PERSON] lives in [LOC]."
+    assert set(row["fields"]) == {"title", "meta.note"}
+    assert "Anna" not in row["fields"]["title"]["sanitized"] and row["fields"]["meta.note"]["sanitized"] == "call [PERSON]"
+    (start, end, *_), = row["fields"]["meta.note"]["replacements"]
+    assert RECORD["meta"]["note"][start:end] == "Bob Ray"
+
+
+def test_a_missing_further_text_field_names_the_line(tmp_path, capsys):
+    source = tmp_path / "in.jsonl"
+    write_jsonl(source, [RECORD, {"id": "r2", "text": "no title here"}])
+    args = ["sanitize", str(source), "-o", str(tmp_path / "out.jsonl"), "-q", "--text-field", "text", "--text-field", "title", "--text-field", "meta.note"]
+    assert main(args) == 2
+    assert "E038" in capsys.readouterr().err
+    assert main(["sanitize", str(source), "-q", "--output-format", "text", "--text-field", "text", "--text-field", "title"]) == 2
+    assert "E028" in capsys.readouterr().err
