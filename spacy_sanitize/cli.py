@@ -17,7 +17,7 @@ from tqdm import tqdm
 from .corpus.tab import TabFormatError, load_tab, read_submission, write_submission
 from .decide.protect import protect_from_record
 from .errors import Errors, Warnings
-from .io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records
+from .io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records, unsanitized_text_fields
 from .manifest import manifest_path, run_manifest
 from .types import PII_TYPES
 from .report.why import Replaced, span_why
@@ -113,8 +113,9 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     # the input is checked before the pipeline loads and any output opens (stdin: its
     # format from its first line, read ahead)
     skipped: List[int] = []
+    text_fields: List[str] = args.text_field or ["text"]
     source = open_input(args.input, args.format)
-    records = read_records(source, text_field=args.text_field, id_field=args.id_field, skip_bad=args.skip_bad, skipped=skipped, stream_text=True)
+    records = read_records(source, text_field=text_fields, id_field=args.id_field, skip_bad=args.skip_bad, skipped=skipped, stream_text=True)
     started = datetime.datetime.now(datetime.timezone.utc)
     nlp = load_pipeline(args.pipeline, {**masker_overrides(args.strategy, args.operators), **confidence_overrides(args)})
     if "masker" not in nlp.pipe_names:
@@ -123,20 +124,35 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     if args.protect_field and not any(is_decider(nlp, name) for name in nlp.pipe_names):
         warnings.warn(Warnings.W012.format(field=args.protect_field, pipeline=args.pipeline), stacklevel=2)
     output_format = args.output_format or ("jsonl" if source.format in ("jsonl", "tab", "dir") else "text")
+    if len(text_fields) > 1 and output_format == "text":
+        raise InputError(Errors.E028.format(fields=", ".join(text_fields)))
+    if len(text_fields) > 1 and args.mapping:
+        raise InputError(Errors.E039.format(fields=", ".join(text_fields)))
     out = Output(args.output, inputs=[args.input])
     ok = False
     submission: Dict[str, List[List[int]]] = {}
-    pending: List[Record] = []
+    # (record, its field, the record's last field): one entry per text sent to the pipeline
+    pending: List[Tuple[Record, Optional[str], bool]] = []
+    warned: List[bool] = []
     kept = 0
 
     def texts() -> Iterator[Union[str, TextChunks, Tuple[Union[str, TextChunks], Dict[str, Any]]]]:
         for record in records:
-            pending.append(record)
-            if args.protect_field:
-                # the person to protect, from the record (W701 when it lacks the field)
-                yield record.text, {"protect": protect_from_record(record.meta, args.protect_field)}
-            else:
-                yield record.text
+            if record.source is not None and not warned:
+                # the record is written back whole: say which of its texts stay in clear
+                copied = unsanitized_text_fields(record.source, [*text_fields, args.id_field])
+                if copied:
+                    warned.append(True)
+                    shown = ", ".join(copied[:10]) + (", ..." if len(copied) > 10 else "")
+                    warnings.warn(Warnings.W020.format(path=args.input, fields=shown), stacklevel=2)
+            items: List[Tuple[Optional[str], Union[str, TextChunks]]] = [(None, record.text), *record.fields]
+            for position, (name, text) in enumerate(items):
+                pending.append((record, name, position == len(items) - 1))
+                if args.protect_field:
+                    # the person to protect, from the record (W701 when it lacks the field)
+                    yield text, {"protect": protect_from_record(record.meta, args.protect_field)}
+                else:
+                    yield text
 
     # Progress in characters: one long document shows its progress piece by piece.
     progress = tqdm(desc="sanitizing", unit="char", unit_scale=True, disable=args.quiet or not sys.stderr.isatty() and not args.progress, file=sys.stderr)
@@ -145,13 +161,19 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     try:
         pieces = sanitize_pieces(nlp, texts(), batch_size=args.batch_size, max_chars=args.max_chars, n_process=args.n_process)
         for piece in pieces:
-            if piece.offset == 0:
-                writer.begin(pending[0])
+            record, name, last_field = pending[0]
+            if piece.offset == 0 and name is None:
+                writer.begin(record)
+            elif piece.offset == 0:
+                writer.begin_field(name)
             writer.add(piece.offset, piece.doc)
             kept += piece.doc._.kept_below_confidence or 0
             progress.update(len(piece.doc.text))
-            if piece.last:
+            if piece.last and last_field:
                 writer.end()
+            elif piece.last:
+                writer.end_field()
+            if piece.last:
                 pending.pop(0)
         if mapping is not None:  # before the output is kept: a failed write keeps neither
             save_mapping(mapping.mappings, args.mapping, key)
@@ -192,6 +214,26 @@ class RecordWriter:
 
     def begin(self, record: Record) -> None:
         self.record = record
+        self.field: Optional[str] = None
+        self.fields: Dict[str, Dict[str, Any]] = {}
+        self._begin()
+
+    def begin_field(self, name: str) -> None:
+        """A further ``--text-field`` of the record: its results go under ``fields``."""
+        self.end_field()
+        self.field = name
+        self._begin()
+
+    def end_field(self) -> None:
+        if self.field is None and not self.fields:
+            self.first = self._result()
+        elif self.field is not None:
+            self.fields[self.field] = self._result()
+
+    def _result(self) -> Dict[str, Any]:
+        return {"sanitized": "".join(self.sanitized), "spans": self.spans, "replacements": self.rows}
+
+    def _begin(self) -> None:
         self.text: List[str] = []
         self.sanitized: List[str] = []
         self.spans: List[Dict[str, Any]] = []
@@ -203,7 +245,7 @@ class RecordWriter:
         sanitized = doc._.sanitized if doc._.sanitized is not None else doc.text
         rows = shift_rows(doc._.replacements or [], offset, self.out_offset)
         self.out_offset += len(sanitized)
-        if self.submission is not None:
+        if self.submission is not None and self.field is None:  # offsets of the record's text only
             assert self.record is not None
             self.submission.setdefault(self.record.id, []).extend([row[0], row[1]] for row in rows)
         if self.mapping is not None:
@@ -229,7 +271,12 @@ class RecordWriter:
             if self.newline and self.last_char not in ("", "\n"):
                 self.out.write("\n")
             return
-        result = {"sanitized": "".join(self.sanitized), "spans": self.spans, "replacements": self.rows}
+        if self.field is None:
+            result = self._result()
+        else:
+            self.end_field()
+            result = dict(self.first)
+            result["fields"] = {name: value for name, value in self.fields.items()}
         if self.manifest is not None:
             result["_sanitize"] = self.manifest
         if record.source is not None:
@@ -330,7 +377,11 @@ def build_parser() -> argparse.ArgumentParser:
     sanitize.add_argument("--output-format", choices=("text", "jsonl", "parquet"), help="default: text for .txt/stdin, jsonl otherwise (--engine ray: the input's, jsonl or parquet)")
     sanitize.add_argument("--strategy", help="replacement strategy for every type: redact, typed, numbered, surrogate, generalize (short for spacy_sanitize.<name>.v1; see 'info'), or JSON with parameters")
     sanitize.add_argument("--operators", help="per-type strategies, e.g. 'PERSON=numbered,DATETIME=generalize,DEFAULT=redact' or JSON")
-    sanitize.add_argument("--text-field", default="text", help="JSONL field with the text, a dotted path for nested objects, e.g. doc.body (default: text)")
+    sanitize.add_argument("--text-field", action="append", default=None, help=(
+        "JSONL field with the text, a dotted path for nested objects, e.g. doc.body (default: text). Repeat it to "
+        "sanitize several fields: the first gives sanitized/spans/replacements, each further one an entry of "
+        "'fields' ({field: {sanitized, spans, replacements}}). Other fields are copied as they are (W020 names "
+        "those that look like text)"))
     sanitize.add_argument("--protect-field", default=None, metavar="FIELD", help=(
         "JSONL field (dotted path, e.g. meta.applicant) naming the person to protect: the deciders "
         "of the risk pipelines (court, risk_seq...) keep every span sharing a part of that name masked"))

@@ -86,7 +86,27 @@ class Errors(metaclass=ErrorsWithCodes):
         "--max-chars (max_chars) must be a whole number of at least {minimum}, got {n!r}: smaller "
         "pieces cannot hold the context detection needs. Use the default ({default}) or more."
     )
+    E025 = (
+        "{where} holds a lone surrogate (U+{code}) at character {offset}: it is not a "
+        "character, spaCy cannot tokenize it and it cannot be written as UTF-8. Nothing is "
+        "replaced silently: fix the text (a lone surrogate usually is half of a pair cut by "
+        "the producer, or bytes decoded with surrogateescape; decode them as UTF-8 or remove it)."
+    )
+    E026 = (
+        "line {line} of '{path}': field '{field}' holds a lone surrogate escape (U+{code}) at "
+        "character {offset}, which is not a character: spaCy cannot tokenize it and the output "
+        "cannot be written as UTF-8. Fix the record (pair or remove the escape) or pass "
+        "--skip-bad to skip it."
+    )
+    E028 = (
+        "several --text-field given ({fields}) with text output: a text output holds one text per "
+        "record. Use --output-format jsonl, or one --text-field."
+    )
     E027 = "cannot disable {names}: pipeline '{pipeline}' has no such component (it has {pipe_names})."
+    E039 = (
+        "--mapping with several --text-field ({fields}): a mapping restores one text per record; "
+        "sanitize one field per run to keep a mapping."
+    )
     E040 = (
         "pii_codes: unknown validated identifier(s) {names}; use names of: {known} (or [] to "
         "switch them off)."
@@ -659,6 +679,11 @@ class Warnings(metaclass=ErrorsWithCodes):
         "{name}: no confidence model, so no span gets a confidence (they all stay masked); load "
         "the shipped one with [initialize.components.{name}] shipped = \"pii_confidence\", or "
         "initialize it with annotated examples."
+    )
+    W020 = (
+        "'{path}': the output copies the records' other fields as they are, and these look like "
+        "text and are NOT sanitized: {fields}. Add --text-field for each field to sanitize "
+        "(dotted paths for nested fields), or drop the fields before sanitizing."
     )
     W098 = (
         "{unmatched} of the {n} doc id(s) in the predictions file '{path}' name no gold "

@@ -1,12 +1,14 @@
 """Reading inputs for the CLI: .txt files, folders of .txt, JSONL, TAB JSON, stdin."""
+import io
 import itertools
 import json
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .corpus.tab import load_tab
 from .errors import Errors
@@ -18,10 +20,41 @@ class InputError(ValueError):
     """An input the user has to fix."""
 
 
+# A code point in the surrogate range is never part of valid text in a Python str (a pair
+# is one code point): a lone one comes from a JSON escape ("\ud800") or from
+# errors="surrogateescape", and neither spaCy nor a UTF-8 output can hold it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str) -> Optional[int]:
+    """The offset of the first lone surrogate in ``text``, or None."""
+    found = _SURROGATE.search(text)
+    return None if found is None else found.start()
+
+
+def _stdin() -> Any:
+    """sys.stdin, decoding strict UTF-8 (E017 on bad bytes, as for a file): under a C or
+    POSIX locale Python decodes stdin with surrogateescape, which turns bytes that are not
+    UTF-8 into lone surrogates. Newlines are not translated on stdin ("\\r\\n" stays)."""
+    if getattr(sys.stdin, "errors", "strict") != "strict" and hasattr(sys.stdin, "reconfigure"):
+        try:
+            sys.stdin.reconfigure(errors="strict")
+        except io.UnsupportedOperation:
+            pass  # already read from: lone surrogates are still refused (E025) before spaCy
+    return sys.stdin
+
+
+def _open_text(path: Union[str, Path], newline: str = "") -> Any:
+    """A UTF-8 file without newline translation: "\\r\\n" and "\\r" reach the pipeline and
+    the output as they are in the file, and offsets count them."""
+    return open(path, encoding="utf8", newline=newline)
+
+
 class TextChunks:
     """A text file (or stdin: ``path`` "-") read in blocks of ``size`` characters when
     iterated, so a text of any size is never in memory at once (``pipeline.split_stream``
-    cuts it into the same pieces as the whole text). Undecodable bytes raise E017."""
+    cuts it into the same pieces as the whole text). Undecodable bytes raise E017, a lone
+    surrogate (from stdin) E025; line ends are kept as they are."""
 
     def __init__(self, path: str, size: int = 1 << 20, head: str = "") -> None:
         self.path = path
@@ -29,10 +62,12 @@ class TextChunks:
         self.head = head  # what was already read from stdin to detect its format
 
     def __iter__(self) -> Iterator[str]:
-        stream = sys.stdin if self.path == "-" else open(self.path, encoding="utf8")
+        stream = _stdin() if self.path == "-" else _open_text(self.path)
+        offset = 0
         try:
             if self.head:
-                yield self.head
+                yield _checked(self.head, self.path, offset)
+                offset += len(self.head)
             while True:
                 try:
                     block = stream.read(self.size)
@@ -40,21 +75,31 @@ class TextChunks:
                     raise InputError(Errors.E017.format(path=self.path, err=err)) from None
                 if not block:
                     return
-                yield block
+                yield _checked(block, self.path, offset)
+                offset += len(block)
         finally:
-            if stream is not sys.stdin:
+            if self.path != "-":
                 stream.close()
+
+
+def _checked(text: str, path: Union[str, Path], offset: int = 0) -> str:
+    at = lone_surrogate(text)
+    if at is not None:
+        raise InputError(Errors.E025.format(where=f"'{path}'", offset=offset + at, code=f"{ord(text[at]):04X}"))
+    return text
 
 
 @dataclass
 class Record:
     """text: the text, or with ``read_records(stream_text=True)`` the chunks of a text file.
-    source: a JSONL record as it came (all its fields, in order), for output that keeps it."""
+    source: a JSONL record as it came (all its fields, in order), for output that keeps it.
+    fields: the texts of the further ``--text-field`` fields of a JSONL record, (field, text)."""
 
     id: str
     text: Union[str, TextChunks]
     meta: Dict[str, Any]
     source: Optional[Dict[str, Any]] = None
+    fields: List[Tuple[str, str]] = field(default_factory=list)
 
 
 def get_field(record: Dict[str, Any], dotted: str) -> Any:
@@ -97,8 +142,9 @@ def open_input(path: str, fmt: str = "auto") -> Input:
     if path != "-":
         return Input(path, detect_format(path))
     head: List[str] = []
+    stdin = _stdin()
     try:
-        for line in iter(sys.stdin.readline, ""):
+        for line in iter(stdin.readline, ""):
             head.append(line)
             if line.strip():
                 break
@@ -133,7 +179,7 @@ def detect_format(path: str) -> str:
 def read_records(
     path: Union[str, Input],
     fmt: str = "auto",
-    text_field: str = "text",
+    text_field: Union[str, Sequence[str]] = "text",
     id_field: str = "id",
     skip_bad: bool = False,
     skipped: Optional[List[int]] = None,
@@ -145,18 +191,20 @@ def read_records(
     list: no state is kept between calls). ``stream_text``: a text file's record holds
     ``TextChunks`` instead of the whole text. ``text_field`` and ``id_field`` are dotted
     paths (``doc.body``); a non-default one with an input that is not JSONL is E037, never
-    ignored. ``path``: a path or an ``open_input`` result."""
+    ignored. Several text fields: the first is ``Record.text``, the others ``Record.fields``
+    (each must be a string, as the first). ``path``: a path or an ``open_input`` result."""
     source = path if isinstance(path, Input) else open_input(path, fmt)
+    fields = [text_field] if isinstance(text_field, str) else list(text_field) or ["text"]
     if source.format != "jsonl":
         # the fields only mean something in JSONL: ignoring them could leave the text unmasked
-        given = [f"--{name}-field {value}" for name, value, default in (("text", text_field, "text"), ("id", id_field, "id")) if value != default]
+        given = [f"--text-field {value}" for value in fields if fields != ["text"]] + ([f"--id-field {id_field}"] if id_field != "id" else [])
         if given:
             raise InputError(Errors.E037.format(path=source.path, fmt=source.format, given=", ".join(given)))
-    return _records(source, text_field, id_field, skip_bad, skipped, stream_text)
+    return _records(source, fields, id_field, skip_bad, skipped, stream_text)
 
 
 def _records(
-    source: Input, text_field: str, id_field: str, skip_bad: bool, skipped: Optional[List[int]], stream_text: bool
+    source: Input, fields: List[str], id_field: str, skip_bad: bool, skipped: Optional[List[int]], stream_text: bool
 ) -> Iterator[Record]:
     path, fmt = source.path, source.format
     if fmt == "txt":
@@ -164,7 +212,7 @@ def _records(
         if stream_text:
             text: Union[str, TextChunks] = TextChunks(path, head=head)
         else:
-            text = head + _read_stdin(path) if path == "-" else _read_text(Path(path))
+            text = _checked(head, path) + _read_stdin(path) if path == "-" else _read_text(Path(path))
         yield Record("stdin" if path == "-" else Path(path).stem, text, {})
     elif fmt == "dir":
         files = sorted(Path(path).rglob("*.txt"))
@@ -173,7 +221,7 @@ def _records(
         for file in files:
             yield Record(str(file.relative_to(path)), _read_text(file), {"path": str(file)})
     elif fmt == "jsonl":
-        yield from _read_jsonl(path, text_field, id_field, skip_bad, skipped, source.head)
+        yield from _read_jsonl(path, fields, id_field, skip_bad, skipped, source.head)
     elif fmt == "tab":
         for document in load_tab(path):
             yield Record(document.doc_id, document.text, {})
@@ -183,22 +231,24 @@ def _records(
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf8")
+        with _open_text(path) as file:
+            return _checked(file.read(), path)
     except UnicodeDecodeError as err:
         raise InputError(Errors.E017.format(path=path, err=err)) from None
 
 
 def _read_stdin(path: str) -> str:
     try:
-        return sys.stdin.read()
+        return _checked(_stdin().read(), path)
     except UnicodeDecodeError as err:
         raise InputError(Errors.E017.format(path=path, err=err)) from None
 
 
 def _read_jsonl(
-    path: str, text_field: str, id_field: str, skip_bad: bool, skipped: Optional[List[int]], head: Iterable[str] = ()
+    path: str, fields: List[str], id_field: str, skip_bad: bool, skipped: Optional[List[int]], head: Iterable[str] = ()
 ) -> Iterator[Record]:
-    stream = sys.stdin if path == "-" else open(path, encoding="utf8")
+    # lines end at "\n" only (JSON Lines): a "\r" before it is whitespace to the JSON parser
+    stream = _stdin() if path == "-" else _open_text(path, newline="\n")
     try:
         for number, line in enumerate(itertools.chain(head, stream), start=1):
             if not line.strip():
@@ -210,21 +260,62 @@ def _read_jsonl(
             except ValueError as err:
                 error = Errors.E007.format(line=number, path=path, err=err)
             else:
-                text = get_field(obj, text_field)
-                error = None if isinstance(text, str) else Errors.E038.format(line=number, path=path, field=text_field, found=_kind(text))
+                texts = [get_field(obj, name) for name in fields]
+                error = next((Errors.E038.format(line=number, path=path, field=name, found=_kind(text)) for name, text in zip(fields, texts) if not isinstance(text, str)), None)
+                if error is None and "\\u" in line:  # only an escape can make a lone surrogate
+                    error = _surrogate_error(obj, number, path)
             if error is not None:
                 if skip_bad:
                     if skipped is not None:
                         skipped.append(number)
                     continue
                 raise InputError(error) from None
-            meta = {k: v for k, v in obj.items() if k not in (text_field, id_field)}
+            meta = {k: v for k, v in obj.items() if k not in (*fields, id_field)}
             record_id = get_field(obj, id_field)
-            yield Record(str(record_id if record_id is not None else obj.get("doc_id", number)), text, meta, source=obj)
+            yield Record(str(record_id if record_id is not None else obj.get("doc_id", number)), texts[0], meta, source=obj, fields=list(zip(fields[1:], texts[1:])))
     finally:
-        if stream is not sys.stdin:
+        if path != "-":
             stream.close()
 
+
+def _surrogate_error(obj: Any, number: int, path: str, where: str = "") -> Optional[str]:
+    """E026 for the first string of a JSONL record holding a lone surrogate escape: spaCy
+    cannot tokenize it and the output cannot be written as UTF-8."""
+    if isinstance(obj, str):
+        at = lone_surrogate(obj)
+        return None if at is None else Errors.E026.format(line=number, path=path, field=where or "(the record)", offset=at, code=f"{ord(obj[at]):04X}")
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
+    for key, value in items:
+        if isinstance(key, str):
+            at = lone_surrogate(key)
+            if at is not None:
+                return Errors.E026.format(line=number, path=path, field=f"{where}.{key}".lstrip(".") + " (its name)", offset=at, code=f"{ord(key[at]):04X}")
+        error = _surrogate_error(value, number, path, f"{where}.{key}".lstrip("."))
+        if error is not None:
+            return error
+    return None
+
+
+# A string with a letter and a space reads as text a person wrote: worth sanitizing.
+_TEXTLIKE = re.compile(r"[^\W\d_]\S*\s+\S")
+
+
+def unsanitized_text_fields(record: Dict[str, Any], sanitized: Sequence[str], prefix: str = "") -> List[str]:
+    """Dotted paths of the string fields of ``record`` that look like text (letters and
+    spaces) and are not among the ``sanitized`` fields: copied to the output as they are."""
+    found: List[str] = []
+    skip = {part for name in sanitized for part in name.split("|")}
+    for key, value in record.items():
+        path = f"{prefix}{key}"
+        if path in skip:
+            continue
+        if isinstance(value, dict):
+            found += unsanitized_text_fields(value, sanitized, f"{path}.")
+        elif isinstance(value, str) and _TEXTLIKE.search(value):
+            found.append(path)
+        elif isinstance(value, list) and any(isinstance(v, str) and _TEXTLIKE.search(v) for v in value):
+            found.append(path)
+    return found
 
 
 def _kind(value: Any) -> str:
@@ -247,7 +338,7 @@ class Output:
             if source != "-" and Path(source).exists() and target.exists() and target.resolve() == Path(source).resolve():
                 raise InputError(Errors.E021.format(output=path))
         fd, self._tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent) or ".")
-        self.stream = os.fdopen(fd, "w", encoding="utf8")
+        self.stream = os.fdopen(fd, "w", encoding="utf8", newline="")  # "\n" written as it is
 
     def write(self, text: str) -> None:
         self.stream.write(text)

@@ -16,7 +16,8 @@ from spacy.tokens import Doc
 from thinc.api import Config
 
 from .errors import Errors, Warnings
-from .io import TextChunks
+from .io import TextChunks, lone_surrogate
+from .long_runs import make_doc, pipe_input
 from .models import ENGLISH_MODELS, english_model_name
 
 DEFAULT_CHUNK_CHARS = 100_000
@@ -329,17 +330,22 @@ def _pieces(nlp: Language, texts: Iterable[Union[Text, Tuple[Text, Dict[str, Any
         split = split_stream([text] if isinstance(text, str) else text, max_chars)
         previous = next(split)
         for current in split:  # one piece ahead, to know which is the last
-            yield _piece_input(nlp, previous[1], values), (index, previous[0], False)
+            yield _piece_input(nlp, previous[1], values, index, previous[0]), (index, previous[0], False)
             previous = current
-        yield _piece_input(nlp, previous[1], values), (index, previous[0], True)
+        yield _piece_input(nlp, previous[1], values, index, previous[0]), (index, previous[0], True)
 
 
-def _piece_input(nlp: Language, text: str, values: Optional[Dict[str, Any]]) -> Union[str, Doc]:
+def _piece_input(nlp: Language, text: str, values: Optional[Dict[str, Any]], index: int = 0, offset: int = 0) -> Union[str, Doc]:
     """A piece as nlp.pipe takes it: the text, or a Doc carrying the record's ``Doc._``
-    values (e.g. ``protect``) on every piece, set before any component runs."""
+    values (e.g. ``protect``) on every piece, set before any component runs. A lone
+    surrogate is E025 here, not a UnicodeEncodeError deep in spaCy's tokenizer: replacing
+    it would change the text outside the masked spans without a word."""
+    at = lone_surrogate(text)
+    if at is not None:
+        raise ValueError(Errors.E025.format(where=f"text {index}", offset=offset + at, code=f"{ord(text[at]):04X}"))
     if not values:
-        return text
-    doc = nlp.make_doc(text)
+        return pipe_input(nlp, text)
+    doc = make_doc(nlp, text)
     for name, value in values.items():
         doc._.set(name, value)
     return doc

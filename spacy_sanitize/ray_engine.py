@@ -38,13 +38,20 @@ def input_files(source: str) -> Tuple[List[str], str]:
     return paths, formats.pop()
 
 
+def text_field(args: argparse.Namespace) -> str:
+    """The one text field (``--text-field`` may be repeated for the local engine)."""
+    return (args.text_field or ["text"])[0]
+
+
 def check_args(args: argparse.Namespace) -> None:
     for name, default, flag in LOCAL_ONLY:
         if getattr(args, name) != default:
             raise InputError(Errors.E959.format(problem=f"{flag} is not supported with --engine ray"))
     if args.output in (None, "-") or args.input == "-":
         raise InputError(Errors.E959.format(problem="give an input path and an output folder (-o OUTDIR); standard input and output are not supported"))
-    if "." in args.text_field or "." in args.id_field:
+    if args.text_field and len(args.text_field) > 1:
+        raise InputError(Errors.E959.format(problem="several --text-field are not supported; give one"))
+    if "." in text_field(args) or "." in args.id_field:
         raise InputError(Errors.E959.format(problem="dotted --text-field/--id-field paths are not supported; give top-level fields"))
     if args.output_format == "text":
         raise InputError(Errors.E959.format(problem="--output-format text is not supported; give jsonl or parquet"))
@@ -77,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         read = ray_data.read_parquet if input_format == "parquet" else partial(ray_data.read_json, lines=True)
         ds = read(paths, num_cpus=0)
         out = sanitize_dataset(
-            ds, args.pipeline, args.text_field, id_column=args.id_field, num_workers=args.num_workers or 1,
+            ds, args.pipeline, text_field(args), id_column=args.id_field, num_workers=args.num_workers or 1,
             batch_size=args.batch_size, strategy=args.strategy, operators=args.operators, on_error=args.on_error or "mask",
             max_chars=args.max_chars,
         )

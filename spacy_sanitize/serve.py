@@ -111,12 +111,13 @@ class Sanitizer:
     def sanitize(self, texts: List[str], masker: Any) -> List[Dict[str, Any]]:
         """Sanitized text, replacements and spans of each text (long texts in pieces, as the
         CLI does)."""
+        from .long_runs import pipe_input
         from .pipeline import merged_output, split_text
 
         pieces = [(index, offset, piece) for index, text in enumerate(texts) for offset, piece in (split_text(text, self.settings.max_chars) if text else [(0, "")])]
         parts: List[List[Tuple[int, Any]]] = [[] for _ in texts]
         with self.lock:
-            docs = self.nlp.pipe((piece for _, _, piece in pieces), disable=["masker"], batch_size=self.settings.batch_size)
+            docs = self.nlp.pipe((pipe_input(self.nlp, piece) for _, _, piece in pieces), disable=["masker"], batch_size=self.settings.batch_size)
             for (index, offset, _), doc in zip(pieces, docs):
                 parts[index].append((offset, masker(doc)))
         results = []

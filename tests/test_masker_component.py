@@ -188,8 +188,11 @@ def test_privacy_report_in_doc():
     doc = m(doc_with(nlp, "Anna lives in Oslo.", [(0, 4, "PERSON", "e1"), (14, 18, "LOC", "e2")]))
     report = doc._.privacy
     assert report["p"] == 1.0 and "assumed" in report["p_source"]
-    assert report["labels"]["PERSON"]["epsilon"] == 0.0 and report["labels"]["LOC"]["policy"] == "distribution"
-    assert report["epsilon"] == 0.0
+    assert report["labels"]["PERSON"]["epsilon"] == 0.0 and report["kept"] == {}
+    # a surrogate city is drawn among cities (a country among countries): the class shows
+    loc = report["labels"]["LOC"]
+    assert loc["policy"] == "class_distribution" and loc["epsilon"] == "inf" and loc["epsilon_within_class"] == 0.0
+    assert report["epsilon"] == "inf"
 
 
 def test_p_from_gold_key_in_doc_and_initialize():

@@ -99,3 +99,71 @@ def test_json_numbers():
 def test_bad_p(p):
     with pytest.raises(ValueError, match="E109"):
         epsilon_for(Policy("marker"), p)
+
+
+def empirical_mechanism(strategy, label, originals, trials=400):
+    """The real strategy's output distribution per original over random secrets (p = 1)."""
+    state = DocState("doc", "")
+    counts = {o: Counter() for o in originals}
+    for i in range(trials):
+        strategy.set_secret(f"secret-{i}")
+        strategy.begin_doc(state)
+        for original in originals:
+            counts[original][strategy.replace(Mention(original, label, "e", original), state)] += 1
+    return lambda original: {t: n / trials for t, n in counts[original].items()}
+
+
+@pytest.mark.parametrize(
+    "label,originals",
+    [
+        ("CODE", ["AB-1234", "5512 0099"]),  # the format is kept: disjoint outputs
+        ("PERSON", ["Dr. Anna Berg", "A. Berg"]),  # the shape is kept (title, initial)
+    ],
+)
+def test_the_report_gives_the_brute_force_epsilon_of_the_real_surrogate(label, originals):
+    """The report said epsilon = 0 for surrogate CODE and PERSON at p = 1, where the
+    brute-force log-ratio of the strategy's own outputs is infinite."""
+    strategy = make_surrogate()
+    brute = brute_force_epsilon(empirical_mechanism(strategy, label, originals), originals)
+    assert brute == INF
+    policy = strategy.policy(label)
+    assert epsilon_for(policy, 1.0, strategy.support_for(label, originals[0])) == brute
+    # within one class the draw itself is near uniform: finite, 0 at p = 1
+    assert epsilon_for(policy, 1.0, strategy.support_for(label, originals[0]), same_class=True) == 0.0
+
+
+def test_kept_spans_are_counted_and_make_epsilon_infinite():
+    """With a decider that keeps spans (risk_vote, risk_seq, risk_perturb) the report said
+    "assumed p=1: every detected span was masked" and epsilon = 0."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    masker = nlp.add_pipe("masker", config={"strategy": {"@strategies": "spacy_sanitize.typed.v1"}})
+    doc = nlp.make_doc("Anna Berg met Bob Ray in Oslo.")
+    spans = [doc.char_span(0, 9, "PERSON"), doc.char_span(14, 21, "PERSON"), doc.char_span(25, 29, "LOC")]
+    doc.spans["pii"] = spans
+    for span, decision in zip(spans, [True, False, None]):
+        span._.mask = decision
+    report = masker(doc)._.privacy
+    assert "Bob Ray" in doc._.sanitized
+    assert report["kept"] == {"PERSON": 1}
+    assert report["labels"]["PERSON"]["kept"] == 1 and report["labels"]["PERSON"]["epsilon"] == "inf"
+    assert report["epsilon"] == "inf" and report["p"] == pytest.approx(13 / 20)
+    assert "every detected span was masked" not in report["p_source"] and "left in clear" in report["p_source"]
+    # a type whose every span was kept is reported too
+    doc = nlp.make_doc("Bob Ray left.")
+    doc.spans["pii"] = [doc.char_span(0, 7, "PERSON")]
+    doc.spans["pii"][0]._.mask = False
+    report = masker(doc)._.privacy
+    assert report["labels"]["PERSON"] == {"strategy": None, "policy": "kept", "epsilon": "inf", "note": report["labels"]["PERSON"]["note"], "kept": 1}
+
+
+def test_a_report_without_kept_spans_still_assumes_p_1():
+    import spacy
+
+    nlp = spacy.blank("en")
+    masker = nlp.add_pipe("masker")
+    doc = nlp.make_doc("Anna Berg left.")
+    doc.spans["pii"] = [doc.char_span(0, 9, "PERSON")]
+    report = masker(doc)._.privacy
+    assert report["p"] == 1.0 and "assumed" in report["p_source"] and report["epsilon"] == 0.0 and report["kept"] == {}

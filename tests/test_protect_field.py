@@ -47,7 +47,8 @@ def test_cli_protect_field(tmp_path, capsys):
         encoding="utf-8",
     )
     out = tmp_path / "out.jsonl"
-    with pytest.warns(UserWarning, match="W701"):  # record b lacks the field: said, not hidden
+    # record b lacks the field: said, not hidden; the field itself is copied to the output in clear (W020)
+    with pytest.warns(UserWarning, match="W701"), pytest.warns(UserWarning, match="W020.*meta.applicant"):
         assert main(["sanitize", str(source), "--pipeline", str(tmp_path / "pipe"), "--protect-field", "meta.applicant", "-o", str(out), "-q"]) == 0
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert "Yalman" not in rows[0]["sanitized"] and "Smith" in rows[0]["sanitized"]
@@ -57,5 +58,5 @@ def test_cli_protect_field(tmp_path, capsys):
 def test_cli_protect_field_without_a_decider_is_said(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps({"id": "a", "text": "Galip Yalman wrote.", "meta": {"applicant": "Galip Yalman"}}) + "\n", encoding="utf-8")
-    with pytest.warns(UserWarning, match="W012"):
+    with pytest.warns(UserWarning, match="W012"), pytest.warns(UserWarning, match="W020"):
         assert main(["sanitize", str(source), "--protect-field", "meta.applicant", "-o", str(tmp_path / "o.jsonl"), "-q"]) == 0

@@ -22,7 +22,7 @@ from ..decide.check import warn_group_replaced, warn_undecided
 from ..extensions import register_extensions
 from ..errors import Errors, Warnings
 from .options import build_strategy, check_label, check_strategy_config
-from .privacy import P_ASSUMED, check_p, coverage, estimate_p, privacy_report
+from .privacy import P_ASSUMED, P_DETECTED, check_p, coverage, estimate_p, kept_spans, privacy_report
 from ..masking_plan import (
     OVERLAP_POLICIES, PlanSettings, Region, below_confidence, entity_confidence, entity_key, masking_plan, one_label_per_mention, resolve_overlaps,
 )
@@ -300,15 +300,22 @@ class Masker(LearnedState):
             hit, total = coverage(((r.start, r.end) for r in regions), ((s.start_char, s.end_char) for s in doc.spans[gold_key]))
             if total:
                 p, source = hit / total, f"masked fraction of the {total} gold characters in doc.spans['{gold_key}']"
+        spans = [(s.start_char, s.end_char, s.label_) for s in doc.spans.get(self.cfg["spans_key"], [])]
+        kept, masked_chars, detected_chars = kept_spans(spans, ((r.start, r.end) for r in regions))
         if p is None:
-            p, source = 1.0, P_ASSUMED
+            # "every detected span was masked" only when it is so: a decider that keeps
+            # spans (risk_vote, risk_seq, risk_perturb) leaves their text in the output
+            if kept and detected_chars:
+                p, source = masked_chars / detected_chars, P_DETECTED.format(total=detected_chars, kept=sum(kept.values()))
+            else:
+                p, source = 1.0, P_ASSUMED
         policies: Dict[str, Tuple[str, Any, List[int]]] = {}
         for region in regions:
             name, strategy = self.strategy(region.label)
             if region.label not in policies:
                 policies[region.label] = (name, strategy.policy(region.label), [])
             policies[region.label][2].append(strategy.support_for(region.label, text[region.start : region.end]))
-        return privacy_report(policies, max(p, 1e-9), source)
+        return privacy_report(policies, max(p, 1e-9), source, kept)
 
     def score(self, examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
         """The configured scorer on examples this pipeline processed (TAB's P, R_all, F1 and

@@ -16,7 +16,7 @@ from ...registry import register_strategy
 from .. import resources
 from .base import DocState, Mention, Policy, Strategy, invalid
 from .dates import most_specific_year, ordinal
-from .formats import NUMBER_WORD_VALUES
+from .formats import ADDRESS_WORDS, NUMBER_WORD_VALUES, address_like
 from .simple import Numbered
 
 _TIME = re.compile(r"\d{1,2}[:.]\d{2}|\b(?:a\.?m\.?|p\.?m\.?|noon|midnight|morning|evening|night|o'clock|afternoon)\b", re.IGNORECASE)
@@ -67,6 +67,8 @@ def generalize_quantity(text: str, context: str = "") -> str:
     numbers = list(_NUMBER.finditer(text))
     if not numbers:
         return "a quantity"
+    if address_like(text):  # "14 Elm Street": the words identify, only units may stay
+        return "an address" if any(w.lower() in ADDRESS_WORDS for w in re.findall(r"[^\W\d_]+", text)) else "a quantity"
     # a range ("100-130", "5 to 10") becomes one bucket of its largest value
     value = max(float(m.group(0).replace(",", "").rstrip(".") or 0) for m in numbers)
     start, end = numbers[0].start(), numbers[-1].end()

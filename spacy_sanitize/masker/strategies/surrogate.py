@@ -6,8 +6,10 @@
   wherever it occurs.
 - DATETIME: every date is shifted by one offset per document (HMAC of the document key),
   so intervals between dates survive; other digits are replaced format-preserving.
-- CODE, QUANTITY and unknown types: same format and length (digits -> digits, letters ->
-  letters); number words -> number words.
+- CODE, QUANTITY and unknown types: same format (digits -> digits, letters -> ASCII
+  letters of the same case; a long letter run gets a length of its own, see formats.py);
+  number words -> number words; a quantity's units are kept, an address ("14 Elm
+  Street") is replaced as a whole.
 - LOC, ORG, DEM, MISC: drawn from same-type lists (countries from pycountry, places,
   organisations by kind, occupations, nationalities...) in data/surrogates/.
 The secret never goes into the config: it comes from the environment variable
@@ -20,7 +22,7 @@ from ...registry import register_strategy
 from .. import resources
 from .base import DocState, Mention, Policy, Strategy, invalid
 from .dates import shift_dates
-from .formats import NUMBER_WORD_VALUES, format_space, replace_format, replace_number_word
+from .formats import NUMBER_WORD_VALUES, address_like, format_space, replace_format, replace_number_word
 from .keyed import DEFAULT_SECRET_ENV, KeyedChooser
 from ...errors import Errors
 
@@ -82,10 +84,13 @@ class Surrogate(Strategy):
         return self._format(text, label)
 
     def _quantity(self, text: str) -> str:
-        """Digits and number words replaced; units and scale words kept."""
+        """Digits and number words replaced; units and scale words kept. An address or a
+        number with a name ("14 Elm Street") is replaced as a whole: its words identify."""
         def word(match: "re.Match[str]") -> str:
             return replace_number_word(match.group(0), self.chooser, "QUANTITY")
 
+        if address_like(text):
+            return replace_format(text, self.chooser, "QUANTITY")
         out = replace_format(text, self.chooser, "QUANTITY", letters=False)
         return _NUMBER_WORD.sub(word, out)
 
@@ -141,24 +146,28 @@ class Surrogate(Strategy):
         return value
 
     def policy(self, label: str) -> Policy:
+        # Every list draw is made within a class the output shows (a country for a country,
+        # the original's organisation kind, a name of the original's shape, a code of its
+        # format): across classes the originals are told apart, epsilon is infinite; the
+        # report gives epsilon_within_class for the draw itself.
         names = resources.surrogates("names")
         if label == "PERSON":
             given = min(len(names["given_female"]), len(names["given_male"]))
-            return Policy("distribution", given * len(names["family"]), "given x family names, keyed HMAC (uniform without the secret)")
+            return Policy("class_distribution", given * len(names["family"]), "given x family names drawn within the name's shape (titles, parts, initials, case), keyed HMAC")
         if label == "DATETIME":
             return Policy("deterministic", note="dates are shifted by one secret offset per document")
         if label == "LOC":
-            return Policy("distribution", len(resources.surrogates("places")["cities"]), "city list (countries: pycountry, larger)")
+            return Policy("class_distribution", len(resources.surrogates("places")["cities"]), "city list (countries from pycountry for a country: the class shows)")
         if label in LIST_SOURCES:
             source, note = LIST_SOURCES[label]
             lists = resources.surrogates(source)
-            return Policy("distribution", min(len(v) for k, v in lists.items() if not k.startswith("_")), note)
-        return Policy("distribution", 0, "uniform over values of the same format; support depends on the mention")
+            return Policy("class_distribution", min(len(v) for k, v in lists.items() if not k.startswith("_")), note + ", drawn within the original's kind")
+        return Policy("class_distribution", 0, "uniform over values of the same format (the format shows); support depends on the mention")
 
     def support_for(self, label: str, text: str) -> int:
         """The support of pi for one mention (same-format values for codes and numbers)."""
         policy = self.policy(label)
-        if policy.kind == "distribution" and policy.support == 0:
+        if policy.kind == "class_distribution" and policy.support == 0:
             if text.strip().lower() in NUMBER_WORD_VALUES:
                 return 20
             return format_space(text)

@@ -1,0 +1,69 @@
+"""Tokenizing long runs without whitespace in linear time.
+
+spaCy's tokenizer strips prefixes, suffixes and infixes from one whitespace-free substring
+at a time, copying the rest of it at each step: a run of n punctuation characters costs
+O(n²) (4,000 "(" take about 5 s, 100 kB would take an hour; a 2 MB minified JSON line
+likewise). ``make_doc`` tokenizes a run longer than ``LONG_RUN`` characters in chunks of
+about ``CHUNK`` characters, cut after a separator, and joins the chunks' Docs: the text is
+the same string, only a few more token boundaries fall inside the run (detectors map their
+matches to tokens with ``alignment_mode="expand"``, so a boundary more never loses one).
+Text without such a run is tokenized by ``nlp.make_doc`` as before.
+"""
+import re
+from typing import Callable, Iterator, List, Union
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+# No word, e-mail, phone number or ordinary URL is this long; 128 "(" still tokenize in ~5 ms.
+LONG_RUN = 128
+# A chunk is cut after a separator once it has ``CHUNK`` characters, after any character
+# that is not a letter or digit once it has ``2 * CHUNK`` (letters and digits alone are no
+# affixes: a chunk of them costs spaCy linear time however long it is).
+CHUNK = 64
+
+_RUN = re.compile(r"\S{%d,}" % (LONG_RUN + 1))
+# JSON/CSV/markup separators, as split_text's safe cuts: they never sit inside an identifier
+_SEPARATOR = re.compile(r"[,;}\]>)\"']")
+_NOT_ALNUM = re.compile(r"[^\w]|_")
+
+
+def has_long_run(text: str) -> bool:
+    return _RUN.search(text) is not None
+
+
+def cuts(text: str) -> Iterator[int]:
+    """The offsets at which ``text`` is cut before tokenizing (inside long runs only)."""
+    for run in _RUN.finditer(text):
+        start, end = run.span()
+        while end - start > LONG_RUN:
+            found = _SEPARATOR.search(text, start + CHUNK, min(end, start + 2 * CHUNK))
+            if found is None:
+                found = _NOT_ALNUM.search(text, start + 2 * CHUNK, end)
+            if found is None or found.end() >= end:
+                break
+            start = found.end()
+            yield start
+
+
+def pipe_input(nlp: Language, text: str) -> Union[str, Doc]:
+    """What ``nlp.pipe`` should take for ``text``: the text itself, or its Doc made here when
+    it holds a long run (so nlp.pipe does not tokenize it quadratically)."""
+    return make_doc(nlp, text) if has_long_run(text) else text
+
+
+def make_doc(nlp: Language, text: str) -> Doc:
+    """``nlp.make_doc(text)`` in time linear in the length of its whitespace-free runs."""
+    return tokenize(nlp.make_doc, nlp.vocab, text)
+
+
+def tokenize(tokenizer: Callable[[str], Doc], vocab: object, text: str) -> Doc:
+    positions = list(cuts(text))
+    if not positions:
+        return tokenizer(text)
+    docs: List[Doc] = []
+    previous = 0
+    for position in positions + [len(text)]:
+        docs.append(tokenizer(text[previous:position]))
+        previous = position
+    return Doc.from_docs(docs, ensure_whitespace=False)
