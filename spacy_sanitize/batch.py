@@ -50,6 +50,9 @@ class RecordSanitizer:
     on_error (str): ``mask`` (the failed record's text becomes ``failed_text``, the error
         type goes to ``error``) or ``raise``.
     batch_size (int): pieces per ``nlp.pipe`` batch. max_chars (int): piece size.
+    pooled (bool): this is one actor of a pool (``sanitize_dataset`` sets it): strategies
+        whose state is per process (``numbered`` across documents, a surrogate key drawn
+        without ``SPACY_SANITIZE_SECRET``) fail closed (E114/E115) instead of colliding.
     """
 
     def __init__(
@@ -65,8 +68,15 @@ class RecordSanitizer:
         failed_text: str = FAILED_TEXT,
         batch_size: int = 16,
         max_chars: int = DEFAULT_CHUNK_CHARS,
+        pooled: bool = False,
     ) -> None:
         check_options(on_error, batch_size, max_chars)
+        if pooled:
+            # one actor of a pool: numbered across_docs and one-time keys would collide
+            # between actors (and restart with a restarted actor), so they fail closed
+            from .masker.strategies.keyed import mark_pooled_worker
+
+            mark_pooled_worker()
         if isinstance(pipeline, Language):
             if strategy or operators or overrides:
                 # a loaded pipeline's config cannot change: the settings would be ignored
@@ -263,7 +273,7 @@ def sanitize_dataset(
         batch_format="pyarrow",
         compute=ray_data.ActorPoolStrategy(size=num_workers),
         fn_constructor_args=(pipeline,),
-        fn_constructor_kwargs={"text_column": text_column, "batch_size": batch_size, **options},
+        fn_constructor_kwargs={"text_column": text_column, "batch_size": batch_size, "pooled": True, **options},
         num_cpus=num_cpus,
         **(ray_remote_args or {}),
     )

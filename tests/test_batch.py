@@ -186,3 +186,23 @@ def test_cli_engine_options_are_checked_before_anything_loads(tmp_path, capsys, 
     assert cli.main(["sanitize", str(source), "-o", str(tmp_path / "out"), *extra]) == 2
     assert code in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("strategy,code", [
+    ({"@strategies": "spacy_sanitize.numbered.v1", "across_docs": True}, "E114"),
+    ({"@strategies": "spacy_sanitize.surrogate.v1"}, "E115"),
+])
+def test_a_pooled_worker_fails_closed_on_per_process_state(monkeypatch, strategy, code):
+    """One actor of a Ray pool is not a multiprocessing child, so numbered across_docs
+    counted from 1 in every actor (two people, one [CODE 1]) and a surrogate key was drawn
+    per actor; pooled=True (what sanitize_dataset passes) makes them fail closed."""
+    from spacy_sanitize.masker.strategies import keyed
+
+    monkeypatch.setattr(keyed, "_POOLED_WORKER", False)  # restored after the test
+    monkeypatch.delenv("SPACY_SANITIZE_SECRET", raising=False)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_codes")
+    nlp.add_pipe("masker", config={"strategy": strategy})
+    table = pd.DataFrame({"id": ["a"], "text": [TEXTS[0]]})
+    with pytest.raises(RecordError, match=code):
+        sanitize_dataframe(table, pipeline=nlp, on_error="raise", pooled=True)

@@ -70,7 +70,7 @@ def comparable(row):
 
 # W102: a surrogate that would give a date back is replaced by its type (local and Ray alike)
 @pytest.mark.filterwarnings("ignore:\\[W102\\]:UserWarning")
-@pytest.mark.parametrize("strategy", ["typed", "numbered", "surrogate"])
+@pytest.mark.parametrize("strategy", ["typed", "numbered", "surrogate", "pseudonym"])
 def test_two_workers_give_the_one_process_output(local_ray, sample, tmp_path, monkeypatch, strategy):
     monkeypatch.setenv(DEFAULT_SECRET_ENV, SECRET)
     expected = local_run(tmp_path, sample, strategy)

@@ -23,11 +23,23 @@ DEFAULT_SECRET_ENV = "SPACY_SANITIZE_SECRET"
 T = TypeVar("T")
 
 
+# Set in a process that is one of a pool of workers its launcher did not fork through
+# multiprocessing (a Ray actor: restarted or running beside others, it shares no counter).
+_POOLED_WORKER = False
+
+
+def mark_pooled_worker() -> None:
+    """This process is one of several workers (``batch.RecordSanitizer`` in a Ray actor):
+    per-process counters and one-time keys fail closed here, as in a multiprocessing child."""
+    global _POOLED_WORKER
+    _POOLED_WORKER = True
+
+
 def in_other_process(home_pid: int) -> bool:
     """Whether this code runs outside the process that built the object (``home_pid``), or
-    in a multiprocessing child: one of several workers, whose per-process state (counters,
-    one-time keys) its siblings do not share."""
-    return os.getpid() != home_pid or multiprocessing.parent_process() is not None
+    in a multiprocessing child or a pooled worker: one of several workers, whose per-process
+    state (counters, one-time keys) its siblings do not share."""
+    return _POOLED_WORKER or os.getpid() != home_pid or multiprocessing.parent_process() is not None
 
 
 class KeyedChooser:
