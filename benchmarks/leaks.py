@@ -3,26 +3,38 @@
 Each line of ``leak_cases.jsonl`` is ``{text, must_not_appear: [...], why, category}``. A
 case leaks when any of its strings is still readable in ``Doc._.sanitized``: compared
 case-insensitively and after NFC normalisation (a decomposed name is as readable as a
-composed one). Reports, for each pipeline, the number of texts with a leak (overall and by
+composed one), in the raw output and as a reader of its markup sees it. Reports, for each pipeline, the number of texts with a leak (overall and by
 category) and lists the leaking cases.
 
     python benchmarks/leaks.py [--pipelines default risk_seq] [--cases PATH] [--output PATH] [--show]
+    PYTHONPATH=/tmp/presidio_pkgs:. python benchmarks/leaks.py --presidio   # and Presidio's count
 
-tests/test_leaks_benchmark.py gates the categories fixed so far (casing and layout among them);
-others (markup, non-Latin names) are still open in #20.
+With ``--presidio``, Microsoft Presidio (not a dependency: installed next to this project, as
+for benchmarks/presidio_compare.py) runs on the same cases with its default recognizers; it
+is skipped, with a message, when it cannot be imported.
+
+tests/test_leaks_benchmark.py gates the categories with no leak for the default pipeline;
+the others (non-Latin names, bare given names, ...) are still open in #20 (docs/privacy.md).
 """
 import argparse
+import html
+import importlib.util
 import json
+import re
+import sys
 import time
 import unicodedata
 from collections import Counter
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
-from spacy_sanitize import load_pipeline
-from spacy_sanitize.pipeline import shipped_configs
+sys.path[:0] = [str(Path(__file__).resolve().parents[1])]  # this checkout's package
+
+from spacy_sanitize import load_pipeline  # noqa: E402
+from spacy_sanitize.pipeline import shipped_configs  # noqa: E402
 
 CASES = Path(__file__).parent / "leak_cases.jsonl"
+PRESIDIO = "presidio"
 
 
 def read_cases(path: Path) -> List[Dict[str, Any]]:
@@ -30,26 +42,72 @@ def read_cases(path: Path) -> List[Dict[str, Any]]:
         return [json.loads(line) for line in stream if line.strip()]
 
 
+# what a reader of markup or a terminal does not see: tags, comment delimiters, ANSI escapes
+# (a second reading of the output: the raw text is read too, so nothing is hidden by it)
+_MARKUP = re.compile(r"<[^<>]*>|\x1b\[[0-?]*[ -/]*[@-~]")
+
+
 def _readable(text: str) -> str:
     return unicodedata.normalize("NFC", text).casefold()
 
 
+def _as_read(text: str) -> str:
+    return _readable(html.unescape(_MARKUP.sub("", text)))
+
+
 def leaked(case: Dict[str, Any], sanitized: str) -> List[str]:
-    """The strings of ``case`` still readable in ``sanitized``."""
-    seen = _readable(sanitized)
-    return [s for s in case["must_not_appear"] if _readable(s) in seen]
+    """The strings of ``case`` still readable in ``sanitized``: in the raw text or as a
+    reader of its markup sees it (tags and escapes gone, ``&eacute;`` read as "é")."""
+    seen = (_readable(sanitized), _as_read(sanitized))
+    return [s for s in case["must_not_appear"] if any(_readable(s) in form for form in seen)]
+
+
+def presidio_masker() -> Optional[Callable[[str], str]]:
+    """Presidio's analyzer (its default recognizers, our English spaCy model, every result:
+    threshold 0, its default) with each found range replaced by ``<TYPE>``, as its anonymizer's
+    default operator does (overlapping ranges merged); None when Presidio cannot be imported."""
+    try:
+        from presidio_analyzer import AnalyzerEngine
+        from presidio_analyzer.nlp_engine import NlpEngineProvider
+    except ImportError:
+        return None
+    from spacy_sanitize.models import english_model_name
+
+    provider = NlpEngineProvider(nlp_configuration={"nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": english_model_name()}]})
+    analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
+
+    def mask(text: str) -> str:
+        found = sorted((r.start, r.end, r.entity_type) for r in analyzer.analyze(text=text, language="en"))
+        merged: List[List[Any]] = []
+        for start, end, label in found:
+            if merged and start < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end, label])
+        out, cursor = [], 0
+        for start, end, label in merged:
+            out += [text[cursor:start], f"<{label}>"]
+            cursor = end
+        return "".join(out) + text[cursor:]
+
+    return mask
 
 
 def run(pipeline: str, cases: List[Dict[str, Any]]) -> Dict[str, Any]:
-    nlp = load_pipeline(pipeline)
+    texts = [c["text"] for c in cases]
     start = time.perf_counter()
-    docs = list(nlp.pipe([c["text"] for c in cases]))
+    if pipeline == PRESIDIO:
+        mask = presidio_masker()
+        assert mask is not None
+        outputs = [mask(t) for t in texts]
+    else:
+        outputs = [doc._.sanitized for doc in load_pipeline(pipeline).pipe(texts)]
     seconds = time.perf_counter() - start
     leaks = []
-    for index, (case, doc) in enumerate(zip(cases, docs)):
-        found = leaked(case, doc._.sanitized)
+    for index, (case, output) in enumerate(zip(cases, outputs)):
+        found = leaked(case, output)
         if found:
-            leaks.append({"index": index, "category": case.get("category"), "why": case["why"], "leaked": found, "output": doc._.sanitized})
+            leaks.append({"index": index, "category": case.get("category"), "why": case["why"], "leaked": found, "output": output})
     by_category = Counter(leak["category"] for leak in leaks)
     totals = Counter(case.get("category") for case in cases)
     return {
@@ -63,14 +121,22 @@ def run(pipeline: str, cases: List[Dict[str, Any]]) -> Dict[str, Any]:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("--pipelines", nargs="+", default=shipped_configs())
+    parser.add_argument("--pipelines", nargs="*", default=shipped_configs())
     parser.add_argument("--cases", type=Path, default=CASES)
     parser.add_argument("--output", type=Path, default=None)
     parser.add_argument("--show", action="store_true", help="print each leaking case")
+    parser.add_argument("--presidio", action="store_true", help="also count Presidio's leaks (needs presidio-analyzer importable)")
     args = parser.parse_args()
     cases = read_cases(args.cases)
     results = {}
-    for name in args.pipelines:
+    names = list(args.pipelines)
+    if args.presidio:
+        if importlib.util.find_spec("presidio_analyzer") is not None:
+            names.append(PRESIDIO)
+        else:
+            print("Presidio skipped: presidio_analyzer cannot be imported (pip install --no-deps --target /tmp/presidio_pkgs "
+                  "presidio-analyzer phonenumbers tldextract requests-file, then PYTHONPATH=/tmp/presidio_pkgs:.)", flush=True)
+    for name in names:
         result = results[name] = run(name, cases)
         cats = ", ".join(f"{c} {v}" for c, v in result["by_category"].items())
         print(f"| {name} | {result['texts_with_leak']}/{result['texts']} | {cats} |", flush=True)

@@ -17,6 +17,7 @@ from .detect.gazetteer import component as _gazetteer  # noqa: E402,F401
 from .masker import component as _masker  # noqa: E402,F401
 from .detect import (  # noqa: E402,F401
     codes as _codes,
+    confidence as _confidence,
     coref as _coref,
     ent_mapper as _ent_mapper,
     patterns as _patterns,
@@ -38,3 +39,5 @@ from .risk import (  # noqa: E402,F401
 )
 
 __version__ = "0.1.0"
+
+from .report import render  # noqa: E402,F401  (displaCy view of the PII spans)

@@ -1,8 +1,9 @@
-"""Command line: ``python -m spacy_sanitize {sanitize,evaluate,info}`` (also ``spacy-sanitize``).
+"""Command line: ``python -m spacy_sanitize {sanitize,restore,evaluate,info}`` (also ``spacy-sanitize``).
 
 Exit codes: 0 success, 1 processing error, 2 bad usage or bad input.
 """
 import argparse
+import datetime
 import json
 import logging
 import sys
@@ -17,8 +18,13 @@ from .corpus.tab import TabFormatError, load_tab, read_submission, write_submiss
 from .decide.protect import protect_from_record
 from .errors import Errors, Warnings
 from .io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records
+from .manifest import manifest_path, run_manifest
+from .types import PII_TYPES
+from .report.why import Replaced, span_why
 from .risk.base import is_decider
 from .pipeline import DEFAULT_CHUNK_CHARS, check_max_chars, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
+from .masker.restore import MappingCollector, save_mapping
+from .restore_cli import add_mapping_arguments, add_restore_subparser, mapping_key
 
 
 
@@ -39,9 +45,36 @@ def masker_overrides(strategy: Optional[str], operators: Optional[str]) -> Dict[
     return overrides
 
 
+def confidence_overrides(args: argparse.Namespace) -> Dict[str, Any]:
+    """Masker overrides from ``--min-confidence`` and ``--confidence-protect`` (only those
+    given: a pipeline saved before these settings loads as it is without them)."""
+    overrides: Dict[str, Any] = {}
+    value = args.min_confidence
+    if not 0.0 <= value <= 1.0:
+        raise InputError(Errors.E042.format(value=value))
+    if value > 0:
+        overrides["components.masker.min_confidence"] = value
+    if args.confidence_protect is not None:
+        labels = [label.strip() for label in args.confidence_protect.split(",") if label.strip()]
+        unknown = [label for label in labels if label not in PII_TYPES]
+        if unknown:
+            raise InputError(Errors.E001.format(label=unknown[0], labels=", ".join(PII_TYPES)))
+        overrides["components.masker.confidence_protect"] = labels
+    return overrides
+
+
+RUN_OPTIONS = ("format", "output_format", "strategy", "operators", "text_field", "id_field", "protect_field", "max_chars", "min_confidence", "confidence_protect", "n_process")
+
+
+def run_options(args: argparse.Namespace) -> Dict[str, Any]:
+    """The options of the run for the manifest (settings, not the input and output paths)."""
+    return {name: getattr(args, name, None) for name in RUN_OPTIONS}
+
+
 def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, Any]]:
     rows = []
     for doc, offset in zip(docs, offsets):
+        replaced = Replaced(doc._.replacements or [])
         for span in doc.spans.get("pii", []):
             rows.append(
                 {
@@ -51,7 +84,9 @@ def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, 
                     "text": span.text,
                     "entity_id": span._.entity_id,
                     "risk": dict(span._.risk),
+                    "confidence": span._.confidence,
                     "mask": span._.mask,
+                    "why": span_why(span, replaced),  # the report's tooltip (report/why.py)
                 }
             )
     return rows
@@ -64,14 +99,18 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
         check_max_chars(args.max_chars)
     except ValueError as err:
         raise InputError(str(err)) from None  # bad usage (exit 2), before the pipeline loads
+    key = mapping_key(args)  # a bad key fails here, before any work
+    mapping = MappingCollector() if args.mapping else None
     # the input is checked before the pipeline loads and any output opens (stdin: its
     # format from its first line, read ahead)
     skipped: List[int] = []
     source = open_input(args.input, args.format)
     records = read_records(source, text_field=args.text_field, id_field=args.id_field, skip_bad=args.skip_bad, skipped=skipped, stream_text=True)
-    nlp = load_pipeline(args.pipeline, masker_overrides(args.strategy, args.operators))
+    started = datetime.datetime.now(datetime.timezone.utc)
+    nlp = load_pipeline(args.pipeline, {**masker_overrides(args.strategy, args.operators), **confidence_overrides(args)})
     if "masker" not in nlp.pipe_names:
         raise InputError(Errors.E014.format(pipeline=args.pipeline))
+    manifest = run_manifest(nlp, args.pipeline, run_options(args), started)
     if args.protect_field and not any(is_decider(nlp, name) for name in nlp.pipe_names):
         warnings.warn(Warnings.W012.format(field=args.protect_field, pipeline=args.pipeline), stacklevel=2)
     output_format = args.output_format or ("jsonl" if source.format in ("jsonl", "tab", "dir") else "text")
@@ -79,6 +118,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     ok = False
     submission: Dict[str, List[List[int]]] = {}
     pending: List[Record] = []
+    kept = 0
 
     def texts() -> Iterator[Union[str, TextChunks, Tuple[Union[str, TextChunks], Dict[str, Any]]]]:
         for record in records:
@@ -91,23 +131,33 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
 
     # Progress in characters: one long document shows its progress piece by piece.
     progress = tqdm(desc="sanitizing", unit="char", unit_scale=True, disable=args.quiet or not sys.stderr.isatty() and not args.progress, file=sys.stderr)
-    writer = RecordWriter(out, output_format, newline=args.output in (None, "-"), submission=submission if args.submission else None)
+    writer = RecordWriter(out, output_format, newline=args.output in (None, "-"), submission=submission if args.submission else None, mapping=mapping)
+    writer.manifest = manifest if args.manifest_in_records else None
     try:
         pieces = sanitize_pieces(nlp, texts(), batch_size=args.batch_size, max_chars=args.max_chars, n_process=args.n_process)
         for piece in pieces:
             if piece.offset == 0:
                 writer.begin(pending[0])
             writer.add(piece.offset, piece.doc)
+            kept += piece.doc._.kept_below_confidence or 0
             progress.update(len(piece.doc.text))
             if piece.last:
                 writer.end()
                 pending.pop(0)
+        if mapping is not None:  # before the output is kept: a failed write keeps neither
+            save_mapping(mapping.mappings, args.mapping, key)
         ok = True
     finally:
         progress.close()
         out.close(ok)
     if args.submission:
         write_submission(submission, args.submission)
+    if args.min_confidence > 0:  # what stayed in clear is said even with -q
+        print(f"kept {kept} detected span(s) below --min-confidence {args.min_confidence} in clear", file=sys.stderr)
+    target = manifest_path(args.output, args.manifest)
+    if target is not None:
+        srsly.write_json(target, {**manifest, "finished_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                                  "records": writer.records, "kept_below_min_confidence": kept})
     if skipped:
         shown = ", ".join(map(str, skipped[:20])) + (", ..." if len(skipped) > 20 else "")
         print(f"skipped {len(skipped)} bad record(s) of '{args.input}', line(s) {shown}", file=sys.stderr)
@@ -121,12 +171,15 @@ class RecordWriter:
     ``sanitized``, ``spans`` and ``replacements`` added; other inputs give ``id``, ``text``,
     those three and ``meta``."""
 
-    def __init__(self, out: Output, output_format: str, newline: bool, submission: Optional[Dict[str, List[List[int]]]]) -> None:
+    def __init__(self, out: Output, output_format: str, newline: bool, submission: Optional[Dict[str, List[List[int]]]], mapping: Optional[MappingCollector] = None) -> None:
         self.out = out
+        self.mapping = mapping
         self.jsonl = output_format != "text"
         self.newline = newline  # text to a terminal ends with a line break
         self.submission = submission
         self.record: Optional[Record] = None
+        self.manifest: Optional[Dict[str, Any]] = None  # --manifest-in-records: each record's _sanitize
+        self.records = 0
 
     def begin(self, record: Record) -> None:
         self.record = record
@@ -144,6 +197,8 @@ class RecordWriter:
         if self.submission is not None:
             assert self.record is not None
             self.submission.setdefault(self.record.id, []).extend([row[0], row[1]] for row in rows)
+        if self.mapping is not None:
+            self.mapping.add(doc, rows, offset)
         if self.jsonl:
             self.text.append(doc.text)
             self.sanitized.append(sanitized)
@@ -156,13 +211,18 @@ class RecordWriter:
     def end(self) -> None:
         record = self.record
         assert record is not None
+        self.records += 1
         if self.submission is not None:
             self.submission.setdefault(record.id, [])
+        if self.mapping is not None:
+            self.mapping.end(record.id)
         if not self.jsonl:
             if self.newline and self.last_char not in ("", "\n"):
                 self.out.write("\n")
             return
         result = {"sanitized": "".join(self.sanitized), "spans": self.spans, "replacements": self.rows}
+        if self.manifest is not None:
+            result["_sanitize"] = self.manifest
         if record.source is not None:
             # a JSONL record is kept as it came, the results added: the row slots back into
             # the user's pipeline (an input field of the same name is replaced)
@@ -271,8 +331,18 @@ def build_parser() -> argparse.ArgumentParser:
     sanitize.add_argument("--batch-size", type=int, default=16, help="pieces per nlp.pipe batch (default 16; a batch also holds at most 100,000 characters)")
     sanitize.add_argument("--n-process", type=int, default=1, help="worker processes for the pipeline (default 1); the output keeps the input order")
     sanitize.add_argument("--max-chars", type=int, default=DEFAULT_CHUNK_CHARS, help="texts longer than this are processed in pieces cut at paragraph, sentence or whitespace boundaries, never inside a word (at least 1000)")
+    sanitize.add_argument("--min-confidence", type=float, default=0.0, metavar="X", help=(
+        "keep detected spans whose calibrated confidence (docs/confidence.md) is below X in clear and say how many; "
+        "default 0: mask all. Labels of --confidence-protect stay masked; spans a decider decided keep its decision"))
+    sanitize.add_argument("--confidence-protect", default=None, metavar="LABELS", help=(
+        "comma-separated types --min-confidence never keeps in clear (default CODE,PERSON; '' for none)"))
+    sanitize.add_argument("--manifest", default=None, metavar="PATH", help=(
+        "write the run manifest (pipeline, config sha256, versions, time, options) here; default: OUTPUT.manifest.json "
+        "next to an output file, none for stdout"))
+    sanitize.add_argument("--manifest-in-records", action="store_true", help="also add the manifest to each JSONL record as _sanitize")
     sanitize.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
     sanitize.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    add_mapping_arguments(sanitize)
     add_verbose(sanitize)
     sanitize.set_defaults(func=cmd_sanitize)
 
@@ -303,6 +373,11 @@ def build_parser() -> argparse.ArgumentParser:
     from .serve import add_serve_subparser
 
     add_serve_subparser(sub)
+    add_restore_subparser(sub)
+
+    from .report.cli import add_report_subparser
+
+    add_report_subparser(sub)
 
     info = sub.add_parser("info", help="list shipped pipelines, registered factories and strategies")
     add_verbose(info)

@@ -17,6 +17,7 @@ Code ranges, one per package (a new message takes the next free code of its rang
     E6xx / W6xx   risk_infer and the attacker
     E7xx / W7xx   decide: risk_vote, risk_threshold, the pipeline check
     E8xx / W8xx   risk_web and its backends
+    E90x / W90x   the review report and the displaCy view (report/)
 """
 from spacy.errors import ErrorsWithCodes
 
@@ -93,6 +94,13 @@ class Errors(metaclass=ErrorsWithCodes):
         "{name}: components {missing} are not in the pipeline ({names}); name the detector "
         "components to run on the text view, or null for all components before {name}."
     )
+    # pii_confidence and the masker's min_confidence (detect/confidence.py)
+    E042 = "min_confidence (--min-confidence) must be a number in [0, 1], got {value!r}."
+    E043 = (
+        "pii_confidence: the {n} training span(s) are all of one class (all masked or all not): "
+        "a confidence cannot be fit; give annotated documents with both."
+    )
+    E044 = "{name}: the shipped artefact '{shipped}' holds no confidence model (learned.json with weights)."
     E100 = "strategy '{name}' is not registered. Registered: {names}."
     E101 = "invalid parameter for strategy '{name}': {problem}."
     E102 = "operator label '{label}' is not a PII type. Use one of: {labels} or DEFAULT."
@@ -130,6 +138,30 @@ class Errors(metaclass=ErrorsWithCodes):
         "'@strategies'. Write it as {new!r}, i.e. [components.masker.{where}] @strategies = "
         '"<name>" with the strategy\'s parameters as further keys.'
     )
+    E114 = (
+        "numbered.v1 with across_docs=True ran in a worker process (nlp.pipe(n_process>1) or "
+        "another multiprocessing worker): its counters live in one process, so each worker "
+        "would number from 1 and give different entities the same placeholder. Run the "
+        "masker in one process (spacy-sanitize sanitize --n-process N and "
+        "pipeline.sanitize_pieces do), or use spacy_sanitize.pseudonym.v1 with the secret in "
+        "SPACY_SANITIZE_SECRET: keyed ids that hold across processes and runs."
+    )
+    E115 = (
+        "the {strategy} strategy ran in a worker process without a secret: each worker would "
+        "draw its own one-time secret, so the same entity would get different replacements "
+        "in different workers. Set the environment variable {env} (or call "
+        "nlp.get_pipe('masker').set_secret(...) before nlp.pipe)."
+    )
+    E116 = (
+        "cannot decrypt the mapping '{path}': wrong key, or the file was altered. Give the key "
+        "it was written with."
+    )
+    E117 = "cannot use the mapping key: {problem}."
+    E118 = (
+        "encrypting or decrypting a mapping needs the 'cryptography' package: pip install "
+        "'spacy-sanitize[crypto]'."
+    )
+    E119 = "the mapping '{path}' does not fit the input: {problem}."
 
     E200 = (
         "gazetteer '{name}' not found. Give 'default' (the gazetteer shipped with the package),"
@@ -421,6 +453,15 @@ class Errors(metaclass=ErrorsWithCodes):
         "follows redirects, which could send the query to another host. Point the backend at "
         "the final URL of your search engine."
     )
+    # E90x: the review report (report/)
+    E900 = (
+        "record {line} of '{path}' is {found}, but the first record {first}: give either the "
+        "JSONL that sanitize wrote (every record with sanitized, spans and replacements) or the "
+        "original input, not a mix."
+    )
+    E901 = "--page-size must be at least 1 (got {n})."
+    E902 = "unknown view {view!r} of spacy_sanitize.render; use one of: {views}."
+    E903 = "no headless browser for the report's screenshots: {reason}."
     # E099 down: evaluation (picked from the end of the core range).
     E099 = (
         "none of the {n} doc id(s) in the predictions file '{path}' names one of the {n_gold} "
@@ -458,7 +499,8 @@ class Warnings(metaclass=ErrorsWithCodes):
     )
     W101 = (
         "the mapping written to '{path}' holds the ORIGINAL text of every replaced span: it is "
-        "as sensitive as the input. Store it encrypted and apart from the sanitized text."
+        "as sensitive as the input. Store it encrypted and apart from the sanitized text "
+        "(save_mapping(..., key=...); spacy-sanitize: --mapping-key-env or --mapping-key-file)."
     )
     W102 = (
         "the {strategy} strategy gave a {label} span back unchanged; it was replaced by "
@@ -469,6 +511,16 @@ class Warnings(metaclass=ErrorsWithCodes):
         "p = {p} is set in the config, so the privacy report keeps it; the p estimated by "
         "initialize ({learned:.3f}) is saved but unused. Set p = null to use the estimate."
     )
+    W104 = (
+        "no pseudonym secret given (env {env} unset): a random one-time secret is used, so "
+        "the ids hold only within this process and run. Set {env} for ids that hold across "
+        "runs, processes and workers."
+    )
+    W105 = (
+        "two different {label} entities got the same pseudonym id '{id}' ({count} ids "
+        "issued): ids of {n} hex digits collide. Raise the strategy's id_length."
+    )
+    W106 = "the mapping '{path}' is not encrypted: the key given was not used."
 
     W200 = (
         "{errors} line(s) of the Wikidata dump '{path}' were not valid JSON and were skipped; "
@@ -551,6 +603,11 @@ class Warnings(metaclass=ErrorsWithCodes):
         "risk_web could not assess {n} span(s) of document {doc_id!r}; they get risk 1.0 (fail "
         "closed). Check that the search backend is reachable. First problem: {err}"
     )
+    # W90x: the review report (report/)
+    W900 = (
+        "'{path}' is sanitize output, so the report shows the decisions recorded in it and runs "
+        "no pipeline: {given} changes nothing. Give the original input to report on a new run."
+    )
 
     # W099 down: evaluation (picked from the end of the core range).
     W012 = (
@@ -563,6 +620,21 @@ class Warnings(metaclass=ErrorsWithCodes):
         "text from offset {start} has no whitespace or separator (, ; }} ] >) to cut at within "
         "{cap} characters; it was cut there, which may split an identifier: check the output "
         "around that offset, or raise --max-chars."
+    )
+    # pii_confidence and the masker's min_confidence
+    W040 = (
+        "{name}: min_confidence = {value} keeps undecided spans below it in clear, but {what}: "
+        "{effect}"
+    )
+    W041 = (
+        "{n} span(s) of doc.spans['{key}'] have no confidence (Span._.confidence is None); they "
+        "stay masked whatever min_confidence = {value}. Add pii_confidence before the masker to "
+        "score them."
+    )
+    W042 = (
+        "{name}: no confidence model, so no span gets a confidence (they all stay masked); load "
+        "the shipped one with [initialize.components.{name}] shipped = \"pii_confidence\", or "
+        "initialize it with annotated examples."
     )
     W098 = (
         "{unmatched} of the {n} doc id(s) in the predictions file '{path}' name no gold "

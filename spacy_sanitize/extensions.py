@@ -10,7 +10,8 @@ from typing import Any, Callable, Dict, List, Optional
 from spacy.tokens import Doc, Span
 
 SPAN_DICT_ATTRS = ("risk", "risk_explain")
-SPAN_VALUE_ATTRS = {"entity_id": None, "mask": None}
+# confidence: pii_confidence's calibrated probability that the span is a mention to mask.
+SPAN_VALUE_ATTRS = {"entity_id": None, "mask": None, "confidence": None}
 DOC_VALUE_ATTRS = {
     "sanitized": None,
     "replacements": None,
@@ -19,6 +20,8 @@ DOC_VALUE_ATTRS = {
     "annotator": None,
     "risk_infer": None,
     "protect": None,
+    # the masker: spans its min_confidence kept in clear
+    "kept_below_confidence": None,
 }
 
 

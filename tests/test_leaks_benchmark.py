@@ -1,6 +1,6 @@
 """benchmarks/leaks.py: its leak test, and no leak of the default pipeline in the
 categories fixed so far (network addresses, phones, e-mails, IDs, Unicode, long runs,
-names in other casing, masks over line breaks).
+names in other casing, masks over line breaks, keys and codes, form fields).
 The other categories of #20 are still open: they are reported, not gated."""
 
 import importlib.util
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-FIXED = {"network", "phone", "email", "id", "unicode", "long", "casing", "layout"}
+FIXED = {"network", "phone", "email", "id", "unicode", "long", "casing", "layout", "code", "form"}
 
 
 @pytest.fixture(scope="module")
@@ -27,9 +27,18 @@ def test_leak_is_case_and_normalisation_insensitive(leaks):
     assert leaks.leaked(case, "[PERSON] at [CODE]") == []
 
 
+def test_leak_is_read_through_markup(leaks):
+    case = {"must_not_appear": ["John Smith", "Ibáñez", "<John>"], "why": "t"}
+    assert leaks.leaked(case, "<b>John</b> Smith, Ib&aacute;&ntilde;ez") == ["John Smith", "Ibáñez"]
+    assert leaks.leaked(case, "<b>[PERSON]</b> [PERSON]") == []
+    assert leaks.leaked(case, "<b>John Smith</b>") == ["John Smith"]
+    assert leaks.leaked(case, "From <John>") == ["<John>"]  # the raw output is read too
+
+
 def test_cases_are_well_formed(leaks):
     cases = leaks.read_cases(leaks.CASES)
-    assert len(cases) >= 80
+    assert len(cases) >= 200
+    assert {"clinical", "thread", "chat", "court", "form", "language", "markup", "code"} <= {c["category"] for c in cases}
     for case in cases:
         assert case["text"] and case["why"] and case["must_not_appear"]
         # every string is readable in the input (else the case tests nothing)

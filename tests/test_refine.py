@@ -113,3 +113,45 @@ def test_default_pipeline_masks_the_dates_not_the_connectors(default_nlp):
     sanitized = doc._.sanitized
     assert "between" in sanitized and " and " in sanitized and "more than" in sanitized
     assert "2012" not in sanitized and "2018" not in sanitized and "Anna" not in sanitized
+
+
+@pytest.mark.parametrize(
+    "text,phrase,expected",
+    [
+        # the NER tags "November 2013" and leaves the day in clear (wiki_dev: 2 direct identifiers)
+        ("Clerides (24 April 1919 – 15 November 2013) was", "November 2013", "15 November 2013"),
+        ("He was born 5 September 1976 in Mexico.", "September 1976", "5 September 1976"),
+        ("On the 21st March 1990 it rained.", "March 1990", "21st March 1990"),
+        # not a day, or not a month after it
+        ("He scored 45 March 1990 goals.", "March 1990", "March 1990"),
+        ("In 5 may 2013 cases", "may 2013", "may 2013"),
+    ],
+)
+def test_a_day_number_before_a_month_joins_the_date(nlp_blank, text, phrase, expected):
+    doc, spans = refined(nlp_blank, text, phrase, "DATETIME")
+    assert spans == [(expected, "DATETIME")]
+    if expected != phrase:
+        assert doc.spans["pii"][0]._.risk_explain["pii_refine"]["action"] == "extend"
+
+
+def test_a_day_number_in_another_span_stays_there(nlp_blank):
+    refine = nlp_blank.add_pipe("pii_refine")
+    doc = nlp_blank.make_doc("Room 5 March 1990")
+    doc.spans["pii"] = [Span(doc, 0, 2, label="CODE"), Span(doc, 2, 4, label="DATETIME")]
+    assert [s.text for s in refine(doc).spans["pii"]] == ["Room 5", "March 1990"]
+
+
+@pytest.mark.parametrize(
+    "text,phrase,expected",
+    [
+        # wiki_dev: "Empress of Hayti" names the person (annotated PERSON, DIRECT); "Hayti" was left
+        ("Bonheur, Empress of Hayti (1758 – 1858)", "Empress", "Empress of Hayti"),
+        ("He met the King of Saudi Arabia in Riyadh.", "King", "King of Saudi Arabia"),
+        # not a sovereign, or no realm after "of"
+        ("the President of Cyprus", "President", "President"),
+        ("the king of the castle", "king", "king"),
+    ],
+)
+def test_a_sovereign_title_takes_in_its_realm(nlp_blank, text, phrase, expected):
+    _, spans = refined(nlp_blank, text, phrase, "DEM", detector="pii_gazetteer:P39")
+    assert spans == [(expected, "DEM")]

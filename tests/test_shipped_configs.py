@@ -54,6 +54,7 @@ def test_sanitize_data_points_at_a_folder_with_the_same_layout(tmp_path):
     from spacy_sanitize.shipped import data_path
 
     shutil.copytree(data_path("gazetteer"), tmp_path / "gazetteer")
+    shutil.copytree(data_path("pii_confidence"), tmp_path / "pii_confidence")
     with pytest.raises(OSError, match=r"\[E018\] shipped artefact 'pii_ner'"):
         spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
     shutil.copytree(data_path("pii_ner"), tmp_path / "pii_ner")
@@ -142,6 +143,7 @@ def test_gazetteer_reads_the_shipped_gazetteer_from_the_data_folder(tmp_path):
     with pytest.raises(OSError, match="E018.*gazetteer"):
         gazetteer_nlp(str(tmp_path))
     shutil.copytree(data_path("gazetteer"), tmp_path / "gazetteer")
+    shutil.copytree(data_path("pii_confidence"), tmp_path / "pii_confidence")
     text = "She is a Norwegian Catholic surgeon."
     ours, shipped = gazetteer_nlp(str(tmp_path))(text), gazetteer_nlp(None)(text)
     spans = [(s.text, s.label_) for s in ours.spans["pii"]]

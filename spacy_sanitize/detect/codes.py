@@ -32,6 +32,12 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     "phone": r"(?<![\w/])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]\d{2,4}){2,6}(?![\w/])",
     "long_number": r"(?<![\w.,/])\d{6,}(?![\w/]|[.,]\d)",
     "id_token": r"\b(?=[A-Za-z0-9-]{0,63}\d)(?=[A-Za-z0-9-]{0,63}[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{4,}\b",
+    # account names: in a home folder path, a chat tag (Discord "name#1234"), a user@host
+    # without a domain ("lukas.brenner@laptop"), an IRC nick after a timestamp ("] <dana_k>")
+    "user_path": r"(?i)(?:\b[A-Z]:\\(?:Users|Documents and Settings)\\|(?<![\w.])/(?:home|Users)/)[^\\/\s:*?\"<>|]{1,64}",
+    "chat_tag": r"(?<![\w#])[\w.]{2,32}#\d{4}\b",
+    "user_at_host": r"(?<![\w.+-])[\w-]{1,64}[._][\w.-]{1,64}@[A-Za-z][\w-]{0,63}(?![\w.@-])",
+    "chat_nick": r"(?<=\] )<[@+]?[A-Za-z_][\w`^{}|-]{1,29}>",
 }
 # Every quantifier that a failing match attempt can run through is bounded (the local part
 # of an e-mail: 64 characters, as RFC 5321 allows; the look-aheads of id_token: 63), so a

@@ -3,15 +3,23 @@
 Mentions with the same normalized text share an id; a PERSON mention that is a part
 (e.g. the surname) of an earlier full PERSON name joins that name's entity, and so does
 an ORG acronym of an earlier ORG; a given name in a "SURNAME, GIVEN" field takes in the
-surname ("Patient: SMITH, JOHN"). Ids are ``e1, e2, ...`` per document, in order of
+surname ("Patient: SMITH, JOHN"), and a PERSON span cut after a given name of the shipped
+lists or inside a hyphenated name grows over it ("Erica May-Lynn Jarder" tagged "Lynn
+Jarder"). Ids are ``e1, e2, ...`` per document, in order of
 first mention. Spans that already carry an id keep it.
 
 With ``propagate`` (on by default) it also adds the mentions a detector missed: every
 other whole-word occurrence (on token boundaries) of a detected mention's exact text, and
-of the parts of a detected PERSON name (a surname alone, say), joins the entity (a
+of the parts of a detected PERSON name (a surname alone, say, also one of two letters at
+the end of the name: "Estácio de Sá" ... "Sá"), joins the entity (a
 name also in other casing and plural, as the masker propagates it); the
 occurrences come from the masker's propagation engine (``masking_plan.occurrences``). One clear mention left in
 the text is enough to re-identify a person.
+
+With ``lower_case_names`` (on by default) a person name typed in lower case that repeats
+no detected one ("john smith called, and later jane doe arrived.") is added first: a
+given name of the shipped name lists followed by a family name or another rare word
+(``detect/names.py``).
 """
 import re
 from typing import Dict, FrozenSet, List, Optional
@@ -24,6 +32,7 @@ from ..extensions import register_extensions
 from ..masking_plan import COMMON_WORDS, NamePartRule, fold, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
+from .names import lower_case_names, name_lists
 
 # Linking compares folded words: any word but a title or a single character.
 LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
@@ -42,7 +51,8 @@ def _surname_first(doc: Doc, spans_key: str) -> None:
     comes out as the given name only: the word and comma before it join the span when the
     word has the same casing (all caps or title case), is not a stop word or title (surnames
 are often common words: "SMITH"), and opens a
-    line or follows a colon (a form field, not a list of places: "Paris, John said")."""
+    line or follows a colon (a form field, not a list of places: "Paris, John said"). A
+    surname found alone there takes in the listed given name after its comma."""
     spans = list(doc.spans.get(spans_key, []))
     changed = False
     for k, span in enumerate(spans):
@@ -62,6 +72,85 @@ are often common words: "SMITH"), and opens a
         wider._.risk_explain = {**span._.risk_explain, "surname_first": True}
         spans[k] = wider
         changed = True
+    for k, span in enumerate(spans):
+        # the other way round: the surname found, the given name after the comma missed
+        # ("Name: Solheim, Ingrid" tagged "Solheim"); the given name must be a listed one
+        i, j = span.start, span.end
+        if span.label_ != "PERSON" or len(span) != 1 or j + 1 >= len(doc) or doc[j].text != "," or span[0].whitespace_:
+            continue
+        word, given = span[0], doc[j + 1]
+        same_case = (word.is_upper and given.is_upper) or (word.is_title and given.is_title)
+        before = doc[i - 1] if i >= 1 else None
+        opens = before is None or before.text == ":" or "\n" in before.text
+        if not (same_case and opens and given.is_alpha and given.lower_ in name_lists().given):
+            continue
+        if any(other.start <= j + 1 < other.end for other in spans):
+            continue
+        wider = Span(doc, i, j + 2, label=span.label_)
+        wider._.entity_id = span._.entity_id
+        wider._.risk_explain = {**span._.risk_explain, "surname_first": True}
+        spans[k] = wider
+        changed = True
+    if changed:
+        doc.spans[spans_key] = spans
+
+
+PARTICLES = frozenset({"de", "del", "della", "der", "den", "van", "von", "da", "di", "du", "dos", "la", "le", "bin", "ibn", "al"})
+
+
+def _grow_left(doc: Doc, start: int, covered: set, given: FrozenSet[str]) -> int:
+    while True:
+        if start >= 2 and doc[start - 1].text == "-" and not doc[start - 1].whitespace_ and not doc[start - 2].whitespace_:
+            word, size = doc[start - 2], 2
+        elif start >= 1 and doc[start - 1].whitespace_ == " ":
+            word, size = doc[start - 1], 1
+            if word.lower_ not in given:
+                return start
+        else:
+            return start
+        if not (word.is_alpha and word.is_title) or any(i in covered for i in range(start - size, start)):
+            return start
+        start -= size
+
+
+def _grow_after_nickname(doc: Doc, span: Span, covered: set) -> int:
+    """The end of a name whose quoted nickname the span cuts ('Ernesto "El Pato' of
+    'Ernesto "El Pato" de Lucas Hopkins'): the closing quote and the name words after it."""
+    end = span.end
+    if span.text.count('"') % 2 == 0 or end >= len(doc) or doc[end].text != '"' or end in covered:
+        return end
+    end += 1
+    while end < len(doc) and end not in covered and doc[end - 1].whitespace_:
+        word = doc[end]
+        if word.is_alpha and word.is_title:
+            end += 1
+        elif word.lower_ in PARTICLES and end + 1 < len(doc) and doc[end + 1].is_title and word.whitespace_:
+            end += 1
+        else:
+            break
+    return end
+
+
+def _extend_names(doc: Doc, spans_key: str) -> None:
+    """A PERSON span that starts after the first part of a hyphenated name ("Erica May-Lynn
+    Jarder" tagged "Lynn Jarder") or after a given name of the shipped lists ("Erica"), or
+    that ends inside a quoted nickname, takes in the rest of the name: a recognizer often
+    cuts a name with a rare or double given name or a nickname."""
+    spans = list(doc.spans.get(spans_key, []))
+    covered = {i for s in spans for i in range(s.start, s.end)}
+    given = name_lists().given
+    changed = False
+    for k, span in enumerate(spans):
+        if span.label_ != "PERSON":
+            continue
+        start, end = _grow_left(doc, span.start, covered, given), _grow_after_nickname(doc, span, covered)
+        if (start, end) != (span.start, span.end):
+            wider = Span(doc, start, end, label=span.label_)
+            wider._.entity_id = span._.entity_id
+            wider._.risk_explain = {**span._.risk_explain, "name_grown": True}
+            spans[k] = wider
+            covered.update(range(start, end))
+            changed = True
     if changed:
         doc.spans[spans_key] = spans
 
@@ -69,7 +158,7 @@ are often common words: "SMITH"), and opens a
 class Coref:
     def __init__(
         self, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int,
-        stop_words: Optional[FrozenSet[str]] = None,
+        stop_words: Optional[FrozenSet[str]] = None, lower_case: bool = True,
     ) -> None:
         self.name = name
         self.spans_key = spans_key
@@ -80,10 +169,17 @@ class Coref:
         # word (the pipeline's language) nor a title.
         stops = frozenset(STOP_WORDS if stop_words is None else stop_words)
         self.part_rule = NamePartRule(min_part_length, stops | PERSON_TITLES, title_case=True)
+        # A final name part of two letters ("Sá", "Wu") propagates too when it is title case
+        # and not a stop word or title ("Jr", "St"): surnames this short are common.
+        self.short_last = NamePartRule(2, stops | PERSON_TITLES, title_case=True)
+        self.lower_case = lower_case
 
     def __call__(self, doc: Doc) -> Doc:
+        if self.lower_case:
+            self._lower_case_names(doc)
         if self.person_parts:
             _surname_first(doc, self.spans_key)
+            _extend_names(doc, self.spans_key)
         ids: Dict[str, str] = {}
         person_parts: Dict[str, str] = {}
         acronyms: Dict[str, str] = {}
@@ -113,6 +209,14 @@ class Coref:
             self._propagate(doc)
         return doc
 
+    def _lower_case_names(self, doc: Doc) -> None:
+        # over a shorter detected span the name wins ("sophie" typed DEM of "sophie larsen")
+        found = [Span(doc, start, end, label="PERSON") for start, end in lower_case_names(doc)]
+        for span in found:
+            span._.risk_explain["detector"] = f"{self.name}:lower_case"
+        if found:
+            add_pii_spans(doc, found, self.spans_key)
+
     def _propagate(self, doc: Doc) -> None:
         spans = list(doc.spans.get(self.spans_key, []))
         if not spans:
@@ -123,6 +227,9 @@ class Coref:
             pieces = [span.text]
             if span.label_ == "PERSON" and self.person_parts and len(span) > 1:
                 pieces += [t.text for t in span if self.part_rule.accepts(t.text)]
+                last = span[-1].text
+                if len(last) == 2 and last.isalpha() and self.short_last.accepts(last):
+                    pieces.append(last)
             for piece in pieces:
                 targets.setdefault(piece, (span.label_, span._.entity_id))
         found = []
@@ -146,15 +253,17 @@ class Coref:
 
 @Language.factory(
     "pii_coref",
-    default_config={"spans_key": "pii", "person_parts": True, "propagate": True, "min_part_length": 3},
+    default_config={"spans_key": "pii", "person_parts": True, "propagate": True, "min_part_length": 3, "lower_case_names": True},
     requires=["doc.spans"],
     assigns=["doc.spans", "span._.entity_id", "span._.risk_explain"],
 )
 def make_coref(
-    nlp: Language, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int
+    nlp: Language, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int, lower_case_names: bool
 ) -> Coref:
     """person_parts (bool): link a surname or given name to an earlier full name.
     propagate (bool): add undetected occurrences of detected mentions and name parts.
-    min_part_length (int): shortest name part that is propagated on its own."""
+    min_part_length (int): shortest name part that is propagated on its own (a final part
+    of two letters also is). lower_case_names (bool): add lower-case person names
+    ("john smith") found with the shipped name lists."""
     register_extensions()
-    return Coref(name, spans_key, person_parts, propagate, min_part_length, frozenset(nlp.Defaults.stop_words))
+    return Coref(name, spans_key, person_parts, propagate, min_part_length, frozenset(nlp.Defaults.stop_words), lower_case_names)

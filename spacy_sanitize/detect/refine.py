@@ -10,6 +10,11 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
 - **ranges** of DATETIME spans are split at their connectors ("to", "and", "through",
   "until", a dash), when every part holds a date (a digit, a month or weekday name, a
   number word); a QUANTITY made of years only ("1804 - 1806", "1991–2000") becomes DATETIME;
+- **a day number** just before a DATETIME span that starts with a month name joins it
+  ("15 November 2013" tagged "November 2013" leaves the day, which with the month and year
+  still pins the date down);
+- **a sovereign's title** (a DEM span "Empress", "King", "Duke") takes in the "of" and the
+  capitalised words after it: "Empress of Hayti" names one person;
 - **edge words** are trimmed: leading prepositions, articles, possessives and hedges of
   DATETIME and QUANTITY spans ("between", "from", "the", "his", "early", "more than",
   "about"), leading contact-field words of PERSON spans ("Call", "Tel", "Ring": a PERSON
@@ -19,7 +24,13 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   ``drop_vague_dates`` is on: a DATETIME span with no digit, month or weekday name or number
   word pins down no date;
 - **bare number words** ("one", "first", "second", "once") are dropped when
-  ``drop_number_words`` is on: a QUANTITY span that is just one of these words.
+  ``drop_number_words`` is on: a QUANTITY span that is just one of these words;
+- **field labels** ("DOB:", "SSN:", "MRN#", "Tel", "Account no."), which generic NER reads
+  as an ORG (or a PERSON, a LOC), are trimmed from the start of a span and a span of a label
+  only is dropped (with ``trim_edges``): a word of ``FIELD_LABELS`` before ":", "#", "no",
+  "number" or a number, or an ORG of one short all-caps word before ":" or "#" and a
+  number ("FBI: agents met" keeps its ORG); a number after a code label ("ID: 4471",
+  "sort code 20-00-00", "Tel 555-1234") is a CODE, not a DATETIME, QUANTITY or PERSON.
 
 Spans found by rules (``pii_codes``, ``pii_script``, ``pii_titles``) are kept as they are.
 A rewritten span keeps its label and ``Span._.risk_explain`` (copied to the new offsets)
@@ -28,7 +39,7 @@ spans is in ``doc.user_data["pii_refine"]``. Both drop rules can be switched off
 ever drops a span of another type.
 """
 import re
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -58,6 +69,15 @@ LEADING_NUMBER_WORDS = frozenset(
 # "Tel" before a number): trimmed from the start of a PERSON span, and a PERSON span of
 # such words only is dropped.
 FIELD_WORDS = frozenset({"tel", "tlf", "phone", "ring", "call", "fax", "mob", "mobile", "cell", "contact", "email", "e-mail", "mail"})
+# Labels of form fields and records: never an entity themselves. CODE_LABELS: the value after
+# them is an identifier ("ID: 4471" is no date, "Tel 555-1234" no place).
+CODE_LABELS = frozenset(
+    "iban ssn ip api mrn nhs id tel tlf fax phone mob mobile cell ref nr no no. dni nie nif vat tin "
+    "pin sin bic swift passport acct account policy claim code ssn# ppsn bsn cpr pesel".split()
+)
+FIELD_LABELS = CODE_LABELS | frozenset("dob d.o.b. d.o.b email e-mail url".split())
+# what may follow a label: a colon, a number sign, "no", "number"
+LABEL_MARKS = frozenset({":", "#", "no", "no.", "nr", "nr.", "number", "num", "n°", "nº"})
 TRAILING_WORDS = frozenset({"and", "or", "to", "through", "until", "till", "of", "the", "'s", "’s", "'"})
 MONTHS = frozenset(
     "january february march april may june july august september october november december "
@@ -75,6 +95,13 @@ NUMBER_WORDS = frozenset(
 # marked more often than not, so they stay.
 BARE_NUMBER_WORDS = frozenset({"one", "first", "second", "once"})
 YEAR = re.compile(r"^(?:1\d|20)\d\d$")
+# Titles held by one person at a time: with their realm they name that person.
+SOVEREIGN_TITLES = frozenset(
+    "emperor empress king queen prince princess duke duchess archduke archduchess grand-duke tsar tsarina czar "
+    "sultan sultana shah emir khan pharaoh maharaja maharani rajah dauphin earl countess marquess marquis "
+    "viscount baron baroness".split()
+)
+DAY = re.compile(r"^(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?$")
 YEAR_RANGE = re.compile(r"^(?:1\d|20)\d\d[-–—](?:(?:1\d|20)\d\d|\d\d)$")
 
 
@@ -102,6 +129,51 @@ def _standalone_date(tokens: List) -> bool:
     return any(YEAR.match(t.text.rstrip("s")) or _is_month(t.text) for t in tokens)
 
 
+def _is_label(doc: Doc, i: int, label: str) -> bool:
+    """Whether token ``i`` is a field label: a word of FIELD_LABELS before a label mark or a
+    number, or (an ORG only) one short all-caps word before ":" or "#" and a number."""
+    token = doc[i]
+    after = doc[i + 1] if i + 1 < len(doc) else None
+    if after is None:
+        return False
+    if token.lower_.rstrip(":#") in FIELD_LABELS and (after.lower_ in LABEL_MARKS or any(c.isdigit() for c in after.text) or token.text[-1] in ":#"):
+        return True
+    if label != "ORG" or not (token.is_upper and token.is_alpha and 2 <= len(token) <= 5) or after.text not in (":", "#"):
+        return False
+    value = doc[i + 2] if i + 2 < len(doc) else None
+    return value is not None and any(c.isdigit() for c in value.text)
+
+
+def _after_code_label(doc: Doc, start: int) -> bool:
+    """Whether a code label (and its marks) comes right before ``start``: "ID:", "NHS No:", "Tel"."""
+    i = start - 1
+    while i >= 0 and (doc[i].lower_ in LABEL_MARKS or doc[i].is_punct):
+        i -= 1
+    return i >= 0 and doc[i].lower_.rstrip(":#") in CODE_LABELS
+
+
+def _without_field_label(span: Span, name: str) -> Optional[Span]:
+    """``span`` without the field label it starts with (None: it was a label only), and
+    typed CODE when it is a number after a code label. The span itself when neither."""
+    doc, label = span.doc, span.label_
+    start = span.start
+    while start < span.end and _is_label(doc, start, label):
+        start += 1
+        while start < span.end and (doc[start].lower_ in LABEL_MARKS or doc[start].is_punct):
+            start += 1
+    if start >= span.end:
+        return None
+    if label != "CODE" and _after_code_label(doc, start):  # digits only (below): no name, place or date
+        value = doc[start : span.end].text
+        if sum(c.isdigit() for c in value) >= 2 and not re.search(r"[^\d\s\-+()./#]", value):
+            label = "CODE"
+    if start == span.start and label == span.label_:
+        return span
+    new = Span(doc, start, span.end, label=label)
+    new._.risk_explain = {**span._.risk_explain, name: {"action": "field label", "from": [span.start_char, span.end_char, span.label_]}}
+    return new
+
+
 class SpanRefiner:
     """Splits, trims and drops the spans of ``doc.spans[spans_key]`` (see the module docs)."""
 
@@ -118,12 +190,19 @@ class SpanRefiner:
             return doc
         kept: List[Span] = []
         dropped = 0
+        covered = frozenset(i for span in doc.spans[self.spans_key] for i in range(span.start, span.end))
         for span in doc.spans[self.spans_key]:
             detector = str(span._.risk_explain.get("detector", ""))
             if detector.split(":")[0] in RULE_DETECTORS:
                 kept.append(span)
                 continue
-            parts, action = self.refine(span)
+            if self.trim_edges:
+                field = _without_field_label(span, self.name)
+                if field is None:
+                    dropped += 1
+                    continue
+                span = field
+            parts, action = self.refine(span, covered)
             if not parts:
                 dropped += 1
                 continue
@@ -140,11 +219,16 @@ class SpanRefiner:
             doc.user_data[self.name] = {"dropped": dropped}
         return doc
 
-    def refine(self, span: Span) -> Tuple[List[Tuple[int, int, str]], Optional[str]]:
+    def refine(self, span: Span, covered: FrozenSet[int] = frozenset()) -> Tuple[List[Tuple[int, int, str]], Optional[str]]:
         """The token ranges ``(start, end, label)`` that replace ``span`` (empty: drop it) and
-        the action taken (None: keep the span unchanged)."""
+        the action taken (None: keep the span unchanged); ``covered``: the tokens of the
+        other spans, which the span does not grow over."""
         doc, label = span.doc, span.label_
         start, end = span.start, span.end
+        if self.trim_edges and self._day_before(span, covered):
+            start -= 1
+        if self.trim_edges:
+            end = self._realm_after(span, covered)
         if self.trim_edges:
             start, end = self._trim(doc, start, end, label)
         if start >= end:
@@ -168,7 +252,29 @@ class SpanRefiner:
         if out == [(span.start, span.end, label)]:
             return out, None
         # What exactly changed is in the record's "from": the span before.
-        return out, "split" if len(parts) > 1 else "relabel" if out[0][2] != label else "trim"
+        if len(parts) > 1:
+            return out, "split"
+        return out, "relabel" if out[0][2] != label else "extend" if out[0][0] < span.start or out[0][1] > span.end else "trim"
+
+    @staticmethod
+    def _realm_after(span: Span, covered: FrozenSet[int]) -> int:
+        """The end of a sovereign's title with its realm ("Empress" + "of Hayti")."""
+        doc, end = span.doc, span.end
+        if span.label_ != "DEM" or span[-1].lower_ not in SOVEREIGN_TITLES or end + 1 >= len(doc) or doc[end].lower_ != "of":
+            return end
+        realm = end + 1
+        while realm < len(doc) and realm not in covered and doc[realm].is_title and doc[realm].is_alpha and doc[realm - 1].whitespace_:
+            realm += 1
+        return realm if realm > end + 1 and end not in covered else end
+
+    @staticmethod
+    def _day_before(span: Span, covered: FrozenSet[int]) -> bool:
+        """A day number just before a DATETIME span that starts with a month ("15" of
+        "15 November 2013"), in no other span."""
+        doc, i = span.doc, span.start - 1
+        if span.label_ != "DATETIME" or i < 0 or i in covered or not doc[i].whitespace_:
+            return False
+        return bool(DAY.match(doc[i].text)) and _is_month(doc[span.start].text)
 
     def _trim(self, doc: Doc, start: int, end: int, label: str) -> Tuple[int, int]:
         leading = LEADING_DATE_WORDS if label == "DATETIME" else LEADING_NUMBER_WORDS if label == "QUANTITY" else FIELD_WORDS if label == "PERSON" else frozenset()

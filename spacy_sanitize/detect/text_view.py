@@ -7,7 +7,9 @@ other. A Doc's text cannot change (the output keeps the text outside masked span
 byte), so this component, placed after the detectors (before pii_coref, which then links
 all spans), builds a *view*: each character cluster (a starter and its combining marks)
 composed to NFC, each control character other than tab and line breaks replaced by a
-space. When the view differs from the text, the detector components named in
+space, and markup shown as a reader sees it (``detect.markup``: tags and ANSI escapes
+hidden, character references such as ``&eacute;`` decoded; the masker keeps the hidden
+pieces of a masked span in place). When the view differs from the text, the detector components named in
 ``components`` (default: every component before this one) run on a Doc of the view, and
 the spans they put in ``doc.spans[spans_key]`` are mapped back to the original characters
 (a span covers the whole clusters its view characters came from) and merged by the usual
@@ -24,6 +26,7 @@ from spacy.tokens import Doc
 from ..errors import Errors
 from ..extensions import register_extensions
 from ..spans import longest_non_overlapping
+from .markup import markup_pieces
 from ..types import DEFAULT_SPANS_KEY
 
 # control characters (Cc) other than tab, line feed, vertical tab, form feed, return
@@ -37,28 +40,43 @@ def _clean(text: str) -> str:
 def text_view(text: str) -> Tuple[str, List[int], List[int]]:
     """The view of ``text`` and, for each view character, the start and end (exclusive) in
     ``text`` of the cluster it comes from. Clusters are a character with the combining
-    marks after it; each is composed on its own, so view offsets map back to whole
-    clusters."""
+    marks after it, each composed on its own, or a piece of markup (``detect.markup``: a
+    tag or an ANSI escape stands for nothing or a line break, a character reference for
+    its character), so view offsets map back to whole clusters."""
     pieces: List[str] = []
     starts: List[int] = []
     ends: List[int] = []
+    found = markup_pieces(text)
+    markup = {p.start: p for p in found}
     i, n = 0, len(text)
     while i < n:
-        j = i + 1
-        while j < n and unicodedata.combining(text[j]):
-            j += 1
-        cluster = text[i:j]
-        composed = unicodedata.normalize("NFC", cluster) if j - i > 1 else cluster
-        composed = _clean(composed)
+        if i in markup:
+            piece = markup.pop(i)
+            composed, j = piece.view, piece.end
+        else:
+            j = i + 1
+            while j < n and unicodedata.combining(text[j]) and j not in markup:
+                j += 1
+            cluster = text[i:j]
+            composed = unicodedata.normalize("NFC", cluster) if j - i > 1 else cluster
+            composed = _clean(composed)
         pieces.append(composed)
         starts.extend([i] * len(composed))
         ends.extend([j] * len(composed))
         i = j
+    for value in (p for p in found if p.kind == "value"):
+        pieces.append("\n\n" + _clean(text[value.start : value.end]))
+        starts.extend([value.start] * 2 + list(range(value.start, value.end)))
+        ends.extend([value.start + 1] * 2 + list(range(value.start + 1, value.end + 1)))
     return "".join(pieces), starts, ends
 
 
 def needs_view(text: str) -> bool:
-    return not unicodedata.is_normalized("NFC", text) or CONTROL.search(text) is not None
+    return (
+        not unicodedata.is_normalized("NFC", text)
+        or CONTROL.search(text) is not None
+        or bool(markup_pieces(text))
+    )
 
 
 class TextView:
@@ -92,7 +110,9 @@ class TextView:
         for span in view.spans.get(self.spans_key, []):
             if span.start_char == span.end_char:
                 continue
-            start, end = starts[span.start_char], ends[span.end_char - 1]
+            # min/max: a span across the running text and an attribute value shown after it
+            first, last = starts[span.start_char], ends[span.end_char - 1]
+            start, end = min(first, starts[span.end_char - 1]), max(last, ends[span.start_char])
             new = doc.char_span(start, end, label=span.label_, alignment_mode="expand")
             if new is None:
                 continue

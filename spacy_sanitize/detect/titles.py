@@ -1,52 +1,220 @@
-"""pii_titles: person names introduced by a title or honorific ("Mr Per Aasen", "Dr. Nilsen").
+"""pii_titles: person names introduced by a title or honorific ("Mr Per Aasen", "Dr. Nilsen")
+or by the label of a form field ("Name: Mateus", "Print name: GIDEON ASANTE").
 
 Generic NER models miss names whose first word is also a common word ("Mr Per Aasen": "Per"
 reads as a preposition). A title followed by one to four capitalised words on its line, up
 to the end of the sentence, marks those words as a PERSON span; the title itself stays in clear text (it is not identifying, and TAB's
 recall does not count mr/mrs/ms).
+
+A field label of ``fields`` ("First name", "Applicant", "Account holder") before ":" or "="
+marks the name words after it on its line (capitalised or all-caps words, initials, particles,
+one "Surname, Given" comma; a value with a digit is no name): forms and captions write names
+where NER sees no sentence.
+
+Two more kinds of words introduce names the same way:
+
+- **name-variant cues** ("née", "married name:", "maiden name", "born", "also known as"):
+  the capitalised words after them (two at least after "born": not "born Catholic") are
+  another name of the person ("Judi Ann Genovesi
+  (married name: Adler 1984 to 2012; Whaling 2014 to present; ...)": inside parentheses,
+  each later item of the list that starts with capitalised words is one too);
+- **kinship words** ("daughter", "son", "wife", "nephew"...): a child's or relative's given
+  name after them is often alone ("Her daughter Emily (age 7)"); it is also taken in lower
+  case when it is in the shipped given-name list ("my son lucas", ``detect/names.py``).
+
+A match whose first word is a stop word, month or weekday ("born In", "son March") is
+skipped, and leading titles are left out ("her husband Prince Philip": "Philip").
 """
 import re
-from typing import List
+from typing import List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..extensions import register_extensions
+from ..masking_plan import COMMON_WORDS
 from ..spans import add_char_spans, check_label
+from ..types import PERSON_TITLES
+from .names import name_lists
 
 DEFAULT_TITLES: List[str] = ["Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Lady", "Lord", "Judge", "Justice", "Madam", "Monsieur", "Madame", "Herr", "Frau"]
 # A period ends a name word only after an initial ("J. R. Smith"): after a longer word it
 # ends the sentence, and the next sentence is not part of the name ("Mr Per Aasen. Ticket").
+DEFAULT_FIELDS: List[str] = [
+    "Name", "First name", "Last name", "Surname", "Family name", "Given name", "Given names", "Forename",
+    "Forenames", "Full name", "Print name", "Printed name", "Patient", "Patient name", "Applicant", "Respondent",
+    "Claimant", "Defendant", "Plaintiff", "Appellant", "Petitioner", "Tenant", "Tenants", "Tenant(s)", "Landlord",
+    "Account holder", "Policy holder", "Policyholder", "Cardholder", "Student", "Employee", "Witness",
+    "Emergency contact", "Next of kin", "NOK", "Attn", "Guardian", "Parent", "Mother", "Father", "Spouse",
+    "Reviewer", "Signed", "Signatory", "Customer", "Client", "Passenger", "Contact person", "Beneficiary",
+]
+# a word of a name in a field value: a capitalised or all-caps word (any script's case), an
+# initial, a particle; "&" and "and" join the names of one field ("Rashida & Kwame Boateng")
+FIELD_NAME_WORD = re.compile(r"^(?:[^\W\d_][\w'’.-]*|&|and|van|von|de|der|den|da|di|du|le|la|bin|ibn|al|ó|o')$")
 NAME_WORD = r"(?:[A-Z]\.|[A-Z][\w'’-]*|(?:van|von|de|der|den|da|di|du|le|la|bin|ibn|al)(?=[ \t]+[A-Z]))"
+NAME_RUN = rf"(?:{NAME_WORD})(?:[ \t]+(?:{NAME_WORD})){{0,3}}"
+DEFAULT_VARIANT_CUES: List[str] = [
+    "née", "nee", "born", "married name", "maiden name", "birth name", "stage name", "pen name",
+    "real name", "also known as", "a.k.a.", "aka", "nicknamed",
+]
+DEFAULT_KINSHIP: List[str] = [
+    "daughter", "son", "child", "kid", "baby", "sister", "brother", "mother", "father", "mom", "mum",
+    "dad", "wife", "husband", "spouse", "partner", "fiancé", "fiancée", "fiance", "fiancee",
+    "boyfriend", "girlfriend", "grandson", "granddaughter", "grandchild", "grandmother",
+    "grandfather", "grandma", "grandpa", "niece", "nephew", "cousin", "aunt", "uncle", "stepson",
+    "stepdaughter", "stepmother", "stepfather", "twin", "widow", "widower",
+]
+# Titles written with a period as abbreviations ("Dr. Nilsen"); after another title a period
+# ends the sentence.
+ABBREVIATED_TITLES = frozenset({"Mr", "Mrs", "Ms", "Mx", "Dr", "Prof"})
+# "born" also comes before other words ("born Catholic"): a name after it has two words at least
+MULTI_WORD_CUES = frozenset({"born"})
+POSSESSIVE = re.compile(r"['’]s$")
+
+
+def _field_name(text: str, start: int, end: int, titles: frozenset) -> Optional[Tuple[int, int]]:
+    """The name at the start of the field value ``text[start:end]``: its words up to the
+    first word that is no name word (None: no name there)."""
+    # "+" and "&" part the words of a URL-encoded form ("name=Ingeborg+Lunde&email=...")
+    words = [m for m in re.finditer(r"[^\s,+&]+|,", text[start:end])]
+    kept: List["re.Match[str]"] = []
+    commas = 0
+    for m in words:
+        word = m.group()
+        if word == ",":
+            commas += 1
+            if commas > 1 or not kept:
+                break
+            continue
+        if not kept and word.rstrip(".").lower() in titles:
+            continue  # a title: pii_titles' own rule marks what follows
+        if any(c.isdigit() for c in word) or not FIELD_NAME_WORD.match(word):
+            break
+        if word[0].isalpha() and not word[0].isupper() and word not in ("and",):
+            break
+        kept.append(m)
+    while kept and kept[-1].group() in ("&", "and"):
+        kept.pop()
+    if not kept or not any(c.isupper() for c in kept[0].group()[:1]):
+        return None
+    first, last = start + kept[0].start(), start + kept[-1].end()
+    while last > first and text[last - 1] in ".'’":
+        last -= 1
+    return first, last
+
+
+def _alternatives(words: List[str]) -> str:
+    return "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in words), key=len, reverse=True))
 
 
 class TitleDetector:
-    def __init__(self, name: str, titles: List[str], label: str, spans_key: str) -> None:
+    def __init__(
+        self, name: str, titles: List[str], label: str, spans_key: str, variant_cues: List[str], kinship: List[str], fields: Optional[List[str]] = None
+    ) -> None:
         self.name = name
         self.label = check_label(label)
         self.spans_key = spans_key
-        alternatives = "|".join(sorted((re.escape(t) for t in titles), key=len, reverse=True))
-        self.pattern = re.compile(rf"\b(?:{alternatives})\.?\s+((?:{NAME_WORD})(?:[ \t]+(?:{NAME_WORD})){{0,3}})")
+        self.pattern = re.compile(rf"\b(?:{_alternatives(titles)})(\.?)\s+({NAME_RUN})")
+        # cues are matched in any casing ("Née", "Married name:"); the name words are not
+        self.variant = re.compile(rf"(?<!\w)(?i:{_alternatives(variant_cues)})(?:[ \t]*[:,][ \t]*|[ \t]+)({NAME_RUN})") if variant_cues else None
+        self.kinship = (
+            re.compile(rf"(?<!\w)(?i:{_alternatives(kinship)})(?:,[ \t]*|[ \t]+)(?:(?:named|called)[ \t]+)?({NAME_RUN}|[a-z]+\b)") if kinship else None
+        )
+        self.list_item = re.compile(rf"[ \t]*({NAME_RUN})")
+        self.titles = frozenset(t.lower() for t in titles)
+        labels = "|".join(sorted((re.escape(f).replace(r"\ ", r"[ \t]+") for f in fields or []), key=len, reverse=True))
+        # the value: up to the end of the line, a wide gap, a table or list separator
+        self.field = re.compile(rf"(?im)(?<![\w.-])(?:{labels})[ \t]*[:=][ \t]*([^\n|;<>()\t]*?)(?=[ \t]{{2,}}|[\n|;<>()\t]|$)") if labels else None
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc.text
         found = []
         for match in self.pattern.finditer(text):
-            start, end = match.span(1)
+            if match.group(1) and text[match.start() : match.start(1)] not in ABBREVIATED_TITLES:
+                continue  # "Chancellor of Justice. He argued": the period ended the sentence
+            start, end = match.span(2)
             while end > start and text[end - 1] == ".":
                 end -= 1
             found.append((start, end, self.label, f"{self.name}:title"))
+        if self.variant is not None:
+            for match in self.variant.finditer(text):
+                cue = text[match.start() : match.start(1)].strip(" \t:,").lower()
+                if cue in MULTI_WORD_CUES and len(match.group(1).split()) < 2:
+                    continue
+                found += self._name(text, *match.span(1), "variant")
+                found += self._later_items(text, match.end())
+        if self.kinship is not None:
+            given = name_lists().given
+            for match in self.kinship.finditer(text):
+                start, end = match.span(1)
+                if text[start].islower() and text[start:end] not in given:
+                    continue
+                found += self._name(text, start, end, "kinship")
+        if self.field is not None and (":" in text or "=" in text):
+            for match in self.field.finditer(text):
+                name = _field_name(text, match.start(1), match.end(1), self.titles)
+                if name is not None:
+                    found.append((*name, self.label, f"{self.name}:field"))
         add_char_spans(doc, found, self.spans_key)
         return doc
+
+    def _name(self, text: str, start: int, end: int, kind: str) -> List[Tuple[int, int, str, str]]:
+        """The name in the run ``text[start:end]``: none when it starts with a stop word,
+        month or weekday; leading titles, final periods and a possessive 's left out."""
+        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text[start:end])]
+        first = text[start + words[0][0] : start + words[0][1]].rstrip(".").lower()
+        if first in COMMON_WORDS and first not in PERSON_TITLES:
+            return []
+        while words and text[start + words[0][0] : start + words[0][1]].rstrip(".").lower() in PERSON_TITLES:
+            words.pop(0)
+        if not words:
+            return []
+        start, end = start + words[0][0], start + words[-1][1]
+        while end > start and text[end - 1] == ".":
+            end -= 1
+        possessive = POSSESSIVE.search(text, start, end)
+        end = possessive.start() if possessive else end
+        return [(start, end, self.label, f"{self.name}:{kind}")] if end > start else []
+
+    def _later_items(self, text: str, pos: int) -> List[Tuple[int, int, str, str]]:
+        """Inside parentheses, the names that start the later items of the list after a cue
+        ("(married name: Adler 1984 to 2012; Whaling 2014 to present; born ...)")."""
+        line_start = text.rfind("\n", 0, pos) + 1
+        if text.rfind("(", line_start, pos) <= text.rfind(")", line_start, pos):
+            return []
+        close = text.find(")", pos)
+        line_end = text.find("\n", pos)
+        stop = min(x for x in (close, line_end, len(text)) if x >= 0)
+        found: List[Tuple[int, int, str, str]] = []
+        item = text.find(";", pos, stop)
+        while item >= 0:
+            match = self.list_item.match(text, item + 1, stop)
+            if match:
+                found += self._name(text, *match.span(1), "variant")
+            item = text.find(";", item + 1, stop)
+        return found
 
 
 @Language.factory(
     "pii_titles",
-    default_config={"titles": DEFAULT_TITLES, "label": "PERSON", "spans_key": "pii"},
+    default_config={
+        "titles": DEFAULT_TITLES,
+        "label": "PERSON",
+        "spans_key": "pii",
+        "variant_cues": DEFAULT_VARIANT_CUES,
+        "kinship": DEFAULT_KINSHIP,
+        "fields": DEFAULT_FIELDS,
+    },
     assigns=["doc.spans", "span._.risk_explain"],
 )
-def make_title_detector(nlp: Language, name: str, titles: List[str], label: str, spans_key: str) -> TitleDetector:
+def make_title_detector(
+    nlp: Language, name: str, titles: List[str], label: str, spans_key: str, variant_cues: List[str], kinship: List[str], fields: List[str]
+) -> TitleDetector:
     """titles (List[str]): words that introduce a person name (matched with or without a
-    final period). label (str): PII type of the names."""
+    final period). label (str): PII type of the names. variant_cues (List[str]): words that
+    introduce another name of the person ("née", "married name"). kinship (List[str]): words
+    after which a relative's given name follows ("daughter"). fields (List[str]): form field
+    labels whose value (after ":" or "=") starts with a person name. An empty list switches a
+    kind off."""
     register_extensions()
-    return TitleDetector(name, titles, label, spans_key)
+    return TitleDetector(name, titles, label, spans_key, variant_cues, kinship, fields)

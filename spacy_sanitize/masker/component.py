@@ -9,12 +9,13 @@ entity_id, replacement, out_start, out_end]``) and ``Doc._.privacy``.
 """
 import warnings
 from dataclasses import replace as replace_region
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..detect.markup import hidden_ranges, may_have_markup, visible_parts
 from ..language import foreign_language
 from ..learned import LearnedState
 from ..decide.check import warn_group_replaced, warn_undecided
@@ -22,7 +23,10 @@ from ..extensions import register_extensions
 from ..errors import Errors, Warnings
 from .options import build_strategy, check_label, check_strategy_config
 from .privacy import P_ASSUMED, check_p, coverage, estimate_p, privacy_report
-from ..masking_plan import OVERLAP_POLICIES, PlanSettings, Region, masking_plan, one_label_per_mention, resolve_overlaps
+from ..masking_plan import (
+    OVERLAP_POLICIES, PlanSettings, Region, below_confidence, entity_confidence, entity_key, masking_plan, one_label_per_mention, resolve_overlaps,
+)
+from ..risk.base import is_decider
 from .strategies import Mention, Strategy
 from .record import RecordState, piece_entities
 from .strategies.base import DocState, doc_key_for
@@ -46,6 +50,22 @@ def apply_regions(text: str, regions: List[Region], replace: Callable[[Region], 
         cursor = region.end
     pieces.append(text[cursor:])
     return "".join(pieces), rows
+
+
+def split_at_markup(regions: List[Region], text: str) -> List[Region]:
+    """Each region cut into its parts outside markup (tags, ANSI escapes: ``detect.markup``),
+    so a name split by tags ("<b>John</b> <i>Smith</i>") has each text part replaced and the
+    tags kept, balanced; a region inside markup only is dropped (markup is no text)."""
+    hidden = hidden_ranges(text) if regions and may_have_markup(text) else []
+    if not hidden:
+        return regions
+    out: List[Region] = []
+    for region in regions:
+        if not any(s < region.end and region.start < e for s, e in hidden):
+            out.append(region)
+            continue
+        out.extend(replace_region(region, start=s, end=e) for s, e in visible_parts(text, region.start, region.end, hidden))
+    return out
 
 
 def _as_strategy(value: StrategyArg, where: str) -> Strategy:
@@ -73,6 +93,8 @@ class Masker(LearnedState):
         gold_key: Optional[str] = None,
         scorer: Optional[Callable[..., Dict[str, Any]]] = None,
         nlp: Optional[Language] = None,
+        min_confidence: float = 0.0,
+        confidence_protect: Iterable[str] = ("CODE", "PERSON"),
     ) -> None:
         """strategy (Strategy): the default strategy (built from its config block
         ``{"@strategies": "spacy_sanitize.typed.v1", **params}``, or such a block).
@@ -86,6 +108,9 @@ class Masker(LearnedState):
         them, its p is estimated from them. scorer (Callable): scores examples for
         ``nlp.evaluate`` (the TAB metrics by default). nlp (Language): the pipeline, checked
         on the first document for risk scores that no decider reads (W700).
+        min_confidence (float): undecided spans whose entity's ``Span._.confidence`` is below
+        it stay in clear (0: mask all); labels in ``confidence_protect`` always stay masked,
+        and so do spans without a confidence (W041) and spans a decider decided (W040).
 
         Which p the report uses: the doc's gold spans (``gold_key``), else ``p`` from the
         config when it is set, else the p learned by ``initialize`` (saved with the
@@ -109,7 +134,9 @@ class Masker(LearnedState):
             "deny_label": deny_label, "propagate": propagate,
             "propagate_person_parts": propagate_person_parts,
             "min_propagate_chars": min_propagate_chars, "p": p, "gold_key": gold_key,
+            "min_confidence": min_confidence, "confidence_protect": list(confidence_protect),
         }
+        self._unscored_warned = False
         # Learned by ``initialize``; used only where the config leaves p unset.
         self.learned_p: Optional[float] = None
         self.learned_p_source: Optional[str] = None
@@ -146,7 +173,8 @@ class Masker(LearnedState):
         return [self.default, *self.strategy_for.values()]
 
     def set_secret(self, secret: Optional[str]) -> None:
-        """The HMAC secret of keyed strategies (surrogate). Never serialized."""
+        """The HMAC secret of keyed strategies (surrogate, pseudonym). Never serialized; set
+        before ``nlp.pipe(n_process>1)``, the workers get it."""
         self._secret = secret
         for strategy in self.strategies():
             strategy.set_secret(secret)
@@ -167,10 +195,11 @@ class Masker(LearnedState):
             if self._nlp is not None and self.name in self._nlp.pipe_names and self._nlp.get_pipe(self.name) is self:
                 warn_undecided(self._nlp, self.name)
                 warn_group_replaced(self._nlp, doc.text, self.name, self.cfg["spans_key"])
+                self._check_threshold(self._nlp)
         if not self._language_warned:
             self._check_language(doc)
         text = doc.text  # Doc.text joins all tokens: read it once
-        regions = self.regions(doc, text)
+        regions = split_at_markup(self.regions(doc, text), text)
         canonical: Dict[str, str] = {}
         if record is None:
             for region in regions:
@@ -211,8 +240,46 @@ class Masker(LearnedState):
             return cache[key]
 
         doc._.sanitized, doc._.replacements = apply_regions(text, regions, replace)
+        doc._.kept_below_confidence = self._kept_in_clear(doc, regions) if self.plan_settings.min_confidence > 0 else 0
         doc._.privacy = self.privacy(doc, regions, text)
         return doc
+
+    def _check_threshold(self, nlp: Language) -> None:
+        """min_confidence cannot apply to spans a decider decides, nor without a confidence
+        component: say so (W040), not ignore the setting silently."""
+        value = self.plan_settings.min_confidence
+        if value <= 0:
+            return
+        before = nlp.pipe_names[: nlp.pipe_names.index(self.name)]
+        deciders = [n for n in before if is_decider(nlp, n)]
+        if deciders:
+            warnings.warn(Warnings.W040.format(
+                name=self.name, value=value, what=f"the decider(s) {deciders} decide the spans",
+                effect="their decisions win, so the threshold only applies to spans they leave undecided. Set min_confidence = 0, or use a pipeline without a decider.",
+            ), UserWarning, stacklevel=3)
+        if not any(nlp.get_pipe_meta(n).factory == "pii_confidence" for n in before):
+            warnings.warn(Warnings.W040.format(
+                name=self.name, value=value, what="no pii_confidence component comes before the masker",
+                effect="no span has a confidence, so every span stays masked. Add pii_confidence (the shipped pipelines have it).",
+            ), UserWarning, stacklevel=3)
+
+    def _kept_in_clear(self, doc: Doc, regions: List[Region]) -> int:
+        """The spans min_confidence kept in clear that no region covers (not masked through
+        their entity or propagation either); warns once (W041) about undecided spans that
+        stay masked for want of a confidence."""
+        spans = list(doc.spans.get(self.cfg["spans_key"], []))
+        below = below_confidence(doc, spans, self.plan_settings)
+        scored = entity_confidence(spans)
+        unscored = sum(1 for s in spans if s._.mask is None and entity_key(s) not in scored)
+        if unscored and not self._unscored_warned:
+            self._unscored_warned = True
+            warnings.warn(Warnings.W041.format(n=unscored, key=self.cfg["spans_key"], value=self.plan_settings.min_confidence), UserWarning, stacklevel=3)
+        starts = sorted((r.start, r.end) for r in regions)
+        kept = 0
+        for span, flag in zip(spans, below):
+            if flag and not any(start < span.end_char and end > span.start_char for start, end in starts):
+                kept += 1
+        return kept
 
     def _check_language(self, doc: Doc) -> None:
         self._language_checked += 1
@@ -292,7 +359,7 @@ class Masker(LearnedState):
         "strategy": {"@strategies": "spacy_sanitize.typed.v1"}, "operators": {}, "spans_key": "pii", "overlap": "union",
         "allow_list": [], "deny_list": [], "deny_label": "MISC", "propagate": True,
         "propagate_person_parts": True, "min_propagate_chars": 3, "p": None, "gold_key": None,
-        "scorer": {"@scorers": "spacy_sanitize.tab_scorer.v1"},
+        "scorer": {"@scorers": "spacy_sanitize.tab_scorer.v1"}, "min_confidence": 0.0, "confidence_protect": ["CODE", "PERSON"],
     },
     requires=["doc.spans"],
     assigns=["doc._.sanitized", "doc._.replacements", "doc._.privacy"],
@@ -304,7 +371,7 @@ def make_masker(
     nlp: Language, name: str, strategy: StrategyArg, operators: Dict[str, StrategyArg], spans_key: str,
     overlap: str, allow_list: List[str], deny_list: List[Any], deny_label: str, propagate: bool,
     propagate_person_parts: bool, min_propagate_chars: int, p: Optional[float], gold_key: Optional[str],
-    scorer: Optional[Callable[..., Dict[str, Any]]],
+    scorer: Optional[Callable[..., Dict[str, Any]]], min_confidence: float = 0.0, confidence_protect: Sequence[str] = ("CODE", "PERSON"),
 ) -> Masker:
     """See ``Masker``. strategy and operators values are config blocks
     ``{"@strategies": "spacy_sanitize.<kind>.vN", **params}``, resolved by spaCy."""
@@ -312,4 +379,5 @@ def make_masker(
     return Masker(
         name, strategy, operators, spans_key, overlap, allow_list, deny_list, deny_label, propagate,
         propagate_person_parts, min_propagate_chars, p, gold_key, scorer=scorer, nlp=nlp,
+        min_confidence=min_confidence, confidence_protect=confidence_protect,
     )

@@ -11,10 +11,11 @@ from .simple import (
     make_redact,
     make_typed,
 )
+from .pseudonym import Pseudonym, make_pseudonym
 from .surrogate import Surrogate, make_surrogate
 
 __all__ = [
     "DocState", "Mention", "Policy", "Strategy", "Redact", "Typed", "Numbered", "Custom",
     "Surrogate", "Generalize", "make_redact", "make_typed", "make_numbered", "make_custom",
-    "make_surrogate", "make_generalize",
+    "make_surrogate", "make_generalize", "Pseudonym", "make_pseudonym",
 ]

@@ -1,9 +1,11 @@
 """Placeholder strategies: redact, typed, numbered, and the custom hook."""
+import os
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from ...registry import register_strategy
 from ...errors import Errors
 from .base import DocState, Mention, Policy, Strategy, invalid
+from .keyed import in_other_process
 
 
 class Redact(Strategy):
@@ -47,7 +49,10 @@ def make_typed(template: str = "[{label}]") -> Strategy:
 class Numbered(Strategy):
     """``[PERSON 1]``, ``[PERSON 2]``: one number per entity and type, in order of first
     mention; with ``across_docs`` the numbers hold for every document this instance
-    sees (entities are then matched by their longest mention's text)."""
+    sees (entities are then matched by their longest mention's text). Those counters live
+    in one process: in a worker (``nlp.pipe(n_process=2)``) each would count from 1 and
+    give different entities the same number, so that is error E114 (``pseudonym.v1`` gives
+    ids that hold across processes and runs)."""
 
     name = "numbered"
     reversible = True
@@ -57,9 +62,12 @@ class Numbered(Strategy):
         self.across_docs = across_docs
         self._batch: Dict[Tuple[str, str], int] = {}
         self._batch_counts: Dict[str, int] = {}
+        self._home_pid = os.getpid()
 
     def replace(self, mention: Mention, state: DocState) -> str:
         if self.across_docs:
+            if in_other_process(self._home_pid):
+                raise ValueError(Errors.E114)
             numbers, counts = self._batch, self._batch_counts
             key = (mention.label, mention.canonical)
         else:

@@ -1,0 +1,245 @@
+"""pii_confidence: a calibrated detection confidence per PII span (``Span._.confidence``).
+
+The confidence is the probability that a detected span is a mention an annotator masks,
+estimated from what the detectors already recorded: which detector kept the span
+(``risk_explain["detector"]``), whether the generic NER (``doc.ents``) agrees, its label, a
+validated code (checksums, formats), the number of mentions of its text and the detectors
+that found them, its length and shape, and the document's length. It runs before pii_coref:
+a mention coreference adds repeats a scored one, and the masker takes an entity's confidence
+as its best mention's (``masking_plan.entity_confidence``). A logistic regression over these indicators,
+fit on the annotated biographies and court cases with grouped CV by document
+(``training/confidence_cv.py``, docs/confidence.md), so the value is the empirical precision
+of such spans.
+
+It informs review and the masker's ``min_confidence`` threshold only; it never unmasks a
+span by itself: with the default threshold 0 every span is masked, and a span without a
+confidence (none learned, or added after this component) stays masked.
+"""
+import math
+import warnings
+from collections import defaultdict
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+
+from ..errors import Errors, Warnings
+from ..extensions import register_extensions
+from ..learned import LearnedState
+from ..shipped import artefact_path
+from ..spans import is_validated
+from ..types import DEFAULT_SPANS_KEY
+from .ent_mapper import DEFAULT_LABEL_MAP
+
+def _bucket(n: int, edges: Sequence[int]) -> str:
+    for edge in edges:
+        if n <= edge:
+            return str(edge)
+    return f">{edges[-1]}"
+
+
+def _agreement(span: Span, ents: Sequence[Span]) -> str:
+    """How the generic NER's entities agree with ``span``: ``same`` (same offsets and a label
+    mapped to the span's), ``overlap`` (a mapped entity overlaps it), ``none``; ``no_ner``
+    when the doc has no entities (a pipeline without a generic NER)."""
+    if not ents:
+        return "no_ner"
+    found = "none"
+    for ent in ents:
+        if ent.end <= span.start or ent.start >= span.end:
+            continue
+        if DEFAULT_LABEL_MAP.get(ent.label_) != span.label_:
+            found = found if found != "none" else "other_label"
+            continue
+        if ent.start_char == span.start_char and ent.end_char == span.end_char:
+            return "same"
+        found = "overlap"
+    return found
+
+
+def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[str]]:
+    """The indicator names of each span of ``doc.spans[spans_key]``, in order."""
+    spans = list(doc.spans.get(spans_key, []))
+    ents = list(doc.ents)
+    mentions: Dict[str, int] = defaultdict(int)
+    detectors: Dict[str, set] = defaultdict(set)
+    entity_validated: Dict[str, bool] = defaultdict(bool)
+    for span in spans:
+        key = span._.entity_id or f"{span.label_}:{span.text}"
+        mentions[key] += 1
+        detectors[key].add(_family(span))
+        entity_validated[key] |= is_validated(span)
+    # the annotated court cases are long and masked sparsely, the biographies short and
+    # masked densely: the document's length carries that difference to new text
+    length = _bucket(len(doc.text), (1000, 3000, 10000))
+    rows = []
+    for span in spans:
+        key = span._.entity_id or f"{span.label_}:{span.text}"
+        detector = str(span._.risk_explain.get("detector", "none"))
+        family = _family(span)
+        label = span.label_
+        words = [t for t in span if not (t.is_punct or t.is_space)] or list(span)
+        row = [
+            "bias",
+            f"label={label}",
+            f"family={family}",
+            f"family_label={family}|{label}",
+            f"ner={_agreement(span, ents)}",
+            f"ner_label={_agreement(span, ents)}|{label}",
+            f"mentions={_bucket(mentions[key], (1, 2, 5))}",
+            f"detectors={_bucket(len(detectors[key]), (1, 2))}",
+            f"tokens={_bucket(len(words), (1, 2, 3))}",
+            f"title={all(t.is_title or not t.is_alpha for t in words)}|{label}",
+            f"digit={any(t.like_num or any(c.isdigit() for c in t.text) for t in words)}|{label}",
+            f"lower={all(t.is_lower for t in words)}",
+            f"doc_chars={length}",
+            f"doc_chars_label={length}|{label}",
+        ]
+        if ":" in detector and family not in ("pii_gazetteer",):
+            row.append(f"detector={detector}")  # pii_ent_mapper:GPE, pii_codes:iban...
+        if is_validated(span):
+            row.append("validated")
+        elif entity_validated[key]:
+            row.append("entity_validated")
+        rows.append(row)
+    return rows
+
+
+def _family(span: Span) -> str:
+    """The component that kept the span (``pii_ent_mapper`` of ``pii_ent_mapper:GPE``)."""
+    return str(span._.risk_explain.get("detector", "none")).split(":", 1)[0]
+
+
+class ConfidenceModel:
+    """A logistic regression over indicator names, as plain numbers (JSON-able)."""
+
+    def __init__(self, weights: Dict[str, float], meta: Optional[Dict[str, Any]] = None) -> None:
+        self.weights = weights
+        self.meta = meta or {}
+
+    def predict(self, rows: Iterable[Sequence[str]]) -> List[float]:
+        out = []
+        for row in rows:
+            z = sum(self.weights.get(name, 0.0) for name in row)
+            out.append(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z)))))
+        return out
+
+    @classmethod
+    def fit(cls, rows: Sequence[Sequence[str]], targets: Sequence[int], C: float = 1.0) -> "ConfidenceModel":
+        """Fit on indicator rows and 0/1 targets (1: the span is a mention to mask)."""
+        from sklearn.feature_extraction import DictVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        if len(set(targets)) < 2:
+            raise ValueError(Errors.E043.format(n=len(targets)))
+        vectorizer = DictVectorizer()
+        X = vectorizer.fit_transform([{name: 1.0 for name in row} for row in rows])
+        # "bias" is a feature of every row: the model's intercept is its weight
+        model = LogisticRegression(C=C, fit_intercept=False, max_iter=2000)
+        model.fit(X, list(targets))
+        weights = {name: round(float(w), 6) for name, w in zip(vectorizer.get_feature_names_out(), model.coef_[0])}
+        return cls(weights, {"C": C, "n": len(targets), "positives": int(sum(targets))})
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"weights": self.weights, "meta": self.meta}
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "ConfidenceModel":
+        return cls({str(k): float(v) for k, v in data["weights"].items()}, dict(data.get("meta", {})))
+
+
+class PIIConfidence(LearnedState):
+    """Writes ``Span._.confidence`` for every span of ``doc.spans[spans_key]``."""
+
+    def __init__(self, name: str, spans_key: str = DEFAULT_SPANS_KEY) -> None:
+        self.name = name
+        self.spans_key = spans_key
+        self.model: Optional[ConfidenceModel] = None
+        self._warned = False
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans = list(doc.spans.get(self.spans_key, []))
+        if not spans:
+            return doc
+        if self.model is None:
+            # nothing learned: the spans keep no confidence, so they stay masked (fail closed)
+            if not self._warned:
+                self._warned = True
+                warnings.warn(Warnings.W042.format(name=self.name), UserWarning, stacklevel=2)
+            return doc
+        for span, p in zip(spans, self.model.predict(doc_features(doc, self.spans_key))):
+            span._.confidence = round(p, 4)
+        return doc
+
+    def pipe(self, docs: Iterable[Doc], batch_size: int = 128) -> Iterable[Doc]:
+        for doc in docs:
+            yield self(doc)
+
+    def initialize(
+        self,
+        get_examples: Optional[Callable[[], Iterable[Example]]] = None,
+        *,
+        nlp: Optional[Language] = None,
+        shipped: Optional[str] = None,
+        data: Optional[str] = None,
+        C: float = 1.0,
+    ) -> None:
+        """Load the shipped model ``shipped`` under ``data`` (None: the package's data folder),
+        or fit on gold examples: the predicted docs run through the components before this one
+        in ``nlp``; a span is a positive when most of its characters are in mentions an
+        annotator of the reference masks (``doc.spans["mask"]``)."""
+        if shipped is not None:
+            self.from_disk(artefact_path(shipped, data, component=self.name))
+            if self.model is None:
+                raise OSError(Errors.E044.format(name=self.name, shipped=shipped))
+            return
+        if get_examples is None:
+            return  # nothing to learn from: __call__ warns (W042) and scores nothing
+        examples = list(get_examples())
+        predicted = [eg.predicted for eg in examples]
+        if nlp is not None and self.name in nlp.pipe_names:
+            for upstream in nlp.pipe_names[: nlp.pipe_names.index(self.name)]:
+                proc = nlp.get_pipe(upstream)
+                predicted = [proc(doc) for doc in predicted]
+        rows: List[List[str]] = []
+        targets: List[int] = []
+        for doc, eg in zip(predicted, examples):
+            rows += doc_features(doc, self.spans_key)
+            targets += span_targets(doc, [[s.start_char, s.end_char] for s in eg.reference.spans.get("mask", [])], self.spans_key)
+        if rows:  # spaCy's stand-in example when none are given has no spans: nothing learned
+            self.model = ConfidenceModel.fit(rows, targets, C=C)
+
+    def _learned(self) -> Dict[str, Any]:
+        return {} if self.model is None else self.model.to_dict()
+
+    def _set_learned(self, learned: Dict[str, Any]) -> None:
+        self.model = ConfidenceModel.from_dict(learned) if learned.get("weights") else None
+
+
+def span_targets(doc: Doc, masked: Sequence[Sequence[int]], spans_key: str = DEFAULT_SPANS_KEY) -> List[int]:
+    """1 for each span of ``doc.spans[spans_key]`` with most of its non-space characters
+    inside the gold ``masked`` character spans (any annotator), else 0."""
+    covered = set()
+    for start, end in masked:
+        covered.update(range(start, end))
+    text = doc.text
+    out = []
+    for span in doc.spans.get(spans_key, []):
+        chars = [i for i in range(span.start_char, span.end_char) if not text[i].isspace()]
+        inside = sum(1 for i in chars if i in covered)
+        out.append(int(bool(chars) and inside * 2 > len(chars)))
+    return out
+
+
+@Language.factory(
+    "pii_confidence",
+    default_config={"spans_key": DEFAULT_SPANS_KEY},
+    requires=["doc.spans"],
+    assigns=["span._.confidence"],
+)
+def make_pii_confidence(nlp: Language, name: str, spans_key: str) -> PIIConfidence:
+    """spans_key (str): the span group whose spans get a confidence. The model is loaded by
+    ``initialize`` (``shipped = "pii_confidence"`` in the shipped configs)."""
+    register_extensions()
+    return PIIConfidence(name, spans_key)

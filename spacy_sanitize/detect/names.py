@@ -1,0 +1,72 @@
+"""Person names that the NER misses for want of capitals: the shipped name lists and the
+lower-case name finder.
+
+``data/names/given.txt`` and ``family.txt`` (built by scripts/build_name_lists.py) hold
+given names and family names that are not also ordinary words: a name is left out when
+its lower-case form is common in running text ("will", "mark", "rose", "young"). In chat
+and notes names are often typed in lower case ("john smith called, and later jane doe
+arrived."), where a cased NER sees common nouns. A lower-case given name followed by a
+family name, another given name or a rare word (not a stop word, below the common-word
+frequency) is read as a person name; a word alone is not (a first name alone in lower case
+is too often something else).
+"""
+from functools import lru_cache
+from pathlib import Path
+from typing import FrozenSet, List, NamedTuple, Optional, Tuple
+
+from spacy.tokens import Doc
+
+from ..masking_plan import COMMON_WORDS, is_common_word
+from ..shipped import data_path
+
+
+class NameLists(NamedTuple):
+    given: FrozenSet[str]
+    family: FrozenSet[str]
+
+
+def _read(path: Path) -> FrozenSet[str]:
+    with open(path, encoding="utf8") as stream:
+        return frozenset(line.strip() for line in stream if line.strip())
+
+
+@lru_cache(maxsize=4)
+def name_lists(folder: Optional[str] = None) -> NameLists:
+    """The lower-cased given and family names of ``folder`` (None: the shipped lists)."""
+    root = Path(folder) if folder else data_path("names")
+    return NameLists(_read(root / "given.txt"), _read(root / "family.txt"))
+
+
+def _lower_word(text: str) -> bool:
+    return text.isalpha() and text.islower()
+
+
+def _name_word(word: str, lists: NameLists) -> bool:
+    """A word that may follow a given name in a lower-case name."""
+    if word in lists.family or word in lists.given:
+        return True
+    return len(word) >= 2 and word not in COMMON_WORDS and not is_common_word(word)
+
+
+def lower_case_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, int]]:
+    """Token ranges of lower-case person names ("john smith", "jane doe"): a given name of
+    the lists followed by one or two name words."""
+    lists = lists or name_lists()
+    found: List[Tuple[int, int]] = []
+    i = 0
+    while i < len(doc) - 1:
+        first, second = doc[i], doc[i + 1]
+        ok = (
+            first.whitespace_ and _lower_word(first.text) and _lower_word(second.text)
+            and first.text in lists.given and _name_word(second.text, lists)
+        )
+        if not ok:
+            i += 1
+            continue
+        end = i + 2
+        # a third part only from the lists ("mary ann jones"): a rare word there is often not a name
+        if end < len(doc) and doc[end - 1].whitespace_ and _lower_word(doc[end].text) and doc[end].text in lists.family:
+            end += 1
+        found.append((i, end))
+        i = end
+    return found
