@@ -4,6 +4,11 @@ Wikipedia biographies (wiki_dev) and the court cases (tab_dev), same method for 
 pipeline, so the distilled default can be compared with the one it replaces.
 
     python benchmarks/detector_gates.py --pipelines default accurate [path/to/config.cfg ...]
+        [--candidate fast --baseline default]
+
+``--candidate``/``--baseline``: check issue #18's gates for replacing the baseline (both
+measured in this run): masking R_all and R_direct on both corpora >= the baseline's,
+unlabelled detection F1 on wiki_dev within 0.01 of it, labelled F1 on wiki_dev >= 0.76.
 
 The shipped pii_relabel (in ``accurate``) and the distilled pii_ner's teacher were fitted on
 the 70 wiki_dev biographies: their labelled F1 there is not held out (docs/pii_ner.md).
@@ -21,6 +26,7 @@ from spacy_sanitize.corpus import load_tab, wiki_dev_path
 from spacy_sanitize.evaluation import MASKING_KEYS, Tokens, detected_triples, detection_scores, predicted_mask_offsets, tab_scores
 
 DEFAULT_TAB = Path(wiki_dev_path()).parent.parent / "tab" / "tab_dev.json"
+LABELLED_F1_BAR = 0.76
 
 
 def gates(nlp, gold, tokens: Tokens) -> Dict:  # type: ignore[no-untyped-def]
@@ -40,11 +46,24 @@ def gates(nlp, gold, tokens: Tokens) -> Dict:  # type: ignore[no-untyped-def]
     }
 
 
+def gate_verdicts(candidate: Dict, baseline: Dict) -> Dict[str, Dict]:
+    """Each gate: the candidate's value, the bar it must reach and whether it does."""
+    bars = {}
+    for corpus in ("wiki_dev", "tab_dev"):
+        for key in ("R_all", "R_direct"):
+            bars[f"{corpus} {key}"] = (candidate[corpus]["masking"][key], baseline[corpus]["masking"][key])
+    bars["wiki_dev F1 unlabelled"] = (candidate["wiki_dev"]["detection_unlabelled"]["F1"], round(baseline["wiki_dev"]["detection_unlabelled"]["F1"] - 0.01, 4))
+    bars["wiki_dev F1 labelled"] = (candidate["wiki_dev"]["detection_labelled"]["F1"], LABELLED_F1_BAR)
+    return {gate: {"value": value, "bar": bar, "passed": value >= bar} for gate, (value, bar) in bars.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pipelines", nargs="+", default=["default"])
     parser.add_argument("--wiki", type=Path, default=Path(wiki_dev_path()))
     parser.add_argument("--tab", type=Path, default=DEFAULT_TAB)
+    parser.add_argument("--candidate", help="a pipeline of --pipelines whose gates against --baseline are checked")
+    parser.add_argument("--baseline", default="default")
     parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "detector_gates.json")
     args = parser.parse_args()
     corpora = {"wiki_dev": load_tab(args.wiki), "tab_dev": load_tab(args.tab)}
@@ -61,6 +80,11 @@ def main() -> None:
                 f" | F1 unlabelled {r['detection_unlabelled']['F1']:.3f} labelled {r['detection_labelled']['F1']:.3f} | {r['docs_per_s']} docs/s",
                 flush=True,
             )
+    if args.candidate:
+        verdicts = gate_verdicts(results[args.candidate], results[args.baseline])
+        results["gates"] = {"candidate": args.candidate, "baseline": args.baseline, "passed": all(v["passed"] for v in verdicts.values()), "gates": verdicts}
+        for gate, v in verdicts.items():
+            print(f"{'pass' if v['passed'] else 'FAIL'} {gate}: {v['value']:.4f} (bar {v['bar']:.4f})")
     args.output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(args.output, results)
 

@@ -74,6 +74,31 @@ def test_silver_builder_streams_skips_and_excludes_gold(tmp_path):
     assert {("Anna Berg", "PERSON"), ("Oslo", "LOC"), ("1970", "DATETIME")} <= ents
 
 
+def test_silver_pieces_skip_chars_starts_where_chars_per_input_stopped(tmp_path):
+    """--skip-chars N reads exactly the records a run with --chars-per-input N left, so a
+    corpus built in parts side by side equals the one built in one run (empty and gold
+    records count in neither part)."""
+    from collections import Counter
+
+    from spacy_sanitize.training.silver import pieces
+
+    source = tmp_path / "in.jsonl"
+    records = [{"id": str(i), "text": f"Record number {i} here."} for i in range(8)]
+    records.insert(2, {"id": "empty", "text": " "})
+    records.insert(4, {"id": "gold", "text": "Gold doc opening words here."})
+    source.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    prints = {"Gold doc opening words here."}
+
+    def ids(**kwargs):
+        return [piece_id.split("@")[0] for _, piece_id in pieces([str(source)], None, 3000, prints, Counter(), **kwargs)]
+
+    first = ids(chars_per_input=50)
+    rest = ids(skip_chars=50)
+    assert first == ["0", "1", "2"]  # 22 + 22 < 50 <= 66: the record crossing 50 is the first part's
+    assert first + rest == ids() == [str(i) for i in range(8)]
+    assert ids(skip_chars=50, chars_per_input=30) == ["3", "4"]
+
+
 def test_silver_builder_disables_the_components_it_is_told_to(tmp_path, default_nlp):
     """--disable leaves components out of the labelling (the first pii_ner's corpus is the
     accurate pipeline without pii_relabel); a name the pipeline lacks is an error, not a

@@ -3,7 +3,7 @@ mapped to PII types, CODE rules, gazetteers...) and write spaCy DocBin files who
 the PII spans both as ``doc.ents`` (what pii_ner trains on) and as ``doc.spans["pii"]``.
 
     python -m spacy_sanitize silver INPUT.jsonl [INPUT2 ...] --output corpus/silver \\
-        [--pipeline default] [--limit 5000] [--chars-per-input 2000000] [--max-chars 3000]
+        [--pipeline default] [--limit 5000] [--chars-per-input 2000000] [--skip-chars 0] [--max-chars 3000]
         [--dev-share 0.1] [--exclude gold.json] [--disable pii_relabel]
 
 Long documents are cut into pieces of at most ``--max-chars`` characters at paragraph or
@@ -42,10 +42,16 @@ def is_gold(text: str, prints: Set[str]) -> bool:
 
 
 def pieces(
-    paths: Sequence[str], limit: Optional[int], max_chars: int, prints: Set[str], counts: Dict[str, int], chars_per_input: Optional[int] = None
+    paths: Sequence[str],
+    limit: Optional[int],
+    max_chars: int,
+    prints: Set[str],
+    counts: Dict[str, int],
+    chars_per_input: Optional[int] = None,
+    skip_chars: int = 0,
 ) -> Iterator[Tuple[str, str]]:
     for path in paths:
-        taken = chars = 0
+        taken = chars = skipped_chars = 0
         skipped: List[int] = []
         for record in read_records(path, "auto", skip_bad=True, skipped=skipped):
             if (limit is not None and taken >= limit) or (chars_per_input is not None and chars >= chars_per_input):
@@ -55,6 +61,9 @@ def pieces(
                 continue
             if prints and is_gold(record.text, prints):
                 counts["gold_overlap"] += 1
+                continue
+            if skipped_chars < skip_chars:  # the records an earlier run with --chars-per-input skip_chars took
+                skipped_chars += len(record.text)
                 continue
             taken += 1
             chars += len(record.text)
@@ -77,10 +86,12 @@ def build_silver(
     n_process: int = 1,
     chars_per_input: Optional[int] = None,
     disable: Sequence[str] = (),
+    skip_chars: int = 0,
 ) -> Dict[str, int]:
     """Label ``inputs`` and write ``output/train.spacy`` and ``output/dev.spacy``;
     ``disable``: more components to leave out (a name the pipeline lacks is an error, not a
-    silently different corpus)."""
+    silently different corpus); ``skip_chars``: start each input after the records a run with
+    ``chars_per_input=skip_chars`` read, so a corpus grows in parts that can run side by side."""
     nlp = load_pipeline(pipeline)
     unknown = [name for name in disable if name not in nlp.pipe_names]
     if unknown:
@@ -90,7 +101,7 @@ def build_silver(
     prints = gold_fingerprints(exclude)
     rng = random.Random(seed)
     train, dev = DocBin(attrs=["ORTH", "ENT_IOB", "ENT_TYPE"], store_user_data=False), DocBin(attrs=["ORTH", "ENT_IOB", "ENT_TYPE"])
-    stream = pieces(inputs, limit, max_chars, prints, counts, chars_per_input)
+    stream = pieces(inputs, limit, max_chars, prints, counts, chars_per_input, skip_chars)
     with nlp.select_pipes(disable=disabled):
         for doc, _ in tqdm(nlp.pipe(stream, as_tuples=True, batch_size=batch_size, n_process=n_process), desc="silver", unit="piece", file=sys.stderr):
             spans = list(doc.spans.get("pii", []))
@@ -111,6 +122,7 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     parser.add_argument("--pipeline", default="default", help="detection pipeline (its masker and risk components are disabled)")
     parser.add_argument("--limit", type=int, help="at most this many records per input")
     parser.add_argument("--chars-per-input", type=int, help="stop reading an input after this many characters")
+    parser.add_argument("--skip-chars", type=int, default=0, help="start each input after the records a run with --chars-per-input SKIP_CHARS read")
     parser.add_argument("--max-chars", type=int, default=3000, help="cut documents into pieces of at most this many characters")
     parser.add_argument("--dev-share", type=float, default=0.1)
     parser.add_argument("--exclude", action="append", default=[], help="gold TAB JSON whose documents must stay out (repeatable)")
@@ -119,7 +131,7 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     parser.add_argument("--disable", action="append", default=[], help="a component of the pipeline to leave out (repeatable)")
     args = parser.parse_args(list(argv) if argv is not None else None)
     try:
-        counts = build_silver(args.inputs, args.output, args.pipeline, args.limit, args.max_chars, args.dev_share, args.exclude, args.seed, n_process=args.n_process, chars_per_input=args.chars_per_input, disable=args.disable)
+        counts = build_silver(args.inputs, args.output, args.pipeline, args.limit, args.max_chars, args.dev_share, args.exclude, args.seed, n_process=args.n_process, chars_per_input=args.chars_per_input, disable=args.disable, skip_chars=args.skip_chars)
     except (InputError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
