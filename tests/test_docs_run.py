@@ -33,6 +33,7 @@ import spacy
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 TAB_DEV = Path("/work/shared/data/tab/tab_dev.json")
+TAB_TEXTS = TAB_DEV.with_name("tab_dev_texts.jsonl")
 FENCE = re.compile(r"^```(\w*)\s*$")
 DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(skip|slow|contains|continue)\s*(.*?)\s*-->\s*$")
 OUTPUT_LANGS = {"text", "output"}
@@ -121,6 +122,9 @@ def workspace(tmp_path, monkeypatch) -> Path:
     if TAB_DEV.exists():
         gold = json.loads(TAB_DEV.read_text(encoding="utf8"))[:1]
         (tmp_path / "gold.json").write_text(json.dumps(gold), encoding="utf8")
+    if TAB_TEXTS.exists():  # the attack benchmark needs labelled texts
+        texts = TAB_TEXTS.read_text(encoding="utf8").splitlines(keepends=True)[:20]
+        (tmp_path / "texts.jsonl").write_text("".join(texts), encoding="utf8")
     monkeypatch.setenv("SPACY_SANITIZE_SECRET", "docs-test-secret-" + "x" * 32)
     monkeypatch.setenv("MAPPING_KEY", "docs-test-mapping-key-" + "y" * 32)
     monkeypatch.chdir(tmp_path)
@@ -171,6 +175,8 @@ python() { "$DOCS_TEST_PY" "$@"; }
 
 def run_shell(block: Block) -> str:
     env = dict(os.environ, DOCS_TEST_PY=sys.executable, PYTHONPATH=str(ROOT))
+    if re.search(r"\b(gold|texts)\.json", block.code) and not TAB_DEV.exists():
+        pytest.skip(f"{block.id}: needs the development data in {TAB_DEV.parent}")
     result = subprocess.run(["bash", "-c", SHELL_PRELUDE + block.code], capture_output=True, text=True, env=env, timeout=600)
     assert result.returncode == 0, f"{block.id} failed ({result.returncode}):\n{result.stderr[-3000:]}"
     return result.stdout
@@ -233,3 +239,122 @@ def test_blocks_found() -> None:
     fences = sum(text.count("\n```") for text in (p.read_text(encoding="utf8") for p in DOCS))
     outputs = sum(block.output is not None for block in BLOCKS)
     assert len(BLOCKS) * 2 + outputs * 2 >= fences - 1 and len(BLOCKS) > 40
+
+
+MASKING = ROOT / "docs" / "masking.md"
+
+
+def masking_examples() -> List[Any]:
+    """The rows of masking.md's "Examples (input → output)" table, with its input and spans."""
+    text = MASKING.read_text(encoding="utf8")
+    section = text[text.index("### Examples (input → output)"):]
+    spans_line = re.search(r"Input \(spans: (.*?)\):", section, re.S).group(1)
+    spans = [(label, mention) for part in spans_line.split(";")
+             for label, mentions in [part.strip().split(" ", 1)] for mention in re.findall(r"`([^`]+)`", mentions)]
+    source = re.search(r"^> (.+)$", section, re.M).group(1)
+    rows = re.findall(r"^\| (`[^|]*?) \| (.+?) \|$", section.split("\n\n", 3)[3], re.M)
+    params = []
+    for cell, output in rows:
+        names = re.findall(r"`([^`]+)`", cell)
+        secret = None
+        if "secret" in cell:
+            secret = names.pop()
+        config: Dict[str, Any] = {"@strategies": names[0] if names[0].startswith("spacy_sanitize.") else "spacy_sanitize." + names[0]}
+        for name in names[1:]:
+            key, _, value = name.partition("=")
+            config[key] = json.loads(value) if value else True
+        params.append(pytest.param(source, spans, config, secret, output.replace("\\*", "*"), id=cell))
+    return params
+
+
+@pytest.mark.parametrize("source,spans,strategy,secret,shown", masking_examples())
+def test_masking_examples_table(source: str, spans: List[Any], strategy: Dict[str, Any], secret: Optional[str], shown: str) -> None:
+    """Each strategy's row is what the masker writes for the stated spans (pii_coref links `Kodnani`)."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_coref")
+    masker = nlp.add_pipe("masker", config={"strategy": strategy})
+    masker.set_secret(secret)
+    doc = nlp.make_doc(source)
+    found = []
+    for label, mention in spans:
+        start = source.index(mention)
+        found.append(doc.char_span(start, start + len(mention), label=label))
+    doc.spans["pii"] = found
+    for _, component in nlp.pipeline:
+        doc = component(doc)
+    pieces = [piece.strip() for piece in shown.split("…") if piece.strip()]
+    if len(pieces) == 1 and "…" not in shown:
+        assert doc._.sanitized == shown
+    else:  # an abridged row: its pieces, in order
+        position = 0
+        for piece in pieces:
+            position = doc._.sanitized.index(piece, position) + len(piece)
+
+
+RESULTS = ROOT / "benchmarks" / "results"
+README = ROOT / "README.md"
+
+
+def readme_table(after: str, nth: int = 0) -> List[List[str]]:
+    """The body rows (cells stripped) of the nth markdown table after the text `after`."""
+    text = README.read_text(encoding="utf8")
+    tables = re.findall(r"((?:^\|.*\|\n)+)", text[text.index(after):], re.M)
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in tables[nth].splitlines()]
+    return rows[2:]
+
+
+def same_number(shown: str, value: float) -> bool:
+    """`shown` is `value` rounded (half up: 5.05 shows as 5.1) to the decimals shown."""
+    decimals = len(shown.split(".")[1]) if "." in shown else 0
+    return abs(float(shown) - value) <= 0.5 * 10 ** -decimals + 1e-9
+
+
+DEFAULT_STAGES = {
+    "plain `en_core_web_sm` NER, all labels": "plain NER (all labels)",
+    "+ label mapping, CODE, script and title rules": "pii_codes + pii_script + pii_titles + pii_ent_mapper",
+    "+ DEM/MISC gazetteer": "pii_codes + pii_script + pii_titles + pii_ent_mapper + pii_gazetteer",
+    "+ silver-trained `pii_ner`": "pii_codes + pii_script + pii_titles + pii_ent_mapper + pii_gazetteer + pii_ner",
+    "+ `pii_refine`, `pii_coref`": "+ pii_coref + masker",  # the whole default pipeline
+}
+MASKING_COLUMNS = ["P", "R_all", "F1", "R_ent", "R_direct", "R_quasi"]
+
+
+def test_readme_end_to_end_table_is_default_pipeline_json() -> None:
+    results = json.loads((RESULTS / "default_pipeline.json").read_text(encoding="utf8"))
+    rows = readme_table("### End-to-end: the default pipeline on wiki_dev")
+    assert len(rows) == len(DEFAULT_STAGES)
+    for row in rows:
+        key = next(stage for prefix, stage in DEFAULT_STAGES.items() if row[0].startswith(prefix))
+        masking = next(value for name, value in results.items() if name == key or name.endswith(key))["masking"]
+        stale = [(column, shown, masking[column]) for column, shown in zip(MASKING_COLUMNS, row[1:]) if not same_number(shown, masking[column])]
+        assert not stale, f"README row {row[0]!r} differs from default_pipeline.json: {stale}"
+
+
+PRESIDIO_ROWS = {"Presidio": "Presidio (threshold 0.0)", "spacy-sanitize `default`": "spacy-sanitize default", "spacy-sanitize `fast`": "spacy-sanitize fast"}
+
+
+@pytest.mark.parametrize("corpus,nth", [("wiki_dev", 0), ("tab_dev", 1)])
+def test_readme_presidio_tables_are_presidio_compare_json(corpus: str, nth: int) -> None:
+    results = json.loads((RESULTS / "presidio_compare.json").read_text(encoding="utf8"))["results"]
+    rows = [row for row in readme_table("Measured here against Presidio", nth) if row[0] in PRESIDIO_ROWS]
+    assert len(rows) == 3
+    for row in rows:
+        result = results[PRESIDIO_ROWS[row[0]]][corpus]
+        shown = dict(zip(["P", "R_all", "F1", "R_direct", "R_quasi"], row[1:6]))
+        pairs = [(shown[column], result["masking"][column]) for column in shown]
+        pairs += list(zip(row[6].split("/"), [result["detection_unlabelled"][k] for k in ("P", "R", "F1")]))
+        for cell, speed in ((row[7], "one_doc"), (row[8], "batched")):
+            rate, ratio = re.fullmatch(r"([\d.]+) \(([\d.]+)x\)", cell).groups()
+            pairs += [(rate, result["docs_per_s"][speed]), (ratio, result["x_presidio"][speed])]
+        stale = [pair for pair in pairs if not same_number(*pair)]
+        assert not stale, f"README {corpus} row {row[0]!r} differs from presidio_compare.json: {stale}"
+
+
+def test_readme_big_file_table_is_big_file_json() -> None:
+    runs = json.loads((RESULTS / "big_file.json").read_text(encoding="utf8"))["runs"]
+    rows = readme_table("Big inputs (`python benchmarks/big_file.py`")
+    assert len(rows) == len(runs)
+    for row, run in zip(rows, runs):
+        assert (row[0], int(row[1])) == (run["input"], run["n_process"])
+        assert same_number(row[2], run["seconds"]) and same_number(row[4].split()[0], run["peak_rss_mb"])
+        assert row[3] == "–" if "chars_per_s" not in run else int(row[3]) == run["chars_per_s"]
