@@ -52,7 +52,8 @@ class Block:
 
     @property
     def id(self) -> str:
-        return f"{self.path.relative_to(ROOT)}:{self.line}"
+        name = self.path.relative_to(ROOT) if ROOT in self.path.parents else self.path.name
+        return f"{name}:{self.line}"
 
 
 def parse_blocks(path: Path) -> List[Block]:
@@ -358,3 +359,22 @@ def test_readme_big_file_table_is_big_file_json() -> None:
         assert (row[0], int(row[1])) == (run["input"], run["n_process"])
         assert same_number(row[2], run["seconds"]) and same_number(row[4].split()[0], run["peak_rss_mb"])
         assert row[3] == "–" if "chars_per_s" not in run else int(row[3]) == run["chars_per_s"]
+
+
+def test_parser_reads_directives_outputs_and_checks_them(tmp_path: Path) -> None:
+    """The collector pairs a block with its shown output and its marker; stale output fails."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- docs-test: skip (needs a GPU) -->\n```bash\nspacy-sanitize x\n```\n\n"
+        "```bash\necho hi\n```\n\n```text\nhi\n```\n\n"
+        "<!-- docs-test: continue -->\n```python\nprint(1 + 1)   # 2\n```\n", encoding="utf8")
+    skipped, shown, python = parse_blocks(page)
+    assert skipped.directives == {"skip": "needs a GPU"} and skipped.output is None
+    assert shown.output == "hi\n" and python.directives == {"continue": ""}
+    assert python.previous_python is None
+    check_output(shown, "hi \n", shown.output)
+    with pytest.raises(AssertionError, match="stale"):
+        check_output(shown, "bye", shown.output)
+    with pytest.raises(AssertionError, match="stale"):
+        run_python(Block(page, 1, "python", "[1, 2]\n# [1, 3]\n"), {})
+    run_python(Block(page, 1, "python", "[1, 2]\n# [1, 2]\n"), {})
