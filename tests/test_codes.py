@@ -54,6 +54,11 @@ def codes(nlp, text):
         "131052-308T",  # Finnish HETU
         "54362315K",  # Spanish DNI
         "RCCMNL83S18D969H",  # Italian codice fiscale
+        "AB 12 34 56 C",  # UK National Insurance number
+        # credentials (the court pipeline's risk decision left these in clear: typed ORG by NER)
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r",
+        "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+        "AKIAIOSFODNN7EXAMPLE",
     ],
 )
 def test_validated_identifiers_are_one_code(codes_nlp, value):
@@ -108,6 +113,8 @@ def test_check_digits_are_checked():
     assert _valid_iban("NO93 8601 1117 947") and not _valid_iban("NO93 8601 1117 948")
     assert _valid_card("4111 1111 1111 1111") and not _valid_card("4111 1111 1111 1112")
     assert _valid_national_id("536-90-4399") and not _valid_national_id("000-00-0000")
+    # NINO allocation rules: HMRC's example prefix QQ and the GB prefix are never issued
+    assert _valid_national_id("AB 12 34 56 C") and not _valid_national_id("QQ 12 34 56 C") and not _valid_national_id("GB 12 34 56 A")
 
 
 def test_unknown_validated_name_is_a_coded_error():

@@ -98,3 +98,16 @@ def test_cli_pipeline_court(tmp_path):
     source.write_text("The applicant, Mr Galip Yalman, is a Turkish national born in 1950 who lives in Izmir.", encoding="utf-8")
     assert main(["sanitize", str(source), "-o", str(out), "--pipeline", "court", "-q"]) == 0
     assert "Galip Yalman" not in out.read_text(encoding="utf-8")
+
+
+def test_court_keeps_credentials_masked_whatever_the_risk():
+    """The court pipeline's risk decision left a JWT and a GitHub token in clear: NER typed
+    them ORG (inside 'Bearer ...'), so the CODE protection did not hold them."""
+    from spacy_sanitize import load_pipeline
+
+    nlp = load_pipeline("court")
+    for text, secret in [
+        ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r", "eyJhbGciOiJIUzI1NiJ9"),
+        ("github token: ghp_16C7e42F292c6912E7710c838347Ae178B4a", "ghp_16C7e42F"),
+    ]:
+        assert secret not in nlp(text)._.sanitized

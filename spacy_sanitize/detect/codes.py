@@ -69,7 +69,14 @@ VALIDATED_PATTERNS: Dict[str, str] = {
     "phone_number": r"(?<![\w+/.,-])(?:\+|00|\()?\d(?:[ .()\-\u00a0]{0,3}\d){6,16}\)?(?![\w/]|[.,-]\d)",
     "card": r"(?<![\w-])\d{4}(?:[ -]?\d{3,4}){2,4}(?![\w-])",
     "iban_any": r"(?<![\w])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?(?!\w)",
-    "national_id": r"(?<![\w-])(?:\d{3}-\d{2}-\d{4}|\d{6}[-+A]\d{3}[0-9A-Za-z]|\d{8}-?[A-Za-z]|[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z]|[12](?: ?\d{2}){3} ?\d{3} ?\d{3}(?: ?\d{2})?)(?![\w-])",
+    "national_id": r"(?<![\w-])(?:[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]|\d{3}-\d{2}-\d{4}|\d{6}[-+A]\d{3}[0-9A-Za-z]|\d{8}-?[A-Za-z]|[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z]|[12](?: ?\d{2}){3} ?\d{3} ?\d{3}(?: ?\d{2})?)(?![\w-])",
+    # credentials whose format is their own check: a JWT (two base64url JSON parts and a
+    # signature), GitHub, Slack, AWS and OpenAI-style keys. Validated, so a longer NER span
+    # ("Bearer eyJ...", typed ORG) cannot take them over and a risk decision cannot unmask them.
+    "secret_token": (
+        r"(?<![\w-])(?:eyJ[\w-]{5,512}\.eyJ[\w-]{2,2048}\.[\w-]{10,512}|gh[pousr]_[A-Za-z0-9]{36,251}"
+        r"|github_pat_\w{22,255}|xox[abposr]-[A-Za-z0-9-]{10,250}|AKIA[0-9A-Z]{16}|sk-[\w-]{20,200})(?![\w-])"
+    ),
 }
 # 30 regions whose national formats are tried for a number without a country code (at
 # least MIN_PHONE_DIGITS digits: shorter national numbers are too often something else).
@@ -139,7 +146,8 @@ def _valid_iban(value: str) -> bool:
 
 def _valid_national_id(value: str) -> bool:
     """US SSN, Swedish/Danish/Finnish personal numbers, Spanish DNI, Italian codice
-    fiscale, French NIR: each with its check digits (python-stdnum)."""
+    fiscale, French NIR: each with its check digits (python-stdnum); a UK NINO by its
+    allocation rules."""
     from stdnum.dk import cpr
     from stdnum.es import dni
     from stdnum.fi import hetu
@@ -148,7 +156,18 @@ def _valid_national_id(value: str) -> bool:
     from stdnum.se import personnummer
     from stdnum.us import ssn
 
-    return any(module.is_valid(value) for module in (ssn, personnummer, cpr, hetu, dni, codicefiscale, nir))
+    return _valid_nino(value) or any(module.is_valid(value) for module in (ssn, personnummer, cpr, hetu, dni, codicefiscale, nir))
+
+
+def _valid_nino(value: str) -> bool:
+    """A UK National Insurance number by HMRC's allocation rules (python-stdnum has none):
+    two prefix letters (not D F I Q U V; the second not O; not BG GB NK KN TN NT ZZ), six
+    digits, a suffix A-D. HMRC's own example prefix QQ is not allocated, so it fails."""
+    compact = value.replace(" ", "").upper()
+    if len(compact) != 9 or not (compact[:2].isalpha() and compact[2:8].isdigit() and compact[8] in "ABCD"):
+        return False
+    first, second = compact[0], compact[1]
+    return first not in "DFIQUV" and second not in "DFIOQUV" and compact[:2] not in ("BG", "GB", "NK", "KN", "TN", "NT", "ZZ")
 
 
 def _email_obfuscated(value: str) -> bool:
