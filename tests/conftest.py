@@ -1,4 +1,6 @@
+import json
 from pathlib import Path
+from typing import List
 
 import pytest
 import spacy
@@ -7,6 +9,41 @@ import spacy_sanitize  # noqa: F401  (registers extensions and factories)
 from spacy_sanitize.corpus import shared_data_dir
 
 DATA = shared_data_dir()
+
+
+def rules_config(strategy: str, names: List[str]) -> str:
+    """A small pipeline config for CLI tests: an entity ruler finding ``names`` as PERSON,
+    the NER mapping, coreference and the masker with ``strategy`` (a registered name)."""
+    patterns = ", ".join(json.dumps({"label": "PERSON", "pattern": name}) for name in names)
+    return f"""
+[nlp]
+lang = "en"
+pipeline = ["entity_ruler", "pii_ent_mapper", "pii_coref", "masker"]
+
+[components]
+
+[components.entity_ruler]
+factory = "entity_ruler"
+
+[components.pii_ent_mapper]
+factory = "pii_ent_mapper"
+
+[components.pii_coref]
+factory = "pii_coref"
+
+[components.masker]
+factory = "masker"
+
+[components.masker.strategy]
+@strategies = "{strategy}"
+
+[initialize]
+
+[initialize.components]
+
+[initialize.components.entity_ruler]
+patterns = [{patterns}]
+"""
 
 
 def data_file(*parts: str) -> Path:

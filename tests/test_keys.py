@@ -16,6 +16,7 @@ from spacy_sanitize.cli import main
 from spacy_sanitize.masker import build_mapping, load_mapping, restore, save_mapping
 from spacy_sanitize.masker.strategies.pseudonym import normalise
 from spacy_sanitize.pipeline import sanitize_pieces
+from .conftest import rules_config
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "k3yed-Pseudonym-Secret-Qx7"  # must never reach an output or a log
@@ -25,35 +26,7 @@ PSEUDONYM = re.compile(r"\[PERSON ([0-9a-f]{8})\]")
 needs_crypto = pytest.mark.skipif(importlib.util.find_spec("cryptography") is None, reason="needs spacy-sanitize[crypto]")
 TEXTS = ["Per Aasen wrote.", "Per Aasen called again.", "Kari Nordmann wrote.", "Kari Nordmann called again."]
 
-RULES_CFG = """
-[nlp]
-lang = "en"
-pipeline = ["entity_ruler", "pii_ent_mapper", "pii_coref", "masker"]
-
-[components]
-
-[components.entity_ruler]
-factory = "entity_ruler"
-
-[components.pii_ent_mapper]
-factory = "pii_ent_mapper"
-
-[components.pii_coref]
-factory = "pii_coref"
-
-[components.masker]
-factory = "masker"
-
-[components.masker.strategy]
-@strategies = "spacy_sanitize.pseudonym.v1"
-
-[initialize]
-
-[initialize.components]
-
-[initialize.components.entity_ruler]
-patterns = [{"label": "PERSON", "pattern": "Per Aasen"}, {"label": "PERSON", "pattern": "Kari Nordmann"}, {"label": "PERSON", "pattern": "Aasen"}]
-"""
+RULES_CFG = rules_config("spacy_sanitize.pseudonym.v1", ["Per Aasen", "Kari Nordmann", "Aasen"])
 
 
 @Language.component("test_record_pid")

@@ -13,6 +13,8 @@ from spacy_sanitize.cli import main
 from spacy_sanitize.masking_plan import occurrences
 from spacy_sanitize.pipeline import merged_output, sanitize_pieces, sanitize_texts
 
+from .conftest import rules_config
+
 
 def person_nlp(strategy: str = "spacy_sanitize.numbered.v1", **masker_cfg):
     """Rules only: an entity ruler for the people, pii_ent_mapper, pii_coref, masker."""
@@ -185,35 +187,7 @@ def test_text_file_streams_in_blocks_and_bad_bytes_are_bad_input(tmp_path, capsy
     assert "E017" in capsys.readouterr().err and not out.exists()
 
 
-RULES_CFG = """
-[nlp]
-lang = "en"
-pipeline = ["entity_ruler", "pii_ent_mapper", "pii_coref", "masker"]
-
-[components]
-
-[components.entity_ruler]
-factory = "entity_ruler"
-
-[components.pii_ent_mapper]
-factory = "pii_ent_mapper"
-
-[components.pii_coref]
-factory = "pii_coref"
-
-[components.masker]
-factory = "masker"
-
-[components.masker.strategy]
-@strategies = "spacy_sanitize.numbered.v1"
-
-[initialize]
-
-[initialize.components]
-
-[initialize.components.entity_ruler]
-patterns = [{"label": "PERSON", "pattern": "Anna Berg"}, {"label": "PERSON", "pattern": "Karl Lund"}]
-"""
+RULES_CFG = rules_config("spacy_sanitize.numbered.v1", ["Anna Berg", "Karl Lund"])
 
 
 def test_cli_n_process_keeps_order_and_record_numbering(tmp_path):
