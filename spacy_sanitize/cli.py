@@ -3,6 +3,7 @@
 Exit codes: 0 success, 1 processing error, 2 bad usage or bad input.
 """
 import argparse
+import collections
 import datetime
 import json
 import logging
@@ -120,7 +121,9 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     nlp = load_pipeline(args.pipeline, {**masker_overrides(args.strategy, args.operators), **confidence_overrides(args)})
     if "masker" not in nlp.pipe_names:
         raise InputError(Errors.E014.format(pipeline=args.pipeline))
-    manifest = run_manifest(nlp, args.pipeline, run_options(args), started)
+    target = manifest_path(args.output, args.manifest)
+    # hashing every component's weights costs time: only when a manifest is written
+    manifest = run_manifest(nlp, args.pipeline, run_options(args), started) if target or args.manifest_in_records else None
     if args.protect_field and not any(is_decider(nlp, name) for name in nlp.pipe_names):
         warnings.warn(Warnings.W012.format(field=args.protect_field, pipeline=args.pipeline), stacklevel=2)
     output_format = args.output_format or ("jsonl" if source.format in ("jsonl", "tab", "dir") else "text")
@@ -132,7 +135,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     ok = False
     submission: Dict[str, List[List[int]]] = {}
     # (record, its field, the record's last field): one entry per text sent to the pipeline
-    pending: List[Tuple[Record, Optional[str], bool]] = []
+    pending: "collections.deque[Tuple[Record, Optional[str], bool]]" = collections.deque()
     warned: List[bool] = []
     kept = 0
 
@@ -174,7 +177,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
             elif piece.last:
                 writer.end_field()
             if piece.last:
-                pending.pop(0)
+                pending.popleft()
         if mapping is not None:  # before the output is kept: a failed write keeps neither
             save_mapping(mapping.mappings, args.mapping, key)
         ok = True
@@ -185,7 +188,6 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
         write_submission(submission, args.submission)
     if args.min_confidence > 0:  # what stayed in clear is said even with -q
         print(f"kept {kept} detected span(s) below --min-confidence {args.min_confidence} in clear", file=sys.stderr)
-    target = manifest_path(args.output, args.manifest)
     if target is not None:
         srsly.write_json(target, {**manifest, "finished_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                                   "records": writer.records, "kept_below_min_confidence": kept})

@@ -6,14 +6,13 @@ without a key it is plaintext and warning W101 says so. ``restore`` takes the ke
 same way. A key is never printed: errors name the variable or the file it came from.
 """
 import argparse
-import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import srsly
 
 from .errors import Errors
-from .io import InputError, Output
+from .io import InputError, Output, _read_stdin, _read_text
 from .masker.restore import load_mapping, read_key, restore
 
 
@@ -65,7 +64,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
         raise InputError(str(err)) from None
     mappings: List[Dict[str, Any]] = mapping if isinstance(mapping, list) else [mapping]
     jsonl = args.format == "jsonl" or args.format == "auto" and Path(args.input).suffix in (".jsonl", ".json")
-    text = sys.stdin.read() if args.input == "-" else Path(args.input).read_text(encoding="utf8")
+    # read as sanitize reads (line ends kept, E017 on bad bytes): a CRLF file restores byte for byte
+    text = _read_stdin(args.input) if args.input == "-" else _read_text(Path(args.input))
     out = Output(args.output, inputs=[args.input])
     ok = False
     try:
