@@ -27,6 +27,7 @@ from spacy.training import Example
 from ..errors import Errors, Warnings
 from ..extensions import register_extensions
 from ..learned import LearnedState
+from ..masking_plan import entity_key
 from ..shipped import artefact_path
 from ..spans import is_validated
 from ..types import DEFAULT_SPANS_KEY
@@ -66,7 +67,7 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[str]
     detectors: Dict[str, set] = defaultdict(set)
     entity_validated: Dict[str, bool] = defaultdict(bool)
     for span in spans:
-        key = span._.entity_id or f"{span.label_}:{span.text}"
+        key = entity_key(span)  # the masker joins confidences by the same key
         mentions[key] += 1
         detectors[key].add(_family(span))
         entity_validated[key] |= is_validated(span)
@@ -75,18 +76,19 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[str]
     length = _bucket(len(doc.text), (1000, 3000, 10000))
     rows = []
     for span in spans:
-        key = span._.entity_id or f"{span.label_}:{span.text}"
+        key = entity_key(span)
         detector = str(span._.risk_explain.get("detector", "none"))
-        family = _family(span)
+        family = detector.split(":", 1)[0]
         label = span.label_
+        agreement = _agreement(span, ents)
         words = [t for t in span if not (t.is_punct or t.is_space)] or list(span)
         row = [
             "bias",
             f"label={label}",
             f"family={family}",
             f"family_label={family}|{label}",
-            f"ner={_agreement(span, ents)}",
-            f"ner_label={_agreement(span, ents)}|{label}",
+            f"ner={agreement}",
+            f"ner_label={agreement}|{label}",
             f"mentions={_bucket(mentions[key], (1, 2, 5))}",
             f"detectors={_bucket(len(detectors[key]), (1, 2))}",
             f"tokens={_bucket(len(words), (1, 2, 3))}",

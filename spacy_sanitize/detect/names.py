@@ -16,7 +16,7 @@ from typing import FrozenSet, List, NamedTuple, Optional, Tuple
 
 from spacy.tokens import Doc
 
-from ..masking_plan import COMMON_WORDS, is_common_word
+from ..masking_plan import is_common_word
 from ..shipped import data_path
 
 
@@ -45,7 +45,7 @@ def _name_word(word: str, lists: NameLists) -> bool:
     """A word that may follow a given name in a lower-case name."""
     if word in lists.family or word in lists.given:
         return True
-    return len(word) >= 2 and word not in COMMON_WORDS and not is_common_word(word)
+    return len(word) >= 2 and not is_common_word(word)
 
 
 def lower_case_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, int]]:

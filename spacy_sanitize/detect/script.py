@@ -50,9 +50,9 @@ class ScriptDetector:
         self.marked_latin = marked_latin
 
     def __call__(self, doc: Doc) -> Doc:
-        if self.marked_latin and MARKED_LATIN.search(doc.text):
+        text = doc.text  # joins every token: built once
+        if self.marked_latin and MARKED_LATIN.search(text):
             self._marked_latin(doc)
-        text = doc.text
         letters = [c for c in text if c.isalpha()]
         foreign = [c for c in letters if _script(c) not in ("LATIN", None)]
         if not foreign or len(foreign) / len(letters) > self.max_share:

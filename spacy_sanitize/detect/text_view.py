@@ -18,7 +18,7 @@ check.
 """
 import re
 import unicodedata
-from typing import List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -37,16 +37,18 @@ def _clean(text: str) -> str:
     return CONTROL.sub(" ", text)
 
 
-def text_view(text: str) -> Tuple[str, List[int], List[int]]:
+def text_view(text: str, found: Optional[List[Any]] = None) -> Tuple[str, List[int], List[int]]:
     """The view of ``text`` and, for each view character, the start and end (exclusive) in
     ``text`` of the cluster it comes from. Clusters are a character with the combining
     marks after it, each composed on its own, or a piece of markup (``detect.markup``: a
     tag or an ANSI escape stands for nothing or a line break, a character reference for
-    its character), so view offsets map back to whole clusters."""
+    its character), so view offsets map back to whole clusters. ``found``: the text's
+    ``markup_pieces`` when the caller has them already."""
     pieces: List[str] = []
     starts: List[int] = []
     ends: List[int] = []
-    found = markup_pieces(text)
+    if found is None:
+        found = markup_pieces(text)
     markup = {p.start: p for p in found}
     i, n = 0, len(text)
     while i < n:
@@ -71,11 +73,12 @@ def text_view(text: str) -> Tuple[str, List[int], List[int]]:
     return "".join(pieces), starts, ends
 
 
-def needs_view(text: str) -> bool:
+def needs_view(text: str, found: Optional[List[Any]] = None) -> bool:
+    """``found``: the text's ``markup_pieces`` when the caller has them already."""
     return (
         not unicodedata.is_normalized("NFC", text)
         or CONTROL.search(text) is not None
-        or bool(markup_pieces(text))
+        or bool(markup_pieces(text) if found is None else found)
     )
 
 
@@ -99,9 +102,10 @@ class TextView:
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc.text
-        if not needs_view(text):
+        found = markup_pieces(text)  # parsed once, for the test and the view
+        if not needs_view(text, found):
             return doc
-        view_text, starts, ends = text_view(text)
+        view_text, starts, ends = text_view(text, found)
         view = self.nlp.make_doc(view_text)
         view._.doc_id = doc._.doc_id
         for _, component in self._detectors():
