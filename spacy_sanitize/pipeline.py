@@ -353,7 +353,7 @@ def _piece_input(nlp: Language, text: str, values: Optional[Dict[str, Any]], ind
 
 def sanitize_pieces(
     nlp: Language, texts: Iterable[Union[Text, Tuple[Text, Dict[str, Any]]]], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS,
-    n_process: int = 1,
+    n_process: int = 1, masker: Optional[Any] = None,
 ) -> Iterator[Piece]:
     """Run ``nlp`` over texts of any length, one piece (at most ``max_chars``, cut at
     paragraph or sentence boundaries) at a time, in input order. An item may be a pair
@@ -363,7 +363,8 @@ def sanitize_pieces(
     masker run in ``nlp.pipe`` (``n_process`` workers); the masker (and what follows it)
     runs here, in order, with one ``RecordState`` per text, so entity ids, numbered
     placeholders and surrogates hold across the pieces of a text. The record's document
-    key (surrogates' date offset) is its first piece's, as a Doc of its own would have."""
+    key (surrogates' date offset) is its first piece's, as a Doc of its own would have.
+    ``masker``: a Masker used in place of the pipeline's (the service's per-request strategy)."""
     from .masker.component import Masker
     from .masker.record import RecordState
     from .masker.strategies.base import doc_key_for
@@ -390,7 +391,7 @@ def sanitize_pieces(
         if offset == 0:
             record = RecordState(doc_key_for(doc.text, doc._.doc_id))
         for _, proc in tail:
-            doc = proc.mask(doc, record) if isinstance(proc, Masker) else proc(doc)
+            doc = (masker or proc).mask(doc, record) if isinstance(proc, Masker) else proc(doc)
         yield Piece(index, offset, doc, last)
 
 
@@ -410,13 +411,14 @@ def _char_batches(items: Iterable[Tuple[Union[str, Doc], Any]], size: int, chars
 
 
 def sanitize_texts(
-    nlp: Language, texts: Iterable[str], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS, n_process: int = 1
+    nlp: Language, texts: Iterable[str], batch_size: int = 16, max_chars: int = DEFAULT_CHUNK_CHARS, n_process: int = 1,
+    masker: Optional[Any] = None,
 ) -> Iterator[Tuple[str, List[Doc], List[int]]]:
     """``sanitize_pieces``, gathered per text: yields (text, docs, offsets of the docs in
     the text). It keeps a text's Docs until its last piece; a caller that streams big
     texts uses ``sanitize_pieces``."""
     parts: List[Tuple[int, Doc]] = []
-    for piece in sanitize_pieces(nlp, texts, batch_size, max_chars, n_process):
+    for piece in sanitize_pieces(nlp, texts, batch_size, max_chars, n_process, masker):
         parts.append((piece.offset, piece.doc))
         if piece.last:
             yield _assemble(parts)

@@ -109,22 +109,17 @@ class Sanitizer:
         return masker
 
     def sanitize(self, texts: List[str], masker: Any) -> List[Dict[str, Any]]:
-        """Sanitized text, replacements and spans of each text (long texts in pieces, as the
-        CLI does)."""
-        from .long_runs import pipe_input
-        from .pipeline import merged_output, split_text
+        """Sanitized text, replacements and spans of each text, through ``sanitize_texts``
+        as the CLI does: long texts in pieces masked with one record state, so entity ids,
+        numbering and surrogates hold across the pieces of a text."""
+        from .pipeline import merged_output, sanitize_texts
 
-        pieces = [(index, offset, piece) for index, text in enumerate(texts) for offset, piece in (split_text(text, self.settings.max_chars) if text else [(0, "")])]
-        parts: List[List[Tuple[int, Any]]] = [[] for _ in texts]
         with self.lock:
-            docs = self.nlp.pipe((pipe_input(self.nlp, piece) for _, _, piece in pieces), disable=["masker"], batch_size=self.settings.batch_size)
-            for (index, offset, _), doc in zip(pieces, docs):
-                parts[index].append((offset, masker(doc)))
+            outputs = list(sanitize_texts(self.nlp, texts, self.settings.batch_size, self.settings.max_chars, masker=masker))
         results = []
-        for part in parts:
-            docs_, offsets = [doc for _, doc in part], [offset for offset, _ in part]
-            sanitized, replacements = merged_output(docs_, offsets)
-            results.append({"sanitized": sanitized, "replacements": replacements, "spans": span_rows(docs_, offsets, masker.cfg["spans_key"])})
+        for _, docs, offsets in outputs:
+            sanitized, replacements = merged_output(docs, offsets)
+            results.append({"sanitized": sanitized, "replacements": replacements, "spans": span_rows(docs, offsets, masker.cfg["spans_key"])})
         return results
 
 

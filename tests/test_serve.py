@@ -218,3 +218,17 @@ def test_serve_refuses_a_tiny_max_chars_at_start(capsys):
 
     assert main(["serve", "--max-chars", "5", "--port", "1"]) == 2
     assert "E024" in capsys.readouterr().err
+
+
+def test_entity_ids_hold_across_the_pieces_of_a_long_text(tmp_path):
+    """The service masked each piece of a long text on its own (no record state), so two
+    people in two pieces were both [PERSON 1]; it now runs sanitize_texts as the CLI does."""
+    from spacy_sanitize.serve import Sanitizer
+
+    config = tmp_path / "tiny.cfg"
+    config.write_text(TINY, encoding="utf8")
+    sanitizer = Sanitizer(ServeSettings(pipeline=str(config), max_chars=1000))
+    filler = "The hearing was adjourned. " * 40
+    text = "Mr Per Aasen appeared. " + filler + "\n\nMr Kari Nordmann appeared. " + filler + "\n\nMr Per Aasen left."
+    [result] = sanitizer.sanitize([text], sanitizer.masker_for("numbered", None))
+    assert result["sanitized"].count("[PERSON 1]") == 2 and result["sanitized"].count("[PERSON 2]") == 1
