@@ -39,6 +39,7 @@ from .protect import matched_parts, name_parts, protected_names
 
 
 RULES = ("k", "any", "all", "majority", "mean")
+COUNTING_RULES = RULES[:-1]  # decided by counting MASK votes (count_rule_masks)
 MISSING = ("mask", "ignore")
 # The labels kept masked whatever the indicators say when the config sets neither ``protect``
 # nor the older ``types_always_mask``: names and codes are the direct identifiers (TAB's
@@ -60,6 +61,21 @@ def _check_range(name: str, value: float) -> None:
         raise ValueError(
             Errors.E702.format(name=name, value=value, problem="must be in [0, 1]")
         )
+
+
+def count_rule_masks(rule: str, n: int, n_mask: int, k: int = 1) -> bool:
+    """Whether ``n_mask`` MASK votes of ``n`` (n >= 1) mask under a counting rule (``k``,
+    ``any``, ``all``, ``majority``); one place for the rules, which the review report
+    (``report/why.py``) replays from a span's breakdown."""
+    if rule == "k":
+        return n_mask >= min(k, n)
+    if rule == "any":
+        return n_mask >= 1
+    if rule == "all":
+        return n_mask == n
+    if rule == "majority":
+        return 2 * n_mask > n
+    raise ValueError(f"not a counting rule: {rule!r}")
 
 
 class RiskVote:
@@ -185,16 +201,10 @@ class RiskVote:
         if n == 0:
             explain["reason"] = "no risk indicator for this span: masked (fail closed)"
             return True, explain
-        if self.rule == "k":
-            needed = min(self.k, n)
-            explain["k"] = needed
-            return n_mask >= needed, explain
-        if self.rule == "any":
-            return n_mask >= 1, explain
-        if self.rule == "all":
-            return n_mask == n, explain
-        if self.rule == "majority":
-            return 2 * n_mask > n, explain
+        if self.rule != "mean":
+            if self.rule == "k":
+                explain["k"] = min(self.k, n)
+            return count_rule_masks(self.rule, n, n_mask, self.k), explain
         mean = sum(scores) / len(scores)
         explain["mean"] = round(mean, 6)
         explain["mean_threshold"] = self.mean_threshold

@@ -15,13 +15,10 @@ from .why import DECISIONS, Replaced, added_why, uncovered_rows
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 
 
-class OffsetMap:
+class OffsetMap(Replaced):
     """Original offsets -> sanitized offsets, for positions outside replaced regions (and
-    at their edges): the text between regions is unchanged (the data contract)."""
-
-    def __init__(self, rows: Sequence[Sequence[Any]]) -> None:
-        self.rows = sorted(rows, key=lambda row: row[0])
-        self.ends = [row[1] for row in self.rows]
+    at their edges): the text between regions is unchanged (the data contract). Also the
+    rows' ``covering`` lookup."""
 
     def __call__(self, position: int) -> int:
         i = bisect.bisect_right(self.ends, position) - 1
@@ -67,9 +64,8 @@ def entry(record_id: str, text: str, line: Dict[str, Any], original: bool = True
     to_out = OffsetMap(rows)
     marks: List[List[Any]] = []
     spans = line.get("spans") or []
-    replaced = Replaced(rows)
     for span in spans:
-        row = replaced.covering(span["start"], span["end"])
+        row = to_out.covering(span["start"], span["end"])
         why = span.get("why") or fallback_why(span, row)
         out = [row[5], row[6]] if row is not None else [to_out(span["start"]), to_out(span["end"])]
         marks.append([span["start"], span["end"], *out, span["label"], why])

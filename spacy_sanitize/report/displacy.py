@@ -14,7 +14,7 @@ from spacy.tokens import Doc
 from ..errors import Errors
 from ..types import DEFAULT_SPANS_KEY
 from .html import TYPE_COLORS
-from .why import span_why
+from .why import Replaced, span_why
 
 VIEWS = ("type", "decision")
 DECISION_COLORS = {"masked": "#a5d6a7", "kept": "#ef9a9a", "failed_closed": "#ffcc80", "undecided": "#e0e0e0"}
@@ -25,10 +25,10 @@ def displacy_options(spans_key: str = DEFAULT_SPANS_KEY, **options: Any) -> Dict
     return {"spans_key": spans_key, "colors": dict(TYPE_COLORS), **options}
 
 
-def _decision(doc: Doc, span: Any) -> str:
-    if doc._.replacements is None:  # no masker ran: only the decision is known
+def _decision(span: Any, replaced: Optional[Replaced]) -> str:
+    if replaced is None:  # no masker ran: only the decision is known
         return "undecided" if span._.mask is None else ("masked" if span._.mask else "kept")
-    return str(span_why(span, doc._.replacements)["decision"])
+    return str(span_why(span, replaced)["decision"])
 
 
 def displacy_data(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> Dict[str, Any]:
@@ -37,8 +37,9 @@ def displacy_data(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> Dict[str, Any
     highest risk score."""
     spans: List[Dict[str, Any]] = []
     colors: Dict[str, str] = {}
+    replaced = Replaced(doc._.replacements) if doc._.replacements is not None else None  # sorted once per doc
     for span in doc.spans.get(spans_key, []):
-        decision = _decision(doc, span)
+        decision = _decision(span, replaced)
         risks = span._.risk
         label = f"{span.label_} {decision.replace('_', ' ')}" + (f" · risk {max(risks.values()):.2f}" if risks else "")
         colors[label] = DECISION_COLORS[decision]

@@ -9,6 +9,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from spacy.tokens import Span
 
+from ..decide.vote import COUNTING_RULES, count_rule_masks
+
 # The final outcome of a span (CSS classes of the report and the decision view of render()):
 # masked by the decision; kept in clear; masked because something could not decide (fail
 # closed); "added" is a replaced region that no detected span covers (propagation, deny list).
@@ -62,14 +64,8 @@ def _failure_decided(decided: Dict[str, Any]) -> bool:
         return False
     ok_mask = sum(1 for v in votes.values() if v.get("vote") and v.get("reason") not in FAIL_REASONS)
     rule = decided.get("rule")
-    if rule == "k":
-        return ok_mask < min(int(decided.get("k", 1)), n)
-    if rule == "any":
-        return ok_mask < 1
-    if rule == "all":
-        return ok_mask < n
-    if rule == "majority":
-        return 2 * ok_mask <= n
+    if rule in COUNTING_RULES:
+        return not count_rule_masks(rule, n, ok_mask, int(decided.get("k", 1)))
     return True  # mean: the failed indicators' 1.0 moved it, as far as can be told
 
 
@@ -82,14 +78,8 @@ def votes_decision(decided: Dict[str, Any]) -> bool:
     rule = decided.get("rule")
     if n == 0:
         return True
-    if rule == "k":
-        return n_mask >= min(int(decided.get("k", 1)), n)
-    if rule == "any":
-        return n_mask >= 1
-    if rule == "all":
-        return n_mask == n
-    if rule == "majority":
-        return 2 * n_mask > n
+    if rule in COUNTING_RULES:
+        return count_rule_masks(rule, n, n_mask, int(decided.get("k", 1)))
     return float(decided.get("mean", 1.0)) >= float(decided.get("mean_threshold", 0.5))
 
 
