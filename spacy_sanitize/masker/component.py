@@ -7,6 +7,7 @@ replaced by the strategy configured for its type (``operators`` with ``DEFAULT``
 Writes ``Doc._.sanitized``, ``Doc._.replacements`` (rows ``[start, end, label,
 entity_id, replacement, out_start, out_end]``) and ``Doc._.privacy``.
 """
+import bisect
 import warnings
 from dataclasses import replace as replace_region
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -202,10 +203,7 @@ class Masker(LearnedState):
         regions = split_at_markup(self.regions(doc, text), text)
         canonical: Dict[str, str] = {}
         if record is None:
-            for region in regions:
-                mention = text[region.start : region.end].strip()
-                if region.entity_id not in canonical or len(mention) > len(canonical[region.entity_id]):
-                    canonical[region.entity_id] = mention
+            canonical = {eid: longest for eid, (_, _, longest) in piece_entities(text, regions).items()}
             state = DocState(doc_key_for(text, doc._.doc_id), text)
         else:
             ids: Dict[str, str] = {}
@@ -274,10 +272,15 @@ class Masker(LearnedState):
         if unscored and not self._unscored_warned:
             self._unscored_warned = True
             warnings.warn(Warnings.W041.format(n=unscored, key=self.cfg["spans_key"], value=self.plan_settings.min_confidence), UserWarning, stacklevel=3)
-        starts = sorted((r.start, r.end) for r in regions)
+        # the regions are sorted and do not overlap: the first one ending after a span's start
+        # is the only one that may cover it (bisection, not a scan per span)
+        ordered = sorted(regions, key=lambda r: r.start)
+        starts = [r.start for r in ordered]
+        ends = [r.end for r in ordered]
         kept = 0
         for span, flag in zip(spans, below):
-            if flag and not any(start < span.end_char and end > span.start_char for start, end in starts):
+            i = bisect.bisect_right(ends, span.start_char)
+            if flag and not (i < len(starts) and starts[i] < span.end_char):
                 kept += 1
         return kept
 
