@@ -107,17 +107,19 @@ class RecordSanitizer:
                 good.append(i)
             else:  # None, NaN, bytes...: checked here, so one bad row does not rerun the batch
                 results[i] = self._failed(ids[i], TypeError(Errors.E010.format(doc_id=ids[i], type_name=type(text).__name__)))
+        outputs: List[Any] = []
         try:
-            outputs = list(sanitize_texts(self.nlp, [texts[i] for i in good], self.batch_size, self.max_chars))
+            for output in sanitize_texts(self.nlp, [texts[i] for i in good], self.batch_size, self.max_chars):
+                outputs.append(output)
         except Exception:
-            for i in good:
+            # the records finished before the failure are kept; the rest go one by one
+            for i in good[len(outputs):]:
                 try:
                     results[i] = record_result(*next(sanitize_texts(self.nlp, [texts[i]], self.batch_size, self.max_chars)))
                 except Exception as err:
                     results[i] = self._failed(ids[i], err)
-        else:
-            for i, output in zip(good, outputs):
-                results[i] = record_result(*output)
+        for i, output in zip(good, outputs):
+            results[i] = record_result(*output)
         failed = [ids[i] for i, result in enumerate(results) if result and result["error"]]
         if failed:
             shown = ", ".join(map(repr, failed[:10])) + (", ..." if len(failed) > 10 else "")

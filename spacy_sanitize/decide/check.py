@@ -67,11 +67,11 @@ def group_replacers(nlp: Language, text: str, until: Optional[str] = None, spans
         return []
     found = []
     doc = nlp.make_doc(text)
-    for name in names[: foreign[-1] + 1]:
+    for i, name in enumerate(names[: foreign[-1] + 1]):
         before = len(doc.spans[spans_key]) if spans_key in doc.spans else 0
         doc = nlp.get_pipe(name)(doc)
         after = len(doc.spans[spans_key]) if spans_key in doc.spans else 0
-        if after < before and not _is_ours(nlp.get_pipe(name)):  # only after one of ours
+        if after < before and not ours[i]:  # only after one of ours
             found.append((name, before, after))
     return found
 
