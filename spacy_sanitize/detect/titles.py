@@ -24,6 +24,23 @@ Two more kinds of words introduce names the same way:
 
 A match whose first word is a stop word, month or weekday ("born In", "son March") is
 skipped, and leading titles are left out ("her husband Prince Philip": "Philip").
+
+Names also stand where the layout of a message, a caption or a table puts them:
+
+- **header fields** of e-mail (``headers``: "From", "To", "Cc", "Bcc" and their German,
+  French, Spanish, Dutch forms), only at the start of a line (after quote marks ">"): "To:
+  Hale, Simone; Sato, Keiko": each recipient is a name ("Surname, Given" or "Given Surname");
+  "subject to: approval" is no header;
+- **sign-offs** (``sign_offs``: "Best,", "Regards,", "Thanks,", "Cheers,"... at the end of a
+  line, or "--"/"—" before the end of a line): the capitalised words that follow them on
+  their line or alone on the next line are the writer's name ("Cheers,\nTomasz", "-- Ingo");
+- **captions**: the line above a party's role alone on its line ("Claimant", "(Defendant)",
+  "Respondent") names that party: a company when it ends with a company suffix
+  ("LIMITED", "LTD", "PLC", "GMBH", "S.A."; label ORG), a person otherwise; company names
+  written in capitals with such a suffix are ORG anywhere ("BRAXTON MEDICAL GMBH");
+- **table cells** (HTML ``<td>``, Markdown ``| ... |`` rows below the header): a cell that
+  holds only one to three capitalised words, none a common word ("Patel", "Harriet"), is a
+  name; header cells are not.
 """
 import re
 from typing import List, Optional, Tuple
@@ -32,7 +49,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..extensions import register_extensions
-from ..masking_plan import COMMON_WORDS
+from ..masking_plan import COMMON_WORDS, is_common_word
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from .names import name_lists
@@ -64,6 +81,31 @@ DEFAULT_KINSHIP: List[str] = [
     "grandfather", "grandma", "grandpa", "niece", "nephew", "cousin", "aunt", "uncle", "stepson",
     "stepdaughter", "stepmother", "stepfather", "twin", "widow", "widower",
 ]
+# e-mail header fields (matched at the start of a line only: "subject to:" is no header)
+DEFAULT_HEADERS: List[str] = ["From", "To", "Cc", "Bcc", "Reply-To", "Von", "An", "De", "À", "A", "Para", "Van", "Aan", "Från", "Till", "Fra", "Til"]
+DEFAULT_SIGN_OFFS: List[str] = [
+    "Best", "Best regards", "Best wishes", "Kind regards", "Warm regards", "Regards", "Many thanks", "Thanks",
+    "Thank you", "Cheers", "Sincerely", "Yours sincerely", "Yours faithfully", "Yours truly", "Yours", "Love",
+    "All the best", "Take care", "Mit freundlichen Grüßen", "Viele Grüße", "Liebe Grüße", "Gruß", "Grüße",
+    "Cordialement", "Bien à vous", "Saludos", "Un saludo", "Atentamente", "Cordiali saluti", "Met vriendelijke groet",
+    "Groeten", "Mvh", "Hälsningar", "Med vänlig hälsning",
+]
+# a party's role alone on the line below its name in a caption
+CAPTION_ROLES = (
+    "claimants?|defendants?|appellants?|respondents?|applicants?|petitioners?|plaintiffs?|interveners?|"
+    "interested party|third party|first claimant|second claimant|first defendant|second defendant"
+)
+# (only suffixes that are no English word: "AS", "AB", "SE" end sentences in capitals too)
+COMPANY_SUFFIX = r"(?:LIMITED|LTD|PLC|INC|INCORPORATED|CORP|CORPORATION|LLP|LLC|GMBH|S\.A\.|SARL|B\.V\.|N\.V\.|S\.P\.A\.|S\.R\.L\.|PTY|PTE)"
+# words in capitals ending with a company suffix: "KESTREL LOGISTICS LTD", "HOLLOWAY & FINCH PLC"
+CAPS_COMPANY = re.compile(rf"(?<![\w.&'-])((?:[A-Z][A-Z0-9'’.-]*[ \t]+(?:&[ \t]+)?){{1,6}}{COMPANY_SUFFIX})(?![\w&'-]|\.\w)")
+# leading words of a capitals run that are no part of the company's name
+CAPS_LEAD = frozenset("THE AND OF AGAINST V V. VS VS. BETWEEN BY FOR TO WITH FROM IN ON AT".split())
+TABLE_CELL = re.compile(r"(?i)<td\b[^<>]*>[ \t]*([^<>\n]{1,80}?)[ \t]*</td>")
+MD_ROW = re.compile(r"(?m)^[ \t]*\|(.+)\|[ \t]*$")
+MD_RULE = re.compile(r"^[ \t|:-]+$")
+CELL_WORD = re.compile(r"^[^\W\d_][^\W\d_'’.-]*(?:['’-][^\W\d_]+)*\.?$")
+
 # Titles written with a period as abbreviations ("Dr. Nilsen"); after another title a period
 # ends the sentence.
 ABBREVIATED_TITLES = frozenset({"Mr", "Mrs", "Ms", "Mx", "Dr", "Prof"})
@@ -109,7 +151,18 @@ def _alternatives(words: List[str]) -> str:
 
 class TitleDetector:
     def __init__(
-        self, name: str, titles: List[str], label: str, spans_key: str, variant_cues: List[str], kinship: List[str], fields: Optional[List[str]] = None
+        self,
+        name: str,
+        titles: List[str],
+        label: str,
+        spans_key: str,
+        variant_cues: List[str],
+        kinship: List[str],
+        fields: Optional[List[str]] = None,
+        headers: Optional[List[str]] = None,
+        sign_offs: Optional[List[str]] = None,
+        captions: bool = True,
+        tables: bool = True,
     ) -> None:
         self.name = name
         self.label = check_label(label)
@@ -125,6 +178,18 @@ class TitleDetector:
         labels = "|".join(sorted((re.escape(f).replace(r"\ ", r"[ \t]+") for f in fields or []), key=len, reverse=True))
         # the value: up to the end of the line, a wide gap, a table or list separator
         self.field = re.compile(rf"(?im)(?<![\w.-])(?:{labels})[ \t]*[:=][ \t]*([^\n|;<>()\t]*?)(?=[ \t]{{2,}}|[\n|;<>()\t]|$)") if labels else None
+        # at the start of a line only (after quote marks): "subject to: approval" is no header
+        self.header = re.compile(rf"(?m)^[ \t>]*(?i:{_alternatives(headers)})[ \t]*:[ \t]*([^\n]*)") if headers else None
+        self.sign_off = (
+            re.compile(rf"(?m)^[ \t>]*(?i:{_alternatives(sign_offs)})(?:[ \t]*[,!.][ \t]*(?:\n[ \t>]*)?|[ \t]*\n[ \t>]*)({NAME_RUN})[ \t]*$")
+            if sign_offs else None
+        )
+        self.dash_sign_off = re.compile(rf"(?m)(?:^|[ \t>])(?:--|—|–)[ \t]*({NAME_RUN})[ \t]*$") if sign_offs else None
+        self.caption = (
+            re.compile(rf"(?m)^[ \t]*(?:\(\d{{1,2}}\)[ \t]*)?([^\n(]{{2,120}}?)[ \t]*\n[ \t]*\(?(?i:{CAPTION_ROLES})\)?[ \t]*$")
+            if captions else None
+        )
+        self.tables = tables
 
     def __call__(self, doc: Doc) -> Doc:
         text = doc.text
@@ -155,8 +220,98 @@ class TitleDetector:
                 name = _field_name(text, match.start(1), match.end(1), self.titles)
                 if name is not None:
                     found.append((*name, self.label, f"{self.name}:field"))
+        if self.header is not None and ":" in text:
+            for match in self.header.finditer(text):
+                found += self._recipients(text, *match.span(1))
+        if self.sign_off is not None:
+            for pattern in (self.sign_off, self.dash_sign_off):
+                for match in pattern.finditer(text):
+                    found += self._name(text, *match.span(1), "sign_off")
+        if self.caption is not None:
+            found += self._captions(text)
+        if self.tables and ("<" in text or "|" in text):
+            found += self._cells(text)
         add_char_spans(doc, found, self.spans_key)
         return doc
+
+    def _recipients(self, text: str, start: int, end: int) -> List[Tuple[int, int, str, str]]:
+        """The names of a header field's recipients: "Hale, Simone; Sato, Keiko",
+        '"Mbatha, Lindiwe" <LMbatha@...>', "Priya Raman <priya@...>"."""
+        found = []
+        for item in re.finditer(r"[^;]+", text[start:end]):
+            s, e = start + item.start(), start + item.end()
+            for mark in ("<", "[", "("):  # the address after a display name
+                cut = text.find(mark, s, e)
+                e = cut if cut >= 0 else e
+            while s < e and text[s] in " \t\"'":
+                s += 1
+            while e > s and text[e - 1] in " \t\"'":
+                e -= 1
+            name = _field_name(text, s, e, self.titles)
+            if name is None:
+                continue
+            words = re.findall(r"[^\W\d_]+", text[name[0] : name[1]])
+            # "To: All Staff" names no one; "Surname, Given" always does
+            if "," in text[name[0] : name[1]] or any(not is_common_word(w) for w in words):
+                found.append((*name, self.label, f"{self.name}:header"))
+        return found
+
+    def _captions(self, text: str) -> List[Tuple[int, int, str, str]]:
+        """The parties of a caption: the line above a role ("Claimant", "(Defendant)"), a
+        company when it ends with a company suffix; and capitals company names anywhere."""
+        found = []
+        assert self.caption is not None
+        for match in self.caption.finditer(text):
+            start, end = match.span(1)
+            words = text[start:end].split()
+            if not words or not all(FIELD_NAME_WORD.match(w) and (w[0].isupper() or not w[0].isalpha() or w in ("and",)) for w in words):
+                continue
+            if words[0].rstrip(":").upper() in CAPS_LEAD or any(c.isdigit() for c in text[start:end]):
+                continue  # "BETWEEN:", "- and -", "Case 12"
+            company = re.search(rf"(?<![\w.]){COMPANY_SUFFIX}\.?$", text[start:end].upper())
+            while end > start and text[end - 1] in ".,:;":
+                end -= 1
+            found.append((start, end, "ORG" if company else self.label, f"{self.name}:caption"))
+        for match in CAPS_COMPANY.finditer(text):
+            start, end = match.span(1)
+            for word in re.finditer(r"\S+", text[start:end]):
+                if word.group().upper() not in CAPS_LEAD:
+                    break
+                start = match.start(1) + word.end() + 1
+            while start < end and text[start].isspace():
+                start += 1
+            if start < end:
+                found.append((start, end, "ORG", f"{self.name}:company"))
+        return found
+
+    def _cells(self, text: str) -> List[Tuple[int, int, str, str]]:
+        """Table cells that hold a name only (HTML ``<td>``, Markdown rows below the header)."""
+        cells: List[Tuple[int, int]] = [m.span(1) for m in TABLE_CELL.finditer(text)] if "<" in text else []
+        if "|" in text:
+            rows = list(MD_ROW.finditer(text))
+            for k, row in enumerate(rows):
+                header = k + 1 < len(rows) and MD_RULE.match(rows[k + 1].group(1)) is not None
+                if header or MD_RULE.match(row.group(1)):
+                    continue
+                cells += [(row.start(1) + m.start(), row.start(1) + m.end()) for m in re.finditer(r"[^|]+", row.group(1))]
+        found = []
+        given, family = name_lists()
+        for start, end in cells:
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            words = text[start:end].split()
+            if not 1 <= len(words) <= 3:
+                continue
+            ok = all(
+                CELL_WORD.match(w) and w[0].isupper() and len(w.rstrip(".")) >= 2
+                and (w.lower() in given or w.lower() in family or not is_common_word(w.rstrip(".")))
+                for w in words
+            )
+            if ok:
+                found.append((start, end, self.label, f"{self.name}:table"))
+        return found
 
     def _name(self, text: str, start: int, end: int, kind: str) -> List[Tuple[int, int, str, str]]:
         """The name in the run ``text[start:end]``: none when it starts with a stop word,
@@ -204,17 +359,36 @@ class TitleDetector:
         "variant_cues": DEFAULT_VARIANT_CUES,
         "kinship": DEFAULT_KINSHIP,
         "fields": DEFAULT_FIELDS,
+        "headers": DEFAULT_HEADERS,
+        "sign_offs": DEFAULT_SIGN_OFFS,
+        "captions": True,
+        "tables": True,
     },
     assigns=["doc.spans", "span._.risk_explain"],
 )
 def make_title_detector(
-    nlp: Language, name: str, titles: List[str], label: str, spans_key: str, variant_cues: List[str], kinship: List[str], fields: List[str]
+    nlp: Language,
+    name: str,
+    titles: List[str],
+    label: str,
+    spans_key: str,
+    variant_cues: List[str],
+    kinship: List[str],
+    fields: List[str],
+    headers: List[str],
+    sign_offs: List[str],
+    captions: bool,
+    tables: bool,
 ) -> TitleDetector:
     """titles (List[str]): words that introduce a person name (matched with or without a
     final period). label (str): PII type of the names. variant_cues (List[str]): words that
     introduce another name of the person ("née", "married name"). kinship (List[str]): words
     after which a relative's given name follows ("daughter"). fields (List[str]): form field
-    labels whose value (after ":" or "=") starts with a person name. An empty list switches a
-    kind off."""
+    labels whose value (after ":" or "=") starts with a person name. headers (List[str]):
+    e-mail header fields (at the start of a line) whose recipients are names. sign_offs
+    (List[str]): closings after which the writer's name follows ("Regards,"; also "--").
+    An empty list switches a kind off. captions (bool): the parties of captions (the line
+    above "Claimant", "Defendant"...) and company names in capitals. tables (bool): table
+    cells that hold a name only."""
     register_extensions()
-    return TitleDetector(name, titles, label, spans_key, variant_cues, kinship, fields)
+    return TitleDetector(name, titles, label, spans_key, variant_cues, kinship, fields, headers, sign_offs, captions, tables)
