@@ -8,12 +8,19 @@ about ``CHUNK`` characters, cut after a separator, and joins the chunks' Docs: t
 the same string, only a few more token boundaries fall inside the run (detectors map their
 matches to tokens with ``alignment_mode="expand"``, so a boundary more never loses one).
 Text without such a run is tokenized by ``nlp.make_doc`` as before.
+
+The shipped pipelines' tokenizer (``spacy_sanitize.Tokenizer.v1``, ``[nlp.tokenizer]``) does
+this on every call, so ``nlp(text)`` and ``nlp.pipe`` are linear too, not only the CLI and
+``sanitize_pieces``. It also makes each Chinese or Japanese character a token of its own (these scripts write a name without a space before the
+honorific: "张伟先生住在北京"): spans can then cover the name only, not the sentence.
 """
 import re
 from typing import Callable, Iterator, List, Union
 
 from spacy.language import Language
+from spacy.tokenizer import Tokenizer
 from spacy.tokens import Doc
+from spacy.util import compile_infix_regex, registry
 
 # No word, e-mail, phone number or ordinary URL is this long; 128 "(" still tokenize in ~5 ms.
 LONG_RUN = 128
@@ -67,3 +74,35 @@ def tokenize(tokenizer: Callable[[str], Doc], vocab: object, text: str) -> Doc:
         docs.append(tokenizer(text[previous:position]))
         previous = position
     return Doc.from_docs(docs, ensure_whitespace=False)
+
+
+# ideographs (with the iteration mark) and kana: one token each (Korean writes spaces)
+CASELESS_CHAR = r"[\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+
+
+class LinearTokenizer(Tokenizer):
+    """spaCy's tokenizer, cutting long whitespace-free runs first (``tokenize``)."""
+
+    def __call__(self, text: str) -> Doc:
+        return tokenize(super().__call__, self.vocab, text)
+
+
+@registry.tokenizers("spacy_sanitize.Tokenizer.v1")
+def create_tokenizer(split_caseless: bool = True) -> Callable[[Language], Tokenizer]:
+    """The language's default tokenizer, linear on long runs without whitespace.
+    split_caseless (bool): one token per Chinese or Japanese character."""
+
+    def make(nlp: Language) -> Tokenizer:
+        base = registry.tokenizers.get("spacy.Tokenizer.v1")()(nlp)
+        infixes = list(nlp.Defaults.infixes or []) + ([CASELESS_CHAR] if split_caseless else [])
+        return LinearTokenizer(
+            nlp.vocab,
+            rules=base.rules,
+            prefix_search=base.prefix_search,
+            suffix_search=base.suffix_search,
+            infix_finditer=compile_infix_regex(infixes).finditer if infixes else None,
+            token_match=base.token_match,
+            url_match=base.url_match,
+        )
+
+    return make

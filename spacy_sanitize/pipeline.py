@@ -106,6 +106,8 @@ def compose_config(name: str) -> str:
         note,
         "[paths]\n# null: the package's data folder; or a folder with the same layout (--paths.sanitize_data DIR).\nsanitize_data = null",
         f"[nlp]\nlang = \"en\"\npipeline = {json.dumps(pipeline)}\nbatch_size = 64",
+        # linear on long runs without spaces, CJK characters as tokens (long_runs.py)
+        '[nlp.tokenizer]\n@tokenizers = "spacy_sanitize.Tokenizer.v1"',
         "[components]",
     ]
     tail = ["[initialize]", "[initialize.components]"]

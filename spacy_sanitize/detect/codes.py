@@ -38,7 +38,18 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     "chat_tag": r"(?<![\w#])[\w.]{2,32}#\d{4}\b",
     "user_at_host": r"(?<![\w.+-])[\w-]{1,64}[._][\w.-]{1,64}@[A-Za-z][\w-]{0,63}(?![\w.@-])",
     "chat_nick": r"(?<=\] )<[@+]?[A-Za-z_][\w`^{}|-]{1,29}>",
+    # a user, login, account or handle number: the label stays, the number is the CODE
+    # (group "id": a pattern with that group marks the group only)
+    "account_number": r"(?i)\b(?:user(?:name)?|login|handle|account|acct|member|customer|player|uid)(?:[ \t]?(?:id|no\.?|number))?[ \t]*[:#=]?[ \t]*#?(?P<id>\d{3,12})\b",
+    # handles: "first.last" in parentheses ("User 48213 (k.yamamoto)"), words joined by "_"
+    # ("s_achterberg"); a file name in parentheses ("(setup.py)") is none
+    "handle": r"(?<=\()(?P<id>[A-Za-z][A-Za-z0-9]{0,31}(?:[._][A-Za-z0-9]{1,32}){1,3})(?=\))",
+    "snake_handle": r"(?<![\w.@/#$-])[A-Za-z][A-Za-z0-9]{0,31}_[A-Za-z0-9_]{0,31}[A-Za-z0-9](?![\w@/$-]|\.\w)",
 }
+FILE_EXTENSIONS = frozenset(
+    "py md txt json yaml yml cfg ini toml csv tsv pdf doc docx xls xlsx ppt pptx png jpg jpeg gif svg html htm "
+    "js ts css sh log xml zip gz tar exe dll so c h cpp hpp java rb go rs php sql db lock".split()
+)
 # Every quantifier that a failing match attempt can run through is bounded (the local part
 # of an e-mail: 64 characters, as RFC 5321 allows; the look-aheads of id_token: 63), so a
 # long run without spaces ("a-a-a-...", minified JSON) costs linear time: unbounded, each of
@@ -121,6 +132,12 @@ def _valid_phone(value: str, regions: List[str]) -> bool:
         return False
     candidate = "+" + value[2:] if value.startswith("00") else value
     return _valid_phone_digits(candidate, tuple(regions))
+
+
+def _is_handle(value: str) -> bool:
+    """"k.yamamoto", "li.wei2": not a file name ("setup.py") or an abbreviation ("i.e")."""
+    last = re.split(r"[._]", value)[-1]
+    return len(last) >= 2 and last.lower() not in FILE_EXTENSIONS
 
 
 def _valid_ipv6(value: str) -> bool:
@@ -248,7 +265,9 @@ class CodeDetector:
                     continue
                 if key == "phone" and sum(c.isdigit() for c in value) < MIN_PHONE_DIGITS:
                     continue
-                found.append((match.start(), match.end(), key))
+                if key == "handle" and not _is_handle(value):
+                    continue
+                found.append((*match.span("id" if "id" in pattern.groupindex else 0), key))
         for key, pattern in self.validated.items():
             for match in pattern.finditer(text):
                 if self._is_valid(key, match.group()):
