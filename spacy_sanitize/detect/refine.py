@@ -32,6 +32,11 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   number ("FBI: agents met" keeps its ORG); a number after a code label ("ID: 4471",
   "sort code 20-00-00", "Tel 555-1234") is a CODE, not a DATETIME, QUANTITY or PERSON.
 
+- **line breaks**: a span across a line break (generic NER reads "Bartosz Nowak\nSent:" as one
+  name) is cut there into one span a line (with ``trim_edges``); a line's part that is a
+  field label (right before ":") or only common words (not in the name lists: "Sent") is
+  dropped, unless every part would be: a span never takes in the next field of a header.
+
 Spans found by rules (``pii_codes``, ``pii_script``, ``pii_titles``) are kept as they are.
 A rewritten span keeps its label and ``Span._.risk_explain`` (copied to the new offsets)
 and records what changed in ``Span._.risk_explain["pii_refine"]``; the number of dropped
@@ -45,7 +50,9 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
+from ..masking_plan import is_common_word
 from ..types import DEFAULT_SPANS_KEY
+from .names import name_lists
 
 RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles")
 WORD_CONNECTORS = frozenset({"to", "and", "through", "thru", "until", "till", "&"})
@@ -191,11 +198,18 @@ class SpanRefiner:
         kept: List[Span] = []
         dropped = 0
         covered = frozenset(i for span in doc.spans[self.spans_key] for i in range(span.start, span.end))
+        spans: List[Span] = []
         for span in doc.spans[self.spans_key]:
             detector = str(span._.risk_explain.get("detector", ""))
             if detector.split(":")[0] in RULE_DETECTORS:
                 kept.append(span)
-                continue
+            elif self.trim_edges:
+                lines = self._line_parts(span)
+                dropped += len(lines) == 0
+                spans += lines
+            else:
+                spans.append(span)
+        for span in spans:
             if self.trim_edges:
                 field = _without_field_label(span, self.name)
                 if field is None:
@@ -218,6 +232,41 @@ class SpanRefiner:
         if dropped:
             doc.user_data[self.name] = {"dropped": dropped}
         return doc
+
+    def _line_parts(self, span: Span) -> List[Span]:
+        """``span`` cut at its line breaks, without the parts that are a field label or only
+        common words ("Bartosz Nowak\nSent:" -> "Bartosz Nowak"); all parts when every part
+        is such (the span is never lost); the span itself when it holds no line break."""
+        doc = span.doc
+        breaks = [t.i for t in span if t.is_space and "\n" in t.text]
+        if not breaks:
+            return [span]
+        bounds, parts = [span.start, *breaks, span.end], []
+        for k in range(len(bounds) - 1):
+            start, end = bounds[k] + (k > 0), bounds[k + 1]
+            while start < end and doc[start].is_space:
+                start += 1
+            while end > start and doc[end - 1].is_space:
+                end -= 1
+            if start < end:
+                parts.append((start, end))
+        given, family = name_lists()
+
+        def is_name_part(start: int, end: int) -> bool:
+            if end < len(doc) and doc[end].text in (":", "："):
+                return False  # a field label: "Sent:", "To:"
+            words = [t for t in doc[start:end] if t.is_alpha]
+            if span.label_ in ("DATETIME", "QUANTITY", "CODE") or not words:
+                return True
+            return any(t.lower_ in given or t.lower_ in family or not is_common_word(t.text) for t in words)
+
+        chosen = [p for p in parts if is_name_part(*p)] or parts
+        out = []
+        for start, end in chosen:
+            new = Span(doc, start, end, label=span.label_)
+            new._.risk_explain = {**span._.risk_explain, self.name: {"action": "line", "from": [span.start_char, span.end_char, span.label_]}}
+            out.append(new)
+        return out
 
     def refine(self, span: Span, covered: FrozenSet[int] = frozenset()) -> Tuple[List[Tuple[int, int, str]], Optional[str]]:
         """The token ranges ``(start, end, label)`` that replace ``span`` (empty: drop it) and
