@@ -1,0 +1,219 @@
+"""The last leak classes of #20, each on its own detector: names in e-mail header fields,
+sign-offs, caption parties, table cells, chat ids and handles, names in caseless scripts,
+spans across a header line, and the shipped tokenizer (linear on long runs, CJK characters
+as tokens). Each table holds cases other than the leak benchmark's."""
+import time
+
+import pytest
+import spacy
+from spacy.tokens import Span
+
+from spacy_sanitize.long_runs import LinearTokenizer, create_tokenizer
+from spacy_sanitize.spans import VALIDATED
+
+
+def _spans(nlp, text):
+    doc = nlp(text)
+    return [(s.text, s.label_) for s in doc.spans["pii"]]
+
+
+@pytest.fixture(scope="module")
+def titles():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_titles")
+    return nlp
+
+
+@pytest.fixture(scope="module")
+def codes():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_codes")
+    return nlp
+
+
+@pytest.fixture(scope="module")
+def script():
+    nlp = spacy.blank("en")
+    nlp.tokenizer = create_tokenizer()(nlp)
+    nlp.add_pipe("pii_script")
+    return nlp
+
+
+@pytest.mark.parametrize(
+    "text,names",
+    [
+        ("From: Ødegaard, Sigrid\nSent: 3 June", ["Ødegaard, Sigrid"]),
+        ("To: Mwangi, Wanjiku; Tran, Bao\nSubject: x", ["Mwangi, Wanjiku", "Tran, Bao"]),
+        ("> Cc: Ferrante, Lucia", ["Ferrante, Lucia"]),
+        ('Von: "Hartmann, Jörg" <j.hartmann@example.de>', ["Hartmann, Jörg"]),
+        ("Para: Quispe Mamani, Rosa", ["Quispe Mamani, Rosa"]),
+    ],
+)
+def test_header_recipients_are_names(titles, text, names):
+    assert [s for s, label in _spans(titles, text) if label == "PERSON"] == names
+
+
+@pytest.mark.parametrize("text", ["This is subject to: Approval, Review", "To: All Staff", "The deal came to: 40 million", "Reply to: the board"])
+def test_what_is_no_header_recipient(titles, text):
+    assert _spans(titles, text) == []
+
+
+@pytest.mark.parametrize(
+    "text,name",
+    [
+        ("Speak soon.\nWarm regards,\nLeontine", "Leontine"),
+        ("Thanks,\nGrzegorz Brzęczyszczykiewicz", "Grzegorz Brzęczyszczykiewicz"),
+        ("Sounds good -- Aurelio", "Aurelio"),
+        ("> see attached\n> Cheers,\n> Eilidh", "Eilidh"),
+        ("Viele Grüße,\nWiebke", "Wiebke"),
+    ],
+)
+def test_sign_off_names(titles, text, name):
+    assert _spans(titles, text) == [(name, "PERSON")]
+
+
+@pytest.mark.parametrize("text", ["Best Practices\nfor teams", "Thanks, see below.", "Regards,\nthe team"])
+def test_what_is_no_sign_off(titles, text):
+    assert _spans(titles, text) == []
+
+
+@pytest.mark.parametrize(
+    "text,parties",
+    [
+        ("BETWEEN:\nTHEODORA ANN WICKHAM\nPetitioner\n-and-\nOSPREY MARINE PLC\nRespondent", [("THEODORA ANN WICKHAM", "PERSON"), ("OSPREY MARINE PLC", "ORG")]),
+        ("BETWEEN\nGRANITE CITY LLP\n(Claimant)\nand\nFERGUS McALLISTER\n(Defendant)", [("GRANITE CITY LLP", "ORG"), ("FERGUS McALLISTER", "PERSON")]),
+        ("Order against LUMEN DYNAMICS GMBH and NORTHGATE S.A. today", [("LUMEN DYNAMICS GMBH", "ORG"), ("NORTHGATE S.A.", "ORG")]),
+    ],
+)
+def test_caption_parties_and_capitals_companies(titles, text, parties):
+    assert _spans(titles, text) == parties
+
+
+def test_what_is_no_caption_party(titles):
+    assert _spans(titles, "BETWEEN:\n- and -\nClaimant\nIN THE HIGH COURT OF JUSTICE") == []
+
+
+@pytest.mark.parametrize(
+    "text,names",
+    [
+        ("<tr><td>Achterberg</td><td>Maarten</td><td>M</td></tr>", ["Achterberg", "Maarten"]),
+        ("<tr><th>Surname</th></tr><tr><td class='x'>Nakashima</td></tr>", ["Nakashima"]),
+        ("| Name | Ward |\n|---|---|\n| Oduya Kimani | 7 |", ["Oduya Kimani"]),
+    ],
+)
+def test_table_cells_holding_a_name(titles, text, names):
+    # blank English keeps "</td><td" in the token: the span is the token; the masker keeps the tags
+    found = [s for s, label in _spans(titles, text) if label == "PERSON"]
+    assert len(found) == len(names) and all(n in s for n, s in zip(names, found))
+
+
+@pytest.mark.parametrize("text", ["<td>Approved</td><td>Pending</td>", "<th>Surname</th>", "| Surname | DOB |\n|---|---|", "<td>F</td><td>Ward 4</td>"])
+def test_table_cells_without_a_name(titles, text):
+    assert _spans(titles, text) == []
+
+
+@pytest.mark.parametrize(
+    "text,codes_found",
+    [
+        ("Member 771203 (a.ferreira) opened a ticket", ["771203", "a.ferreira"]),
+        ("UID: 5521 reset by j_mwangi", ["5521", "j_mwangi"]),
+        ("escalated by (olu.adebayo) via login #40991", ["olu.adebayo", "40991"]),
+    ],
+)
+def test_chat_ids_and_handles(codes, text, codes_found):
+    assert [s for s, _ in _spans(codes, text)] == codes_found
+
+
+@pytest.mark.parametrize("text", ["see (setup.py) and (i.e) there", "a member since 2019", "the user agreed"])
+def test_what_is_no_handle(codes, text):
+    assert _spans(codes, text) == []
+
+
+@pytest.mark.parametrize(
+    "text,name",
+    [
+        ("陈静女士今天到了。", "陈静"),
+        ("我叫赵磊。", "赵磊"),
+        ("高橋健太さんに連絡しました。", "高橋健太"),
+        ("担当の中村様から", "中村"),
+        ("최지우 씨가 왔어요.", "최지우"),
+        ("정하늘님께 보냅니다.", "정하늘님께"),  # Korean is not cut inside a word: the word
+        ("श्रीमती कविता सिंह यहाँ हैं।", "कविता सिंह"),
+        ("שמי נועה פרץ, נעים מאוד.", "נועה פרץ"),
+        ("الدكتورة سارة يوسف تعمل هنا", "سارة يوسف"),
+    ],
+)
+def test_names_in_caseless_scripts_by_their_cues(script, text, name):
+    doc = script(text)
+    spans = doc.spans["pii"]
+    assert [s.text for s in spans] == [name]
+    assert spans[0]._.risk_explain[VALIDATED] == "PERSON"  # no longer span leaves part of it
+
+
+@pytest.mark.parametrize("text", ["我们的老师很好。", "皆さん、こんにちは。", "고객님 감사합니다.", "नमस्ते, आप कैसे हैं?"])
+def test_no_name_without_a_cue(script, text):
+    doc = script(text)
+    assert list(doc.spans["pii"]) == []
+
+
+def test_a_cued_name_wins_over_a_longer_span_across_it(script):
+    doc = script.make_doc("鈴木一郎氏が会見した。")
+    doc.spans["pii"] = [Span(doc, 2, 8, label="ORG")]  # "一郎氏が会見" from a model
+    script.get_pipe("pii_script")(doc)
+    assert "鈴木一郎" in [s.text for s in doc.spans["pii"]]
+
+
+def test_tokenizer_is_linear_on_long_runs_and_splits_cjk():
+    nlp = spacy.blank("en")
+    nlp.tokenizer = create_tokenizer()(nlp)
+    text = "(" * 20000  # spaCy's own tokenizer: several seconds (quadratic)
+    start = time.perf_counter()
+    doc = nlp(text)
+    assert time.perf_counter() - start < 2.0 and doc.text == text
+    assert [t.text for t in nlp("张伟先生, John Smith")] == ["张", "伟", "先", "生", ",", "John", "Smith"]
+    assert [d.text for d in nlp.tokenizer.pipe(["a b", "张伟"])] == ["a b", "张伟"]
+
+
+def test_tokenizer_survives_the_config_and_disk(tmp_path):
+    config = spacy.blank("en").config
+    config["nlp"]["tokenizer"] = {"@tokenizers": "spacy_sanitize.Tokenizer.v1"}
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    nlp.to_disk(tmp_path)
+    loaded = spacy.load(tmp_path)
+    assert isinstance(loaded.tokenizer, LinearTokenizer)
+    assert len(loaded("山田太郎さん")) == 6
+
+
+def test_shipped_pipeline_tokenizes_linearly(default_nlp):
+    assert isinstance(default_nlp.tokenizer, LinearTokenizer)
+
+
+@pytest.mark.parametrize(
+    "text,kept",
+    [
+        ("Bartosz Nowak\nSent: Monday", ["Bartosz Nowak"]),
+        ("Helena Strand\nSent from my phone", ["Helena Strand"]),
+        ("Dear Oksana\nKovalenko, hello", ["Oksana", "Kovalenko"]),  # a wrapped name: both lines
+        ("Sent\nTo", ["Sent", "To"]),  # nothing left otherwise: the span stays (cut)
+    ],
+)
+def test_refine_cuts_a_span_at_line_breaks(text, kept):
+    nlp = spacy.blank("en")
+    refine = nlp.add_pipe("pii_refine")
+    doc = nlp.make_doc(text)
+    first = 1 if text.startswith("Dear") else 0
+    last = len(doc) - (2 if text.endswith("hello") else 0)
+    if text.endswith("Monday"):
+        last = 3  # through "Sent", not ":"
+    if "phone" in text:
+        last = 4
+    span = Span(doc, first, last, label="PERSON")
+    span._.risk_explain = {"detector": "pii_ner"}
+    doc.spans["pii"] = [span]
+    doc = refine(doc)
+    assert [s.text for s in doc.spans["pii"]] == kept
+
+
+def test_default_pipeline_keeps_the_next_header_field(default_nlp):
+    out = default_nlp("From: Bartosz Nowak\nSent: Monday, March 3, 2025 9:41 AM\nTo: team")._.sanitized
+    assert out.startswith("From: [PERSON]\nSent: ")
