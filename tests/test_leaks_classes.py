@@ -217,3 +217,39 @@ def test_refine_cuts_a_span_at_line_breaks(text, kept):
 def test_default_pipeline_keeps_the_next_header_field(default_nlp):
     out = default_nlp("From: Bartosz Nowak\nSent: Monday, March 3, 2025 9:41 AM\nTo: team")._.sanitized
     assert out.startswith("From: [PERSON]\nSent: ")
+
+
+@pytest.mark.parametrize(
+    "text,found",
+    [
+        ("Leeds LS2 9JT, West Yorkshire", [("LS2 9JT", "LOC")]),
+        ("Vancouver BC V6B 4Y8", [("V6B 4Y8", "LOC")]),
+        ("Postbus 2500, 3500 GA Utrecht", [("3500 GA", "LOC")]),
+    ],
+)
+def test_postcodes_are_places(codes, text, found):
+    assert _spans(codes, text) == found
+
+
+@pytest.mark.parametrize("text", ["In 1998 US Open and 1066 AD Hastings", "the A1 road", "page 1015 CJ"])
+def test_what_is_no_postcode(codes, text):
+    assert [label for _, label in _spans(codes, text) if label == "LOC"] == []
+
+
+@pytest.mark.parametrize(
+    "text,found",
+    [
+        ("Home address: 4 Tullow Road, Carlow\nPhone: none", [("4 Tullow Road, Carlow", "LOC")]),
+        ("Straße: Am Rosenhang 9", [("Am Rosenhang 9", "LOC")]),
+        ("**Name:** *Ingvild Aune*", [("Ingvild Aune", "PERSON")]),
+        ("__Tenant:__ __Rhodri Pugh__", [("Rhodri Pugh", "PERSON")]),
+        ("Ms Perpetua\nAdjei-Mensah\nHousing Office", [("Perpetua\nAdjei-Mensah", "PERSON")]),
+    ],
+)
+def test_address_fields_markdown_fields_and_wrapped_names(titles, text, found):
+    assert _spans(titles, text) == found
+
+
+@pytest.mark.parametrize("text", ["Address: see below", "Street: Main", "Mr Smith\nToday we met"])
+def test_what_is_no_address_or_wrapped_name(titles, text):
+    assert [s for s, label in _spans(titles, text) if label == "LOC" or "\n" in s] == []

@@ -6,7 +6,7 @@ users can add or replace them; matches are widened to whole tokens.
 
 Validated identifiers (``validated``: MAC, IPv4, IPv6, phone numbers in international and
 national formats, obfuscated e-mails, card numbers, IBANs and national ID numbers with
-their check digits) are checked beyond their pattern (the ``phonenumbers`` and
+their check digits, UK, Canadian and Dutch postcodes, typed LOC) are checked beyond their pattern (the ``phonenumbers`` and
 ``python-stdnum`` libraries, imported on first use) and marked ``validated`` in
 ``Span._.risk_explain``: such a span wins over any overlapping span of another detector,
 whose parts outside it are kept (``spans.longest_non_overlapping``), so "+33 1 23 45 67 89"
@@ -65,6 +65,8 @@ _DATE = r"(?:(?P<year>\d{4})(?P<s1>[-./])(?P<month>\d{1,2})(?P=s1)(?P<day>\d{1,2
 NUMERIC_DATE = re.compile(_DATE)
 NUMERIC_DATE_IN_TEXT = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/]|[.-]\d)")
 DATE_LABEL = "DATETIME"
+# what a match of these patterns is, whatever the component's label
+KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC"}
 
 
 # ---------------------------------------------------------------- validated identifiers
@@ -81,6 +83,12 @@ VALIDATED_PATTERNS: Dict[str, str] = {
     "card": r"(?<![\w-])\d{4}(?:[ -]?\d{3,4}){2,4}(?![\w-])",
     "iban_any": r"(?<![\w])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{4}){2,7}(?:[ -]?[A-Za-z0-9]{1,3})?(?!\w)",
     "national_id": r"(?<![\w-])(?:[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]|\d{3}-\d{2}-\d{4}|\d{6}[-+A]\d{3}[0-9A-Za-z]|\d{8}-?[A-Za-z]|[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z]|[12](?: ?\d{2}){3} ?\d{3} ?\d{3}(?: ?\d{2})?)(?![\w-])",
+    # postcodes by their national formats (typed LOC): UK "LS6 2QB", Canada "M5B 2H1",
+    # Netherlands "1015 CJ" before a place name (not a year and "AD"/"BC" or a country code)
+    "postcode": (
+        r"(?<![\w-])(?:(?:[A-Z]{1,2}\d[A-Z\d]?|GIR) ?\d[ABD-HJLNP-UW-Z]{2}|[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d"
+        r"|[1-9]\d{3} ?(?!AD|BC|CE|US|UK|EU|UN)[A-Z]{2}(?=[ \t]+[A-Z][a-z]))(?![\w-])"
+    ),
     # credentials whose format is their own check: a JWT (two base64url JSON parts and a
     # signature), GitHub, Slack, AWS and OpenAI-style keys. Validated, so a longer NER span
     # ("Bearer eyJ...", typed ORG) cannot take them over and a risk decision cannot unmask them.
@@ -277,7 +285,7 @@ class CodeDetector:
     def __call__(self, doc: Doc) -> Doc:
         spans = []
         for start, end, key in self.find(doc.text):
-            label = DATE_LABEL if key == "numeric_date" else self.label
+            label = KEY_LABELS.get(key, self.label)
             span = doc.char_span(start, end, label=label, alignment_mode="expand")
             if span is None:
                 continue

@@ -38,6 +38,9 @@ Names also stand where the layout of a message, a caption or a table puts them:
   "Respondent") names that party: a company when it ends with a company suffix
   ("LIMITED", "LTD", "PLC", "GMBH", "S.A."; label ORG), a person otherwise; company names
   written in capitals with such a suffix are ORG anywhere ("BRAXTON MEDICAL GMBH");
+- **address fields** (``address_fields``: "Address", "Street", "Anschrift"... at the start of
+  a line): the value to the end of the line is a place (LOC), when it has a digit or two
+  words;
 - **table cells** (HTML ``<td>``, Markdown ``| ... |`` rows below the header): a cell that
   holds only one to three capitalised words, none a common word ("Patel", "Harriet"), is a
   name; header cells are not.
@@ -81,6 +84,11 @@ DEFAULT_KINSHIP: List[str] = [
     "grandfather", "grandma", "grandpa", "niece", "nephew", "cousin", "aunt", "uncle", "stepson",
     "stepdaughter", "stepmother", "stepfather", "twin", "widow", "widower",
 ]
+# fields whose value is an address (LOC): the value up to the end of its line
+DEFAULT_ADDRESS_FIELDS: List[str] = [
+    "Address", "Home address", "Postal address", "Street address", "Address line 1", "Address line 2",
+    "Address line 3", "Street", "Adresse", "Anschrift", "Straße", "Adres", "Dirección", "Indirizzo", "Endereço",
+]
 # e-mail header fields (matched at the start of a line only: "subject to:" is no header)
 DEFAULT_HEADERS: List[str] = ["From", "To", "Cc", "Bcc", "Reply-To", "Von", "An", "De", "À", "A", "Para", "Van", "Aan", "Från", "Till", "Fra", "Til"]
 DEFAULT_SIGN_OFFS: List[str] = [
@@ -101,6 +109,7 @@ COMPANY_SUFFIX = r"(?:LIMITED|LTD|PLC|INC|INCORPORATED|CORP|CORPORATION|LLP|LLC|
 CAPS_COMPANY = re.compile(rf"(?<![\w.&'-])((?:[A-Z][A-Z0-9'’.-]*[ \t]+(?:&[ \t]+)?){{1,6}}{COMPANY_SUFFIX})(?![\w&'-]|\.\w)")
 # leading words of a capitals run that are no part of the company's name
 CAPS_LEAD = frozenset("THE AND OF AGAINST V V. VS VS. BETWEEN BY FOR TO WITH FROM IN ON AT".split())
+WRAPPED_NAME = re.compile(r"[ \t]*\n[ \t]*([A-Z][\w'’]*(?:-[A-Z][\w'’]*)?)(?=[ \t]*(?:[\n,]|$))")
 TABLE_CELL = re.compile(r"(?i)<td\b[^<>]*>[ \t]*([^<>\n]{1,80}?)[ \t]*</td>")
 MD_ROW = re.compile(r"(?m)^[ \t]*\|(.+)\|[ \t]*$")
 MD_RULE = re.compile(r"^[ \t|:-]+$")
@@ -117,6 +126,11 @@ POSSESSIVE = re.compile(r"['’]s$")
 def _field_name(text: str, start: int, end: int, titles: frozenset) -> Optional[Tuple[int, int]]:
     """The name at the start of the field value ``text[start:end]``: its words up to the
     first word that is no name word (None: no name there)."""
+    # Markdown emphasis around the value or the label ("**Name:** *Ottilie Brandvold*")
+    while start < end and text[start] in "*_` \t":
+        start += 1
+    while end > start and text[end - 1] in "*_` \t":
+        end -= 1
     # "+" and "&" part the words of a URL-encoded form ("name=Ingeborg+Lunde&email=...")
     words = [m for m in re.finditer(r"[^\s,+&]+|,", text[start:end])]
     kept: List["re.Match[str]"] = []
@@ -163,6 +177,7 @@ class TitleDetector:
         sign_offs: Optional[List[str]] = None,
         captions: bool = True,
         tables: bool = True,
+        address_fields: Optional[List[str]] = None,
     ) -> None:
         self.name = name
         self.label = check_label(label)
@@ -177,7 +192,10 @@ class TitleDetector:
         self.titles = frozenset(t.lower() for t in titles)
         labels = "|".join(sorted((re.escape(f).replace(r"\ ", r"[ \t]+") for f in fields or []), key=len, reverse=True))
         # the value: up to the end of the line, a wide gap, a table or list separator
-        self.field = re.compile(rf"(?im)(?<![\w.-])(?:{labels})[ \t]*[:=][ \t]*([^\n|;<>()\t]*?)(?=[ \t]{{2,}}|[\n|;<>()\t]|$)") if labels else None
+        # (Markdown emphasis may close the label before or after its colon: "**Name:**", "**Applicant**:")
+        self.field = re.compile(rf"(?im)(?<![^\W_])(?<![.-])(?:{labels})[*_]{{0,2}}[ \t]*[:=][ \t]*([^\n|;<>()\t]*?)(?=[ \t]{{2,}}|[\n|;<>()\t]|$)") if labels else None
+        address = "|".join(sorted((re.escape(f).replace(r"\ ", r"[ \t]+") for f in address_fields or []), key=len, reverse=True))
+        self.address = re.compile(rf"(?im)^[ \t>*_-]*(?:{address})[*_]{{0,2}}[ \t]*:[ \t]*(\S[^\n|<>\t]*?)[ \t]*$") if address else None
         # at the start of a line only (after quote marks): "subject to: approval" is no header
         self.header = re.compile(rf"(?m)^[ \t>]*(?i:{_alternatives(headers)})[ \t]*:[ \t]*([^\n]*)") if headers else None
         self.sign_off = (
@@ -200,6 +218,7 @@ class TitleDetector:
             start, end = match.span(2)
             while end > start and text[end - 1] == ".":
                 end -= 1
+            end = self._wrapped(text, end)
             found.append((start, end, self.label, f"{self.name}:title"))
         if self.variant is not None:
             for match in self.variant.finditer(text):
@@ -220,6 +239,14 @@ class TitleDetector:
                 name = _field_name(text, match.start(1), match.end(1), self.titles)
                 if name is not None:
                     found.append((*name, self.label, f"{self.name}:field"))
+        if self.address is not None and ":" in text:
+            for match in self.address.finditer(text):
+                start, end = match.span(1)
+                while end > start and text[end - 1] in ".,;*_":
+                    end -= 1
+                value = text[start:end]
+                if any(c.isdigit() for c in value) or (len(value.split()) >= 2 and value[0].isupper()):
+                    found.append((start, end, "LOC", f"{self.name}:address"))
         if self.header is not None and ":" in text:
             for match in self.header.finditer(text):
                 found += self._recipients(text, *match.span(1))
@@ -233,6 +260,18 @@ class TitleDetector:
             found += self._cells(text)
         add_char_spans(doc, found, self.spans_key)
         return doc
+
+    @staticmethod
+    def _wrapped(text: str, end: int) -> int:
+        """The end of a title's name that goes on at the start of the next line (a hard
+        wrap, a ``<br>`` in the view): one capitalised word, not a common word, that ends
+        its line or is followed by a comma ("Mrs Philippa\nDrummond-Hay")."""
+        if text[end : end + 1] not in ("\n", " ", "\t"):
+            return end
+        match = WRAPPED_NAME.match(text, end)
+        if match is None or is_common_word(match.group(1)):
+            return end
+        return match.end(1)
 
     def _recipients(self, text: str, start: int, end: int) -> List[Tuple[int, int, str, str]]:
         """The names of a header field's recipients: "Hale, Simone; Sato, Keiko",
@@ -363,6 +402,7 @@ class TitleDetector:
         "sign_offs": DEFAULT_SIGN_OFFS,
         "captions": True,
         "tables": True,
+        "address_fields": DEFAULT_ADDRESS_FIELDS,
     },
     assigns=["doc.spans", "span._.risk_explain"],
 )
@@ -379,6 +419,7 @@ def make_title_detector(
     sign_offs: List[str],
     captions: bool,
     tables: bool,
+    address_fields: List[str],
 ) -> TitleDetector:
     """titles (List[str]): words that introduce a person name (matched with or without a
     final period). label (str): PII type of the names. variant_cues (List[str]): words that
@@ -389,6 +430,7 @@ def make_title_detector(
     (List[str]): closings after which the writer's name follows ("Regards,"; also "--").
     An empty list switches a kind off. captions (bool): the parties of captions (the line
     above "Claimant", "Defendant"...) and company names in capitals. tables (bool): table
-    cells that hold a name only."""
+    cells that hold a name only. address_fields (List[str]): labels (at the start of a line)
+    whose value is an address, typed LOC."""
     register_extensions()
-    return TitleDetector(name, titles, label, spans_key, variant_cues, kinship, fields, headers, sign_offs, captions, tables)
+    return TitleDetector(name, titles, label, spans_key, variant_cues, kinship, fields, headers, sign_offs, captions, tables, address_fields)
