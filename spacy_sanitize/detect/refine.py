@@ -80,7 +80,9 @@ FIELD_WORDS = frozenset({"tel", "tlf", "phone", "ring", "call", "fax", "mob", "m
 # them is an identifier ("ID: 4471" is no date, "Tel 555-1234" no place).
 CODE_LABELS = frozenset(
     "iban ssn ip api mrn nhs id tel tlf fax phone mob mobile cell ref nr no no. dni nie nif vat tin "
-    "pin sin bic swift passport acct account policy claim code ppsn bsn cpr pesel".split()
+    "pin sin bic swift passport acct account policy claim code ppsn bsn cpr pesel nino "
+    # accounts of a service: "user 48213" is a user id, not a date
+    "user userid uid login username member customer handle".split()
 )
 FIELD_LABELS = CODE_LABELS | frozenset("dob d.o.b. d.o.b email e-mail url".split())
 # what may follow a label: a colon, a number sign, "no", "number"
