@@ -9,18 +9,23 @@ the same string, only a few more token boundaries fall inside the run (detectors
 matches to tokens with ``alignment_mode="expand"``, so a boundary more never loses one).
 Text without such a run is tokenized by ``nlp.make_doc`` as before.
 
-The shipped pipelines' tokenizer (``spacy_sanitize.Tokenizer.v1``, ``[nlp.tokenizer]``) does
-this on every call, so ``nlp(text)`` and ``nlp.pipe`` are linear too, not only the CLI and
-``sanitize_pieces``. It also makes each Chinese or Japanese character a token of its own (these scripts write a name without a space before the
-honorific: "张伟先生住在北京"): spans can then cover the name only, not the sentence.
+``LinearTokenizer`` does this on every call, so ``nlp(text)`` and ``nlp.pipe`` are linear
+too, not only the CLI and ``sanitize_pieces``: ``load_pipeline`` gives every pipeline it
+loads one (``use_linear_tokenizer``: the same rules, prefixes, suffixes and infixes), and a
+config of your own can name it (``[nlp.tokenizer] @tokenizers =
+"spacy_sanitize.Tokenizer.v1"``). It also makes each Chinese or Japanese character a token of
+its own (these scripts write a name without a space before the honorific: "张伟先生住在北京"):
+spans can then cover the name only, not the sentence. (The shipped configs keep spaCy's own
+tokenizer, so that ``spacy assemble`` and ``spacy evaluate`` load them without this package's
+entry points.)
 """
 import re
-from typing import Callable, Iterator, List, Union
+from typing import Callable, Iterator, List, Optional, Union
 
 from spacy.language import Language
 from spacy.tokenizer import Tokenizer
 from spacy.tokens import Doc
-from spacy.util import compile_infix_regex, registry
+from spacy.util import registry
 
 # No word, e-mail, phone number or ordinary URL is this long; 128 "(" still tokenize in ~5 ms.
 LONG_RUN = 128
@@ -87,22 +92,45 @@ class LinearTokenizer(Tokenizer):
         return tokenize(super().__call__, self.vocab, text)
 
 
+def _with_caseless_infix(infix_finditer: Optional[Callable]) -> Optional[Callable]:
+    pattern = getattr(getattr(infix_finditer, "__self__", None), "pattern", None)
+    if infix_finditer is not None and pattern is None:
+        return infix_finditer  # a callable of the user's own: left as it is
+    if pattern is not None and CASELESS_CHAR in pattern:
+        return infix_finditer
+    return re.compile(CASELESS_CHAR if pattern is None else f"{CASELESS_CHAR}|{pattern}").finditer
+
+
+def linear_tokenizer(tokenizer: Tokenizer, split_caseless: bool = True) -> LinearTokenizer:
+    """A ``LinearTokenizer`` with the settings of ``tokenizer`` (and, with ``split_caseless``,
+    one token per Chinese or Japanese character)."""
+    infix = _with_caseless_infix(tokenizer.infix_finditer) if split_caseless else tokenizer.infix_finditer
+    return LinearTokenizer(
+        tokenizer.vocab,
+        rules=tokenizer.rules,
+        prefix_search=tokenizer.prefix_search,
+        suffix_search=tokenizer.suffix_search,
+        infix_finditer=infix,
+        token_match=tokenizer.token_match,
+        url_match=tokenizer.url_match,
+        faster_heuristics=tokenizer.faster_heuristics,
+    )
+
+
+def use_linear_tokenizer(nlp: Language) -> Language:
+    """``nlp`` with a ``LinearTokenizer`` in place of spaCy's own (another tokenizer class,
+    a user's own, is left alone)."""
+    if type(nlp.tokenizer) is Tokenizer:
+        nlp.tokenizer = linear_tokenizer(nlp.tokenizer)
+    return nlp
+
+
 @registry.tokenizers("spacy_sanitize.Tokenizer.v1")
 def create_tokenizer(split_caseless: bool = True) -> Callable[[Language], Tokenizer]:
     """The language's default tokenizer, linear on long runs without whitespace.
     split_caseless (bool): one token per Chinese or Japanese character."""
 
     def make(nlp: Language) -> Tokenizer:
-        base = registry.tokenizers.get("spacy.Tokenizer.v1")()(nlp)
-        infixes = list(nlp.Defaults.infixes or []) + ([CASELESS_CHAR] if split_caseless else [])
-        return LinearTokenizer(
-            nlp.vocab,
-            rules=base.rules,
-            prefix_search=base.prefix_search,
-            suffix_search=base.suffix_search,
-            infix_finditer=compile_infix_regex(infixes).finditer if infixes else None,
-            token_match=base.token_match,
-            url_match=base.url_match,
-        )
+        return linear_tokenizer(registry.tokenizers.get("spacy.Tokenizer.v1")()(nlp), split_caseless)
 
     return make
