@@ -6,9 +6,12 @@ import time
 
 import pytest
 import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from spacy.tokens import Span
 
 from spacy_sanitize.long_runs import LinearTokenizer, create_tokenizer
+from spacy_sanitize.masking_plan import is_common_word
 from spacy_sanitize.spans import VALIDATED
 
 
@@ -253,3 +256,20 @@ def test_address_fields_markdown_fields_and_wrapped_names(titles, text, found):
 @pytest.mark.parametrize("text", ["Address: see below", "Street: Main", "Mr Smith\nToday we met"])
 def test_what_is_no_address_or_wrapped_name(titles, text):
     assert [s for s, label in _spans(titles, text) if label == "LOC" or "\n" in s] == []
+
+
+_NAME = st.from_regex(r"[A-Z][a-z]{3,9}", fullmatch=True).filter(lambda w: not is_common_word(w))
+
+
+@settings(max_examples=40, deadline=None)
+@given(surname=_NAME, given_name=_NAME, field=st.sampled_from(["From", "To", "Cc", "Bcc", "An", "Von"]), quote=st.sampled_from(["", "> ", "> > "]))
+def test_any_header_recipient_is_a_name(titles, surname, given_name, field, quote):
+    text = f"Subject: x\n{quote}{field}: {surname}, {given_name}\n"
+    assert (f"{surname}, {given_name}", "PERSON") in _spans(titles, text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(name=_NAME, closing=st.sampled_from(["Best,", "Regards,", "Thanks,", "Cheers,", "Kind regards,", "--"]), quote=st.sampled_from(["", "> "]))
+def test_any_signed_name_is_a_name(titles, name, closing, quote):
+    text = f"{quote}See you then.\n{quote}{closing}\n{quote}{name}" if closing != "--" else f"{quote}See you then. -- {name}"
+    assert (name, "PERSON") in _spans(titles, text)
