@@ -10,14 +10,12 @@ matches to tokens with ``alignment_mode="expand"``, so a boundary more never los
 Text without such a run is tokenized by ``nlp.make_doc`` as before.
 
 ``LinearTokenizer`` does this on every call, so ``nlp(text)`` and ``nlp.pipe`` are linear
-too, not only the CLI and ``sanitize_pieces``: ``load_pipeline`` gives every pipeline it
-loads one (``use_linear_tokenizer``: the same rules, prefixes, suffixes and infixes), and a
-config of your own can name it (``[nlp.tokenizer] @tokenizers =
-"spacy_sanitize.Tokenizer.v1"``). It also makes each Chinese or Japanese character a token of
-its own (these scripts write a name without a space before the honorific: "张伟先生住在北京"):
-spans can then cover the name only, not the sentence. (The shipped configs keep spaCy's own
-tokenizer, so that ``spacy assemble`` and ``spacy evaluate`` load them without this package's
-entry points.)
+too, not only the CLI and ``sanitize_pieces``. The shipped configs name it (``[nlp.tokenizer]
+@tokenizers = "spacy_sanitize.Tokenizer.v1"``: the same rules, prefixes, suffixes and infixes
+as spaCy's), so a pipeline saved with ``nlp.to_disk`` keeps it through ``spacy.load``; a config
+of your own can name it too. It also makes each Chinese or Japanese character a token of its
+own (these scripts write a name without a space before the honorific: "张伟先生住在北京"):
+spans can then cover the name only, not the sentence.
 """
 import re
 from typing import Callable, Iterator, List, Optional, Union
@@ -115,14 +113,6 @@ def linear_tokenizer(tokenizer: Tokenizer, split_caseless: bool = True) -> Linea
         url_match=tokenizer.url_match,
         faster_heuristics=tokenizer.faster_heuristics,
     )
-
-
-def use_linear_tokenizer(nlp: Language) -> Language:
-    """``nlp`` with a ``LinearTokenizer`` in place of spaCy's own (another tokenizer class,
-    a user's own, is left alone)."""
-    if type(nlp.tokenizer) is Tokenizer:
-        nlp.tokenizer = linear_tokenizer(nlp.tokenizer)
-    return nlp
 
 
 @registry.tokenizers("spacy_sanitize.Tokenizer.v1")

@@ -17,7 +17,7 @@ from thinc.api import Config
 
 from .errors import Errors, Warnings
 from .io import TextChunks, lone_surrogate
-from .long_runs import make_doc, pipe_input, use_linear_tokenizer
+from .long_runs import make_doc, pipe_input
 from .models import ENGLISH_MODELS, english_model_name
 
 DEFAULT_CHUNK_CHARS = 100_000
@@ -106,6 +106,8 @@ def compose_config(name: str) -> str:
         note,
         "[paths]\n# null: the package's data folder; or a folder with the same layout (--paths.sanitize_data DIR).\nsanitize_data = null",
         f"[nlp]\nlang = \"en\"\npipeline = {json.dumps(pipeline)}\nbatch_size = 64",
+        "[nlp.tokenizer]\n# spaCy's tokenizer, linear on long runs without spaces; one token per Chinese or\n"
+        "# Japanese character (long_runs.py)\n@tokenizers = \"spacy_sanitize.Tokenizer.v1\"",
         "[components]",
     ]
     tail = ["[initialize]", "[initialize.components]"]
@@ -143,7 +145,7 @@ def load_config_pipeline(path: Union[str, Path], overrides: Optional[Dict[str, A
     nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
     initialize_pipeline(nlp, config)
     nlp.max_length = max(nlp.max_length, DEFAULT_CHUNK_CHARS * 2)
-    return use_linear_tokenizer(nlp)
+    return nlp
 
 
 def initialize_pipeline(nlp: Language, config: Config) -> None:
@@ -166,7 +168,7 @@ def load_directory_pipeline(path: Union[str, Path], overrides: Optional[Dict[str
     overrides = overrides or {}
     config = Config().from_disk(path / "config.cfg", overrides=overrides)
     nlp = spacy.util.load_model_from_config(config, meta=spacy.util.get_model_meta(path))
-    return use_linear_tokenizer(nlp.from_disk(path, overrides=overrides))
+    return nlp.from_disk(path, overrides=overrides)
 
 
 def load_pipeline(name: Union[str, Path] = "default", overrides: Optional[Dict[str, Any]] = None) -> Language:

@@ -189,6 +189,8 @@ def test_tokenizer_survives_the_config_and_disk(tmp_path):
 
 def test_shipped_pipeline_tokenizes_linearly(default_nlp):
     assert isinstance(default_nlp.tokenizer, LinearTokenizer)
+    # from the config, so a saved pipeline keeps it through spacy.load
+    assert default_nlp.config["nlp"]["tokenizer"]["@tokenizers"] == "spacy_sanitize.Tokenizer.v1"
 
 
 @pytest.mark.parametrize(
