@@ -4,7 +4,7 @@ Tables: the line before a markdown table (blank lines allowed between) names its
   <!-- results: benchmarks/results/FILE.json[, benchmarks/results/FILE2.json] -->
 and every number with a decimal point (or a thousands comma) in the table's body must equal, at
 the precision shown, some number in the named file(s): 0.853 matches 0.8528, 2.19x matches 2.187,
-1,324 matches 1324, 85.3% matches 0.853 or 85.3. A table with such numbers and no results marker
+1,324 matches 1324, 6.3M matches 6258000, 85.3% matches 0.853 or 85.3. A table with such numbers and no results marker
 must say why it holds no measurement:
   <!-- numbers: not measured (settings and defaults) -->
 A body row whose first cell says "(published" (the seeds' published figures, not measured here)
@@ -30,8 +30,8 @@ RESULTS_MARKER = re.compile(r"^<!--\s*results:\s*(.+?)\s*-->\s*$")
 NOT_MEASURED = re.compile(r"^<!--\s*numbers:\s*not measured\s*\((.+)\)\s*-->\s*$")
 HEADING = re.compile(r"^#{1,6} ")
 # A sign, digits (optionally grouped by commas), decimals; not part of a word, a version or a date.
-NUMBER = re.compile(r"(?<![\w.])((?<![\w.])[+\-−](?=\d))?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)(?![\w.]*\d)(%?)")
-PROSE_MEASURE = re.compile(r"(?<![\w.])(\d+\.\d{3,}|\d+\.\d+x)(?![\w.]*\d)")
+NUMBER = re.compile(r"(?<![\w.])((?<![\w.])[+\-−](?=\d))?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)(?![\w.]*\d)([kM](?![A-Za-z]))?(%?)")
+PROSE_MEASURE = re.compile(r"(?<![\w.])(\d+\.\d{3,}|\d+\.\d+x)(?![\w.]*\d|/\d)")  # not 192.168/16
 
 # Tables in pages other helpers edit at the same time: they get markers there and the lead
 # empties this set at merge. Until then a missing marker is tolerated (a marker that is
@@ -70,14 +70,15 @@ class Paragraph:
     not_measured: bool
 
 
-def numbers_in(text: str) -> List[Tuple[str, float, int, bool]]:
-    """(as shown, value, decimals, percent) for each decimal or comma-grouped number."""
+def numbers_in(text: str) -> List[Tuple[str, float, float, bool]]:
+    """(as shown, value, half a unit of the last digit shown, percent) for each decimal, comma-grouped or k/M number."""
     found = []
-    for sign, digits, percent in NUMBER.findall(text):
+    for sign, digits, unit, percent in NUMBER.findall(text):
         plain = digits.replace(",", "")
         decimals = len(plain.split(".")[1]) if "." in plain else 0
-        value = -float(plain) if sign in ("-", "−") else float(plain)
-        found.append((sign + digits + percent, value, decimals, bool(percent)))
+        scale = {"k": 1e3, "M": 1e6}.get(unit, 1.0)
+        value = (-float(plain) if sign in ("-", "−") else float(plain)) * scale
+        found.append((sign + digits + unit + percent, value, 0.5 * 10 ** -decimals * scale, bool(percent)))
     return found
 
 
@@ -114,13 +115,11 @@ def result_values(sources: List[str]) -> List[float]:
     return sorted(values)
 
 
-def matches(value: float, decimals: int, percent: bool, values: List[float]) -> bool:
-    """Some value rounds (half up, within float noise) to `value` at `decimals` places."""
-    tolerance = 0.5 * 10 ** -decimals + 1e-9
-    targets = [value] + ([value / 100] if percent else [])
-    for target, scale in zip(targets, [1.0, 100.0]):
-        low = bisect.bisect_left(values, target - tolerance / scale)
-        if low < len(values) and values[low] <= target + tolerance / scale:
+def matches(value: float, tolerance: float, percent: bool, values: List[float]) -> bool:
+    """Some value rounds (half up, within float noise) to `value` at the precision shown."""
+    for target, scale in [(value, 1.0)] + ([(value / 100, 100.0)] if percent else []):
+        low = bisect.bisect_left(values, target - (tolerance + 1e-9) / scale)
+        if low < len(values) and values[low] <= target + (tolerance + 1e-9) / scale:
             return True
     return False
 
@@ -210,7 +209,7 @@ def body_rows(table: Table) -> List[str]:
 
 def stale_numbers(text: str, sources: List[str]) -> List[str]:
     values = result_values(sources)
-    return [shown for shown, value, decimals, percent in numbers_in(text) if not matches(value, decimals, percent, values)]
+    return [shown for shown, value, tolerance, percent in numbers_in(text) if not matches(value, tolerance, percent, values)]
 
 
 @pytest.mark.parametrize("table", [pytest.param(table, id=table.id) for table in TABLES])
@@ -243,7 +242,7 @@ def test_prose_measurements_come_from_results(paragraph: Paragraph) -> None:
     for shown in _measured(paragraph):
         plain = shown.rstrip("x")
         decimals = len(plain.split(".")[1]) if "." in plain else 0
-        if not matches(float(plain), decimals, False, values):
+        if not matches(float(plain), 0.5 * 10 ** -decimals, False, values):
             stale.append(shown)
     assert not stale, f"{where}: {stale} found in none of {paragraph.sources}"
 
@@ -257,12 +256,13 @@ def test_results_markers_name_files_that_exist() -> None:
 
 def test_checker_matches_at_shown_precision_and_flags_the_rest(tmp_path: Path) -> None:
     """The rules in the docstring, on a page written here (a checker that flags nothing tests nothing)."""
-    values = sorted([0.8528, 2.187, 1324.0, -0.0121])
+    values = sorted([0.8528, 2.187, 1324.0, -0.0121, 6258000.0])
     for shown, expected in [("0.853", True), ("0.85", True), ("0.852", False), ("2.19x", True), ("1,324", True),
-                            ("85.3%", True), ("-0.012", True), ("0.012", False), ("1,325", False)]:
-        [(_, value, decimals, percent)] = numbers_in(f"| a | {shown} |")
-        assert matches(value, decimals, percent, values) is expected, shown
-    assert numbers_in("spaCy 3.8, v1.2.3, 2024-05-01, en_core_web_sm-3.8.0") == [("3.8", 3.8, 1, False)]
+                            ("85.3%", True), ("-0.012", True), ("0.012", False), ("1,325", False), ("6.3M", True),
+                            ("6.2M", False)]:
+        [(_, value, tolerance, percent)] = numbers_in(f"| a | {shown} |")
+        assert matches(value, tolerance, percent, values) is expected, shown
+    assert numbers_in("spaCy 3.8, v1.2.3, 2024-05-01, en_core_web_sm-3.8.0") == [("3.8", 3.8, 0.05, False)]
     assert [shown for shown, *_ in numbers_in("0.91/0.61/0.73, 1.0-1.7x, −0.02")] == ["0.91", "0.61", "0.73", "1.0", "1.7", "−0.02"]
     page = tmp_path / "page.md"
     page.write_text("# A\n\n| x | P |\n|---|---|\n| a | 0.5 |\n\n"
