@@ -20,14 +20,14 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, List, Optional, Set, Tuple
+from typing import Iterable, List, Optional, Set, Tuple, Union
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-RESULTS_MARKER = re.compile(r"^<!--\s*results:\s*(.+?)\s*-->\s*$")
-NOT_MEASURED = re.compile(r"^<!--\s*numbers:\s*not measured\s*\((.+)\)\s*-->\s*$")
+RESULTS_MARKER = re.compile(r"^\s*<!--\s*results:\s*(.+?)\s*-->\s*$")
+NOT_MEASURED = re.compile(r"^\s*<!--\s*numbers:\s*not measured\s*\((.+)\)\s*-->\s*$")
 HEADING = re.compile(r"^#{1,6} ")
 # A sign, digits (optionally grouped by commas), decimals; not part of a word, a version or a date.
 NUMBER = re.compile(r"(?<![\w.])((?<![\w.])[+\-−](?=\d))?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)(?![\w.]*\d)([kM](?![A-Za-z]))?(%?)")
@@ -156,7 +156,7 @@ def parse_page(path: Path) -> Tuple[List[Table], List[Paragraph]]:
 
     while i < len(lines):
         line = lines[i]
-        if line.startswith("```"):
+        if line.lstrip().startswith("```"):
             in_fence = not in_fence
             i += 1
             continue
@@ -168,17 +168,17 @@ def parse_page(path: Path) -> Tuple[List[Table], List[Paragraph]]:
             heading, section_sources = line.lstrip("#").strip(), []
         elif RESULTS_MARKER.match(line):
             section_sources += [name.strip() for name in RESULTS_MARKER.match(line).group(1).split(",")]
-        elif line.startswith("|"):
+        elif line.lstrip().startswith("|"):  # a table, also one indented in a list item
             end = i
-            while end < len(lines) and lines[end].startswith("|"):
+            while end < len(lines) and lines[end].lstrip().startswith("|"):
                 end += 1
             sources, reason = _markers_before(lines, i)
-            tables.append(Table(page, i + 1, heading, lines[i:end], sources, reason))
+            tables.append(Table(page, i + 1, heading, [row.strip() for row in lines[i:end]], sources, reason))
             i = end
             continue
-        elif line.strip() and not line.startswith("<!--"):
-            end = i
-            while end < len(lines) and lines[end].strip() and not lines[end].startswith(("```", "|", "#", "<!--")):
+        elif line.strip() and not line.lstrip().startswith("<!--"):
+            end = i + 1
+            while end < len(lines) and lines[end].strip() and not lines[end].lstrip().startswith(("```", "|", "#", "<!--")):
                 end += 1
             _, reason = _markers_before(lines, i)
             pending_paragraphs.append(Paragraph(page, i + 1, heading, " ".join(lines[i:end]), [], reason is not None))
@@ -194,12 +194,11 @@ TABLES = [table for tables, _ in PAGES.values() for table in tables]
 PARAGRAPHS = [paragraph for _, paragraphs in PAGES.values() for paragraph in paragraphs]
 
 
-def is_pending(item: object) -> bool:
+def is_pending(item: Union[Table, Paragraph]) -> bool:
     """Keys: "page", "page#heading" (a section), "page|header row" (a table), "page~first words" (a paragraph)."""
-    page = getattr(item, "page")
-    keys = [page, f"{page}#{getattr(item, 'heading', '')}"]
-    keys.append(f"{page}|{item.rows[0]}" if isinstance(item, Table) else f"{page}~{getattr(item, 'text')}")
-    return any(key == entry or key.startswith(entry) and entry[len(page)] in "#|~" for entry in PENDING for key in keys)
+    keys = [item.page, f"{item.page}#{item.heading}"]
+    keys.append(f"{item.page}|{item.rows[0]}" if isinstance(item, Table) else f"{item.page}~{item.text}")
+    return any(key == entry or key.startswith(entry) and entry[len(item.page)] in "#|~" for entry in PENDING for key in keys)
 
 
 def body_rows(table: Table) -> List[str]:
