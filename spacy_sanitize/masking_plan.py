@@ -273,6 +273,14 @@ def entity_confidence(spans: Sequence[Any]) -> Dict[str, float]:
     return out
 
 
+def reported_confidences(spans: Sequence[Any]) -> List[Optional[float]]:
+    """The confidence to report for each span: its own, or for a mention without one (coreference
+    added it after pii_confidence) its entity's, the value ``min_confidence`` compares; None when
+    no mention of the entity has one."""
+    scored = entity_confidence(spans)
+    return [span._.confidence if span._.confidence is not None else scored.get(entity_key(span)) for span in spans]
+
+
 def below_confidence(doc: Doc, spans: Sequence[Any], settings: "PlanSettings") -> List[bool]:
     """For each span, whether ``min_confidence`` keeps it in clear: undecided (``Span._.mask``
     None; a decider's decision wins), its entity's confidence below ``min_confidence``, its
