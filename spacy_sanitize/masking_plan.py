@@ -262,6 +262,17 @@ def entity_key(span: Any) -> str:
     return span._.entity_id or f"{span.label_}:{span.text}"
 
 
+def row_entity_id(region: "Region", aliases: Dict[str, str]) -> str:
+    """The entity id a replacement row shows: the span's ``entity_id``, or for a key made of the
+    original text (``entity_key``'s "LABEL:text" for a span without an id, a deny-list region's
+    "deny:term") an alias ``t1``, ``t2``... numbered in the doc (``aliases`` holds them): rows
+    are kept and shared with the sanitized text, so they must not carry the text it replaced."""
+    key = region.entity_id
+    if not key.startswith((f"{region.label}:", "deny:")):
+        return key
+    return aliases.setdefault(key, f"t{len(aliases) + 1}")
+
+
 def entity_confidence(spans: Sequence[Any]) -> Dict[str, float]:
     """Each entity's confidence: the highest ``Span._.confidence`` of its mentions (the
     mentions coreference adds have none of their own: they repeat a detected one)."""
