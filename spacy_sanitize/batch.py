@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
 from spacy.language import Language
 
 from .errors import Errors, Warnings
+from .masking_plan import reported_confidences
 from .pipeline import DEFAULT_CHUNK_CHARS, check_max_chars, load_pipeline, merged_output, sanitize_texts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -173,11 +174,12 @@ def record_result(text: str, docs: List[Any], offsets: List[int]) -> Dict[str, A
             "label": span.label_,
             "entity_id": span._.entity_id,
             "risk": {name: float(value) for name, value in span._.risk.items()},
-            "confidence": span._.confidence,
+            "confidence": confidence,
             "mask": span._.mask,
         }
         for doc, offset in zip(docs, offsets)
-        for span in doc.spans.get("pii", [])
+        for group in [list(doc.spans.get("pii", []))]
+        for span, confidence in zip(group, reported_confidences(group))
     ]
     replacements = [
         dict(zip(("start", "end", "label", "entity_id", "replacement", "out_start", "out_end"), row)) for row in rows

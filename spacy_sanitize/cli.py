@@ -23,6 +23,7 @@ from .manifest import manifest_path, run_manifest
 from .types import PII_TYPES
 from .report.why import Replaced, span_why
 from .risk.base import is_decider
+from .masking_plan import reported_confidences
 from .pipeline import DEFAULT_CHUNK_CHARS, check_max_chars, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
 from .masker.restore import MappingCollector, save_mapping
 from .restore_cli import add_mapping_arguments, add_restore_subparser, mapping_key
@@ -76,7 +77,8 @@ def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, 
     rows = []
     for doc, offset in zip(docs, offsets):
         replaced = Replaced(doc._.replacements or [])
-        for span in doc.spans.get("pii", []):
+        spans = list(doc.spans.get("pii", []))
+        for span, confidence in zip(spans, reported_confidences(spans)):
             rows.append(
                 {
                     "start": span.start_char + offset,
@@ -85,7 +87,7 @@ def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, 
                     "text": span.text,
                     "entity_id": span._.entity_id,
                     "risk": dict(span._.risk),
-                    "confidence": span._.confidence,
+                    "confidence": confidence,
                     "mask": span._.mask,
                     "why": span_why(span, replaced),  # the report's tooltip (report/why.py)
                 }

@@ -183,6 +183,7 @@ class Errors(metaclass=ErrorsWithCodes):
         "'spacy-sanitize[crypto]'."
     )
     E119 = "the mapping '{path}' does not fit the input: {problem}."
+    E120 = "{what} '{path}' does not exist; check the path."
 
     E200 = (
         "gazetteer '{name}' not found. Give 'default' (the gazetteer shipped with the package),"

@@ -262,6 +262,17 @@ def entity_key(span: Any) -> str:
     return span._.entity_id or f"{span.label_}:{span.text}"
 
 
+def row_entity_id(region: "Region", aliases: Dict[str, str]) -> str:
+    """The entity id a replacement row shows: the span's ``entity_id``, or for a key made of the
+    original text (``entity_key``'s "LABEL:text" for a span without an id, a deny-list region's
+    "deny:term") an alias ``t1``, ``t2``... numbered in the doc (``aliases`` holds them): rows
+    are kept and shared with the sanitized text, so they must not carry the text it replaced."""
+    key = region.entity_id
+    if not key.startswith((f"{region.label}:", "deny:")):
+        return key
+    return aliases.setdefault(key, f"t{len(aliases) + 1}")
+
+
 def entity_confidence(spans: Sequence[Any]) -> Dict[str, float]:
     """Each entity's confidence: the highest ``Span._.confidence`` of its mentions (the
     mentions coreference adds have none of their own: they repeat a detected one)."""
@@ -271,6 +282,14 @@ def entity_confidence(spans: Sequence[Any]) -> Dict[str, float]:
             key = entity_key(span)
             out[key] = max(out.get(key, 0.0), float(span._.confidence))
     return out
+
+
+def reported_confidences(spans: Sequence[Any]) -> List[Optional[float]]:
+    """The confidence to report for each span: its own, or for a mention without one (coreference
+    added it after pii_confidence) its entity's, the value ``min_confidence`` compares; None when
+    no mention of the entity has one."""
+    scored = entity_confidence(spans)
+    return [span._.confidence if span._.confidence is not None else scored.get(entity_key(span)) for span in spans]
 
 
 def below_confidence(doc: Doc, spans: Sequence[Any], settings: "PlanSettings") -> List[bool]:

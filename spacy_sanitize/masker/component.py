@@ -25,7 +25,7 @@ from ..errors import Errors, Warnings
 from .options import build_strategy, check_label, check_strategy_config
 from .privacy import P_ASSUMED, P_DETECTED, check_p, coverage, estimate_p, kept_spans, privacy_report
 from ..masking_plan import (
-    OVERLAP_POLICIES, PlanSettings, Region, below_confidence, entity_confidence, entity_key, masking_plan, one_label_per_mention, resolve_overlaps,
+    OVERLAP_POLICIES, PlanSettings, Region, below_confidence, entity_confidence, entity_key, masking_plan, one_label_per_mention, resolve_overlaps, row_entity_id,
 )
 from ..risk.base import is_decider
 from .strategies import Mention, Strategy
@@ -41,12 +41,13 @@ def apply_regions(text: str, regions: List[Region], replace: Callable[[Region], 
     pieces: List[str] = []
     rows: List[Row] = []
     cursor = out = 0
+    aliases: Dict[str, str] = {}
     for region in regions:
         pieces.append(text[cursor : region.start])
         out += region.start - cursor
         replacement = replace(region)
         pieces.append(replacement)
-        rows.append([region.start, region.end, region.label, region.entity_id, replacement, out, out + len(replacement)])
+        rows.append([region.start, region.end, region.label, row_entity_id(region, aliases), replacement, out, out + len(replacement)])
         out += len(replacement)
         cursor = region.end
     pieces.append(text[cursor:])

@@ -11,6 +11,8 @@ from typing import Any, List
 
 import srsly
 
+from ..errors import Errors
+from ..io import InputError
 from ..risk.infer.attacker import ATTRS, read_labeled
 from ..risk.infer.search import SEARCHES
 
@@ -59,6 +61,13 @@ def add_attack_subparser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_attack(args: argparse.Namespace) -> int:
     import numpy as np
+
+    # Checked here, before minutes of work: read_labeled's own message (E605) is about a
+    # trained attacker and would send the user to train one for a mistyped data path.
+    inputs = [("input", args.data)] + [("--extra-train file", path) for path in args.extra_train]
+    for what, path in inputs + ([("--gold file", args.gold)] if args.gold else []):
+        if not Path(path).is_file():
+            raise InputError(Errors.E120.format(what=what, path=path))
 
     from ..pipeline import load_pipeline
     from .attack import run_attack_benchmark
