@@ -23,14 +23,15 @@ class AttackerView:
     attacker: Optional[LinearAttacker]
     _placeholder_forms: Dict[Tuple[str, str, str, bool], List[str]]
 
-    def _placeholder(self, label: str) -> List[str]:
+    def _placeholder(self, label: str, attacker: Optional[LinearAttacker] = None) -> List[str]:
         """The attacker's forms of the placeholder of ``label`` (cached per placeholder and
         attacker setting, so a new attacker or placeholder needs no reset)."""
-        assert self.attacker is not None
-        key = (label, self.placeholder, self.attacker.attr, self.attacker.digits_to_zero)
+        attacker = attacker or self.attacker
+        assert attacker is not None
+        key = (label, self.placeholder, attacker.attr, attacker.digits_to_zero)
         if key not in self._placeholder_forms:
             text = self.placeholder.format(label=label) if self.placeholder else ""
-            forms = [token_form(t, self.attacker.attr, self.attacker.digits_to_zero) for t in self.nlp.make_doc(text)] if text else []
+            forms = [token_form(t, attacker.attr, attacker.digits_to_zero) for t in self.nlp.make_doc(text)] if text else []
             self._placeholder_forms[key] = [f for f in forms if f is not None]
         return self._placeholder_forms[key]
 
@@ -62,12 +63,14 @@ class AttackerView:
 
     def sequence(
         self, doc: Doc, token_region: Sequence[int], labels: Sequence[str], removed_tokens: Set[int] = frozenset(),
-        start: int = 0, end: Optional[int] = None,
+        start: int = 0, end: Optional[int] = None, attacker: Optional[LinearAttacker] = None,
     ) -> View:
         """The attacker's view of tokens ``start:end`` given each token's region
         (``token_region``, numbers into ``labels``): a region becomes its placeholder (or a
-        gap), ``removed_tokens`` become gaps."""
-        assert self.attacker is not None
+        gap), ``removed_tokens`` become gaps. ``attacker``: whose token forms (default: the
+        first attacker)."""
+        attacker = attacker or self.attacker
+        assert attacker is not None
         forms: List[Optional[str]] = []
         removable: List[bool] = []
         index: List[int] = []
@@ -76,7 +79,7 @@ class AttackerView:
             region = int(token_region[i])
             if region >= 0:
                 if region != last_region:
-                    placeholder = self._placeholder(labels[region])
+                    placeholder = self._placeholder(labels[region], attacker)
                     forms += placeholder or [None]
                     removable += [False] * max(1, len(placeholder))
                     index += [-1] * max(1, len(placeholder))
@@ -90,7 +93,7 @@ class AttackerView:
                     index.append(-1)
                 continue
             token = doc[i]
-            form = token_form(token, self.attacker.attr, self.attacker.digits_to_zero)
+            form = token_form(token, attacker.attr, attacker.digits_to_zero)
             if form is not None:
                 forms.append(form)
                 removable.append(not (self.keep_stop_words and token.is_stop))
