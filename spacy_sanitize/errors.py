@@ -432,6 +432,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "adversarial rounds need at least 2 folds with documents of at least 2 classes in each "
         "training part (got {folds} folds for {n} documents); lower folds or add documents."
     )
+    E715 = (
+        "{name} has placeholder = 'masker' but the pipeline has no masker reading span group "
+        "'{spans_key}'; add one after it (nlp.add_pipe('masker')) or set placeholder = '[{{label}}]'."
+    )
 
     E800 = (
         "risk_web would send spans of your documents to '{host}', which is not a loopback "

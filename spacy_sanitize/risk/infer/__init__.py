@@ -116,7 +116,8 @@ class RiskInfer(AttackerView, FittedThreshold):
         self._tv_before: List[float] = []
         self._tv_now: List[float] = []
         self._label_now: List[str] = []
-        self._placeholder_forms: Dict[Tuple[str, str, str, bool], List[str]] = {}
+        self._placeholder_forms: Dict[Tuple[str, bool, str, str, bool], List[str]] = {}
+        self._rendered: Dict[Any, List[str]] = {}
 
 
     @property
@@ -159,7 +160,7 @@ class RiskInfer(AttackerView, FittedThreshold):
         results: List[SearchResult] = []
         p_before: Optional[np.ndarray] = None
         regions = self.plan(doc)  # removed words are not spans yet: the plan stays
-        token_region, labels = self.token_regions(doc, regions), [r.label for r in regions]
+        token_region, labels = self.token_regions(doc, regions), self.region_labels(doc, regions)
         for round_ in range(self.max_rounds + 1):
             forms, removable, index = self.sequence(doc, token_region, labels, removed)
             p_now = attacker.proba_seq(forms)
@@ -184,7 +185,7 @@ class RiskInfer(AttackerView, FittedThreshold):
         removed: Set[int] = set()
         results: List[SearchResult] = []
         regions = self.plan(doc)
-        token_region, labels = self.token_regions(doc, regions), [r.label for r in regions]
+        token_region, labels = self.token_regions(doc, regions), self.region_labels(doc, regions)
         priors = [a.prior() for a in self.attackers]
         p_before: Optional[np.ndarray] = None
         for round_ in range(self.max_rounds + 1):
@@ -492,7 +493,8 @@ def make_risk_infer(
     class probability is below it. None: the threshold fitted by ``initialize``
     (``threshold_path``, saved with the component), else 0.37 (seed 001); a value set here
     always wins over a fitted one. search (str): exact, greedy or beam.
-    placeholder (str): how the masker renders a masked span for the attacker ("" = gap).
+    placeholder (str): how the masker renders a masked span for the attacker ("" = gap;
+    "masker": the text the pipeline's masker writes, e.g. a generalization).
     keep_stop_words (bool): never remove stop words (removing "the" everywhere kills many
     bigrams at once and lowers the confidence at a large cost in readability).
     criterion (str): ``maxprob`` (seed 001: the first attacker's maximum probability below

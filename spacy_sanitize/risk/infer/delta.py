@@ -59,7 +59,7 @@ class EntityDeltas:
         self.text = doc.text
         self.regions = masking_plan(doc, settings, self.text)
         self.token_region = component.token_regions(doc, self.regions)
-        self.labels = [r.label for r in self.regions]
+        self.labels = component.region_labels(doc, self.regions)
         forms = component.sequence(doc, self.token_region, self.labels)[0]
         self.counts = self._feature_counts(forms)
         self.present = np.fromiter(sorted(self.counts), dtype=np.int64, count=len(self.counts))
