@@ -75,6 +75,7 @@ class AttackerFactory:
         self.params = params
         self.tokenizers: Dict[str, Language] = {}
         self._seqs: Dict[Tuple[str, str], List[str]] = {}
+        self._grams: Dict[Tuple[str, str, str], List[str]] = {}
         self.lang = lang
 
     def sequences(self, texts: Sequence[str], attr: str) -> List[List[str]]:
@@ -87,10 +88,18 @@ class AttackerFactory:
 
     def train(self, texts: Sequence[str], labels: Sequence[str], kinds: Optional[Sequence[Kind]] = None) -> List[LinearAttacker]:
         out = []
+        params = {k: v for k, v in self.params.items() if k != "ngram_max"}
         for analyzer, attr in kinds or self.kinds:
-            grams = {"ngram_min": 3, "ngram_max": 5} if analyzer == "char" else {"ngram_max": self.params.get("ngram_max", 2)}
-            params = {k: v for k, v in self.params.items() if k != "ngram_max"}
-            out.append(train_attacker(self.sequences(texts, attr), labels, attr=attr, analyzer=analyzer, **grams, **params))
+            sizes = {"ngram_min": 3, "ngram_max": 5} if analyzer == "char" else {"ngram_min": 1, "ngram_max": self.params.get("ngram_max", 2)}
+            shape = LinearAttacker([], {}, np.zeros((0, 0)), np.zeros(0), attr, analyzer=analyzer, **sizes)
+            seqs = self.sequences(texts, attr)
+            grams = []
+            for text, seq in zip(texts, seqs):  # feature sets cached: every fold trains on them again
+                key = (analyzer, attr, text)
+                if key not in self._grams:
+                    self._grams[key] = shape.gram_set(seq)
+                grams.append(self._grams[key])
+            out.append(train_attacker(seqs, labels, attr=attr, analyzer=analyzer, grams=grams, **sizes, **params))
         return out
 
 

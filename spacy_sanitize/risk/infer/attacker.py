@@ -129,6 +129,9 @@ class LinearAttacker:
             return char_occurrences(seq, self.ngram_min, self.ngram_max)
         return ngram_occurrences(seq, self.ngram_max)
 
+    def gram_set(self, seq: TokenSeq) -> List[str]:
+        return list({g for g, _, _ in self.occurrences(seq)})
+
     def prior(self) -> np.ndarray:
         """The class frequencies the attacker was trained on (what it knows with no text
         at all); without them (an old file) the softmax of its intercepts."""
@@ -233,11 +236,13 @@ def train_attacker(
     digits_to_zero: bool = True,
     analyzer: str = "word",
     ngram_min: int = 1,
+    grams: Optional[Sequence[Sequence[str]]] = None,
 ) -> LinearAttacker:
     """Fit the scikit-learn pipeline (binary CountVectorizer over the n-grams of the
     token sequences, then LogisticRegression) and keep its linear model. ``analyzer``
     ``char``: character n-grams of ``ngram_min`` to ``ngram_max`` characters inside each
-    token instead of word n-grams."""
+    token instead of word n-grams. ``grams``: the feature sets of the sequences when the
+    caller has them (cross-validation trains on the same texts many times)."""
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import Pipeline
@@ -251,9 +256,11 @@ def train_attacker(
         raise ValueError(Errors.E607.format(n=len(sequences), n_labels=len(labels), n_classes=len(set(labels))))
     min_df = min(min_df, max(1, len(sequences) // 2))
     shape = LinearAttacker([], {}, np.zeros((0, 0)), np.zeros(0), attr, ngram_max, digits_to_zero, {}, analyzer, ngram_min)
+    if grams is not None:
+        sequences = list(range(len(grams)))  # the analyzer looks the feature sets up
     pipeline = Pipeline(
         [
-            ("ngrams", CountVectorizer(analyzer=lambda seq: list({g for g, _, _ in shape.occurrences(seq)}), binary=True, min_df=min_df, max_features=max_features, dtype=np.float32)),
+            ("ngrams", CountVectorizer(analyzer=(lambda i: grams[i]) if grams is not None else lambda seq: shape.gram_set(seq), binary=True, min_df=min_df, max_features=max_features, dtype=np.float32)),
             ("logreg", LogisticRegression(C=C, max_iter=max_iter)),
         ]
     )
