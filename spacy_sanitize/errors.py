@@ -422,12 +422,8 @@ class Errors(metaclass=ErrorsWithCodes):
         "unknown attacker analyzer '{analyzer}' (n-grams {ngram_min}..{ngram_max}); use 'word', or "
         "'char' with 1 <= ngram_min <= ngram_max (e.g. 3..5)."
     )
-    E711 = "unknown risk_infer criterion '{criterion}'; use 'maxprob' (seed 001's threshold) or 'prior' (posterior close to the prior)."
+    E711 = "unknown risk_infer criterion '{criterion}'; use 'maxprob' (seed 001's threshold), 'prior' (posterior close to the prior) or 'guess' (or the best guess the prior's)."
     E712 = "tv_bound must be in [0, 1), got {value}; it bounds the total variation between the attacker's posterior and its prior."
-    E713 = (
-        "the attackers of '{name}' disagree on the classes ({found} vs {expected}); train every "
-        "attacker of an ensemble on the same labels."
-    )
     E714 = (
         "adversarial rounds need at least 2 folds with documents of at least 2 classes in each "
         "training part (got {folds} folds for {n} documents); lower folds or add documents."
@@ -663,7 +659,7 @@ class Warnings(metaclass=ErrorsWithCodes):
     )
     W710 = (
         "risk_infer could not bring every attacker's posterior within total variation {bound:.3f} "
-        "of its prior (worst attacker: {worst:.3f} for '{label}', {reason}); the words it found are "
+        "of its prior (worst attacker: {worst:.3f} above, guessing '{label}', {reason}); the words it found are "
         "masked anyway. Review the document, raise max_removals or max_rounds, or set "
         "keep_stop_words = false."
     )

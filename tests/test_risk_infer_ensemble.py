@@ -136,6 +136,24 @@ def test_the_maxprob_criterion_stays_seed_001s():
     assert {s.text for s in doc.spans["pii"]} == {"tokyo"}
 
 
+def test_the_guess_criterion_passes_an_attacker_that_guesses_the_prior(ensemble_nlp):
+    """A stop word keeps the second attacker's posterior off its prior (TV > 0), but
+    "guess" passes it once its best guess is the prior's: the text tells the top class no more."""
+    infer = ensemble_nlp.get_pipe("risk_infer")
+    infer.criterion, infer.tv_bound = "guess", 0.0
+    sticky = word_attacker({"the": 0, "temple": 1}, [[0.5, 0.0], [0.0, 0.0], [0.0, 3.5]])
+    infer.set_attackers([kyoto_attacker(), sticky])
+    doc = ensemble_nlp("I love tokyo and the temple.")
+    report = doc._.risk_infer
+    assert report["success"] and min(report["tv_after"]) > 0.0
+    assert {s.text for s in doc.spans["pii"]} == {"tokyo", "temple"}
+    for attacker in infer.attackers:
+        assert CLASSES[int(np.argmax(attacker.proba_seq(infer.view(doc)[0])))] == "KYO"
+    infer.criterion = "prior"  # the TV bound alone cannot be met: it warns
+    with pytest.warns(UserWarning, match="W710"):
+        assert not ensemble_nlp("I love tokyo and the temple.")._.risk_infer["success"]
+
+
 def test_an_unreachable_bound_warns_and_masks_what_it_found(ensemble_nlp):
     infer = ensemble_nlp.get_pipe("risk_infer")
     infer.tv_bound = 0.0
@@ -155,10 +173,12 @@ def test_bad_criterion_settings_are_refused(config, code):
         spacy.blank("en").add_pipe("risk_infer", config=config)
 
 
-def test_attackers_of_an_ensemble_must_share_classes(ensemble_nlp):
-    other = LinearAttacker(["A", "B"], {"x": 0}, np.zeros((2, 1), dtype=np.float32), np.zeros(2))
-    with pytest.raises(ValueError, match="E713"):
-        ensemble_nlp.get_pipe("risk_infer").set_attackers([kyoto_attacker(), other])
+def test_attackers_with_other_classes_are_each_held_to_their_own_prior(ensemble_nlp):
+    infer = ensemble_nlp.get_pipe("risk_infer")
+    two = LinearAttacker(["OSA", "ELSE"], {"temple": 0}, np.array([[3.0], [-3.0]], dtype=np.float32), np.zeros(2), meta={"class_counts": {"OSA": 1, "ELSE": 1}})
+    infer.set_attackers([kyoto_attacker(), two])
+    doc = ensemble_nlp("I love tokyo and the temple.")
+    assert doc._.risk_infer["success"] and {s.text for s in doc.spans["pii"]} == {"tokyo", "temple"}
 
 
 # --- serialization -----------------------------------------------------------------------
@@ -317,7 +337,7 @@ def test_the_attack_report_has_every_level_and_field(tmp_path):
             tab_gold_path=str(tmp_path / "gold.json"),
         )
     names = [row["level"] for row in result["levels"]]
-    assert names == ["raw", "masking", "risk_infer tv<=0.1 round 0", "risk_infer tv<=0.1 round 1"]
+    assert names == ["raw", "masking", "risk_infer guess tv<=0.1 round 0", "risk_infer guess tv<=0.1 round 1"]
     for row in result["levels"]:
         assert 0.0 <= row["fixed_accuracy"] <= row["fixed_top3"] <= 1.0
         assert 0.0 <= row["adaptive_accuracy"] <= row["adaptive_top3"] <= 1.0

@@ -132,13 +132,16 @@ def adversarial_rounds(
     extra_labels: Sequence[str] = (),
     adapt_kinds: Optional[Sequence[str]] = None,
     train_final: bool = False,
+    initial: Optional[Sequence[Sequence[LinearAttacker]]] = None,
     progress: Callable[[str], None] = lambda message: None,
 ) -> RoundsResult:
     """Cross-fitted adversarial rounds (see the module docstring). ``docs``: the documents
     as the pipeline decided them (risk_infer not run). ``extra_texts``: raw labelled texts
     for the round-0 attackers only (they cannot be sanitized cheaply). ``adapt_kinds``:
     the kinds of the attackers trained on sanitized text (default: the factory's).
-    ``target``: stop when the adaptive attacker's accuracy is at or below it."""
+    ``target``: stop when the adaptive attacker's accuracy is at or below it. ``initial``:
+    the round-0 ensembles per fold when the caller trained them (on the other folds' raw
+    text, as here; the trace records them the same way)."""
     n = len(docs)
     labels = [str(x) for x in labels]
     if folds < 2 or n < folds:
@@ -153,7 +156,10 @@ def adversarial_rounds(
     ensembles = []
     for k, test in enumerate(parts):
         train = np.flatnonzero(fold_of != k)
-        ensembles.append(factory.train([raw[i] for i in train] + list(extra_texts), [labels[i] for i in train] + list(extra_labels)))
+        if initial is not None:
+            ensembles.append(list(initial[k]))
+        else:
+            ensembles.append(factory.train([raw[i] for i in train] + list(extra_texts), [labels[i] for i in train] + list(extra_labels)))
         result.trace.append({"round": 0, "fold": k, "purpose": "defender", "trained_on_folds": sorted({int(fold_of[i]) for i in train}), "sanitizes_fold": k})
     for round_ in range(rounds + 1):
         out = Sanitized([""] * n, [[] for _ in range(n)], [{} for _ in range(n)])

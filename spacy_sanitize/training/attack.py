@@ -329,10 +329,11 @@ def run_rounds_benchmark(
     tab_gold_path: Optional[str] = None,
     infer_name: str = "risk_infer",
     docs: Optional[Sequence[Doc]] = None,
+    criterion: str = "guess",
     progress: Callable[[str], None] = lambda message: None,
 ) -> Dict[str, Any]:
     """Privacy and utility per sanitization level, by CV (folds by document): the text as
-    written, the pipeline's masking, and risk_infer (``criterion = "prior"``) at each
+    written, the pipeline's masking, and risk_infer (``criterion``: prior or guess) at each
     ``tv_bound`` and adversarial round (``training.adversarial``). Per level: the fixed
     and adaptive attackers' accuracy and top-k, the fraction of word tokens masked and,
     with ``tab_gold_path`` (TAB gold of the same documents, matched by ``doc_ids``), the
@@ -385,14 +386,14 @@ def run_rounds_benchmark(
     ]
     traces: Dict[str, Any] = {}
     saved = (infer.criterion, infer.tv_bound, list(infer.attackers))
-    infer.criterion = "prior"
+    infer.criterion = criterion
     try:
         for bound in tv_bounds:
             infer.tv_bound = float(bound)
             progress(f"adversarial rounds at tv_bound {bound}")
             result = adversarial_rounds(
                 docs, labels, infer, masker, factory, folds=folds, seed=seed, rounds=rounds,
-                extra_texts=extra_texts, extra_labels=extra_labels, adapt_kinds=adapt_kinds, progress=progress,
+                extra_texts=extra_texts, extra_labels=extra_labels, adapt_kinds=adapt_kinds, initial=fixed, progress=progress,
             )
             traces[str(bound)] = {"stopped": result.stopped, "trace": result.trace}
             for round_, (sanitized, adaptive) in enumerate(zip(result.sanitized, result.adaptive)):
@@ -405,7 +406,7 @@ def run_rounds_benchmark(
                     "mean_removed_tokens": float(np.mean([r.get("n_removed_tokens", 0) for r in reports])),
                     "mean_seconds": float(np.mean([r.get("seconds", 0.0) for r in reports])),
                 }
-                levels.append(_level_row(f"risk_infer tv<={bound} round {round_}", sanitized.texts, sanitized.replacements, labels, parts, fixed, adaptive, factory, k, tab, extra))
+                levels.append(_level_row(f"risk_infer {criterion} tv<={bound} round {round_}", sanitized.texts, sanitized.replacements, labels, parts, fixed, adaptive, factory, k, tab, extra))
                 progress(json_line(levels[-1]))
     finally:
         infer.criterion, infer.tv_bound = saved[0], saved[1]
@@ -418,6 +419,7 @@ def run_rounds_benchmark(
         "kinds": list(kinds),
         "adapt_kinds": list(adapt_kinds or kinds),
         "rounds": rounds,
+        "criterion": criterion,
         "tv_bounds": [float(b) for b in tv_bounds],
         "classes_in_data": dict(sorted({c: labels.count(c) for c in set(labels)}.items(), key=lambda item: -item[1])),
         "majority_class_rate": majority / n,

@@ -40,7 +40,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--snippet-chars", type=int, default=300)
     parser.add_argument("-o", "--output", help="write the results as JSON here")
     rounds = parser.add_argument_group("adversarial rounds (--criterion prior)")
-    rounds.add_argument("--criterion", choices=("maxprob", "prior"), default="maxprob", help="maxprob: seed 001's threshold (the a/b/c report); prior: the ensemble's TV bound with adversarial rounds, one row per level")
+    rounds.add_argument("--criterion", choices=("maxprob", "prior", "guess"), default="maxprob", help="maxprob: seed 001's threshold (the a/b/c report); prior / guess: the ensemble's criterion with adversarial rounds, one row per level")
     rounds.add_argument("--tv-bound", type=float, action="append", help="total-variation bound to the prior; repeatable, one level each (default 0.05)")
     rounds.add_argument("--rounds", type=int, default=2, help="adversarial rounds after round 0")
     rounds.add_argument("--attackers", default="word:LOWER,word:NORM,char:LOWER", help="the ensemble, ANALYZER:ATTR comma-separated (the first is the reported fixed attacker)")
@@ -138,6 +138,7 @@ def _run_rounds(args: argparse.Namespace, texts: List[str], labels: List[str], i
         k=args.top_k,
         attacker_params={"C": args.C, "min_df": args.min_df},
         tab_gold_path=args.tab_gold,
+        criterion=args.criterion,
         progress=lambda message: logger.info(message),
     )
     result["settings"] = {k: v for k, v in vars(args).items() if k != "func"}

@@ -43,14 +43,14 @@ from ..base import FittedThreshold, risk_key
 from .attacker import LinearAttacker, read_labeled, sequences_of, softmax, train_attacker
 from .delta import EntityDeltas
 from .fitting import fit_threshold
-from .search import SEARCHES, SearchResult, build_problem, ensemble_greedy_search, ensemble_problems, run_search, total_variation
+from .search import SEARCHES, SearchResult, build_problem, ensemble_greedy_search, ensemble_problems, run_search, shortfall, total_variation
 from .view import AttackerView, View
 
 logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())
 
 DEFAULT_THRESHOLD = 0.37  # seed 001
-CRITERIA = ("maxprob", "prior")
+CRITERIA = ("maxprob", "prior", "guess")
 
 
 class RiskInfer(AttackerView, FittedThreshold):
@@ -115,6 +115,7 @@ class RiskInfer(AttackerView, FittedThreshold):
         # per call of the prior criterion: each attacker's TV and predicted class
         self._tv_before: List[float] = []
         self._tv_now: List[float] = []
+        self._short_now: List[float] = []
         self._label_now: List[str] = []
         self._placeholder_forms: Dict[Tuple[str, bool, str, str, bool], List[str]] = {}
         self._rendered: Dict[Any, List[str]] = {}
@@ -130,10 +131,8 @@ class RiskInfer(AttackerView, FittedThreshold):
 
     def set_attackers(self, attackers: Sequence[LinearAttacker]) -> None:
         """Use an ensemble: with ``criterion = "prior"`` every attacker must end close to
-        its prior; they must know the same classes (E713)."""
-        for other in attackers[1:]:
-            if sorted(other.classes) != sorted(attackers[0].classes):
-                raise ValueError(Errors.E713.format(name=self.name, found=other.classes, expected=attackers[0].classes))
+        its own prior, so their classes may differ (one trained on 40 states, one on the 7
+        of the sanitized court cases)."""
         self.attackers = list(attackers)
 
     # --- processing ----------------------------------------------------------------
@@ -154,7 +153,7 @@ class RiskInfer(AttackerView, FittedThreshold):
         re-checks the text with the chosen words masked), and the attacker's probabilities
         before and after the removals."""
         attacker = self._check()
-        if self.criterion == "prior":
+        if self.criterion != "maxprob":
             return self._find_removals_prior(doc)
         removed: Set[int] = set()
         results: List[SearchResult] = []
@@ -179,7 +178,8 @@ class RiskInfer(AttackerView, FittedThreshold):
     def _find_removals_prior(self, doc: Doc) -> Tuple[Set[int], List[SearchResult], np.ndarray, np.ndarray]:
         """``criterion = "prior"``: remove words until every attacker's posterior is within
         total variation ``tv_bound`` of its prior (the text tells no attacker more than it
-        knew without it). Units are the first attacker's word forms, shared by all (an
+        knew without it); ``"guess"``: or until its best guess is its prior's (the text no
+        longer tells it the top class). Units are the first attacker's word forms, shared by all (an
         attacker reading lemmas or characters kills its own features through the same
         words). Returns the first attacker's probabilities, like ``find_removals``."""
         removed: Set[int] = set()
@@ -192,14 +192,15 @@ class RiskInfer(AttackerView, FittedThreshold):
             views = [self.sequence(doc, token_region, labels, removed, attacker=a) for a in self.attackers]
             p_all = [a.proba_seq(v[0]) for a, v in zip(self.attackers, views)]
             self._tv_now = [float(total_variation(p, prior)) for p, prior in zip(p_all, priors)]
+            self._short_now = [float(shortfall(p, prior, self.tv_bound, self.criterion == "guess")) for p, prior in zip(p_all, priors)]
             self._label_now = [a.classes[int(p.argmax())] for a, p in zip(self.attackers, p_all)]
             p_now = p_all[0]
             if p_before is None:
                 p_before, self._tv_before = p_now, list(self._tv_now)
-            if max(self._tv_now) <= self.tv_bound or round_ == self.max_rounds:
+            if max(self._short_now) <= 0 or round_ == self.max_rounds:
                 break
             keyed = [(forms, rem, [self._form(doc[i]) if i >= 0 else None for i in index]) for forms, rem, index in views]
-            result = ensemble_greedy_search(ensemble_problems(self.attackers, keyed), priors, self.tv_bound, self.max_removals)
+            result = ensemble_greedy_search(ensemble_problems(self.attackers, keyed), priors, self.tv_bound, self.max_removals, self.criterion == "guess")
             results.append(result)
             units = set(result.removed_units)
             new = {i for _, rem, index in views for r, i in zip(rem, index) if r and i >= 0 and i not in removed and self._form(doc[i]) in units}
@@ -210,8 +211,8 @@ class RiskInfer(AttackerView, FittedThreshold):
         return removed, results, p_before, p_now
 
     def _succeeded(self, p_after: np.ndarray) -> bool:
-        if self.criterion == "prior":
-            return bool(max(self._tv_now) <= self.tv_bound)
+        if self.criterion != "maxprob":
+            return bool(max(self._short_now) <= 0)
         return bool(p_after.max() < self.threshold)
 
     def __call__(self, doc: Doc) -> Doc:
@@ -223,10 +224,10 @@ class RiskInfer(AttackerView, FittedThreshold):
         new_spans = self._write_removals(doc, removed, p_after)
         if not success:
             reason = results[-1].reason if results else "nothing_removable"
-            if self.criterion == "prior":
-                worst = int(np.argmax(self._tv_now))
+            if self.criterion != "maxprob":
+                worst = int(np.argmax(self._short_now))
                 label = self._label_now[worst]
-                warnings.warn(Warnings.W710.format(bound=self.tv_bound, worst=max(self._tv_now), label=label, reason=reason), stacklevel=2)
+                warnings.warn(Warnings.W710.format(bound=self.tv_bound, worst=max(self._short_now), label=label, reason=reason), stacklevel=2)
             else:
                 warnings.warn(Warnings.W601.format(label=attacker.classes[int(p_after.argmax())], threshold=self.threshold, reached=float(p_after.max()), reason=reason), stacklevel=2)
         if self.score_existing:
@@ -246,7 +247,7 @@ class RiskInfer(AttackerView, FittedThreshold):
             "evaluations": sum(r.evaluations for r in results),
             "seconds": time.perf_counter() - started,
         }
-        if self.criterion == "prior":
+        if self.criterion != "maxprob":
             doc._.risk_infer.update({"tv_bound": self.tv_bound, "tv_before": list(self._tv_before), "tv_after": list(self._tv_now), "n_attackers": len(self.attackers)})
         return doc
 
@@ -499,7 +500,8 @@ def make_risk_infer(
     bigrams at once and lowers the confidence at a large cost in readability).
     criterion (str): ``maxprob`` (seed 001: the first attacker's maximum probability below
     ``threshold``) or ``prior`` (every attacker of the ensemble within total variation
-    ``tv_bound`` of its prior: the text no longer tells the attribute). tv_bound (float):
+    ``tv_bound`` of its prior: the text no longer tells the attribute) or ``guess`` (the
+    same, or every attacker's best guess is its prior's best guess). tv_bound (float):
     below half the gap between the two largest priors, the attackers' best guess is the
     prior's, i.e. no better than guessing the majority class."""
     register_extensions()

@@ -103,6 +103,18 @@ def total_variation(p: np.ndarray, prior: np.ndarray) -> np.ndarray:
     return 0.5 * np.abs(p - prior).sum(axis=-1)
 
 
+def shortfall(p: np.ndarray, prior: np.ndarray, bound: float, guess: bool = False) -> np.ndarray:
+    """How far posteriors (last axis) are from passing: the total variation above
+    ``bound``; with ``guess``, at most the probability gap between the best guess and the
+    prior's best guess (an attacker whose best guess is the blind guess learns nothing
+    about the top class from the text)."""
+    short = np.maximum(total_variation(p, prior) - bound, 0.0)
+    if guess:
+        gap = p.max(axis=-1) - p[..., int(np.argmax(prior))]
+        short = np.minimum(short, gap)
+    return short
+
+
 def ensemble_problems(
     attackers: Sequence[LinearAttacker], views: Sequence[Tuple[Sequence[Optional[str]], Sequence[bool], Sequence[Optional[str]]]]
 ) -> List[DeletionProblem]:
@@ -121,21 +133,22 @@ def ensemble_problems(
 
 
 def ensemble_greedy_search(
-    problems: Sequence[DeletionProblem], priors: Sequence[np.ndarray], bound: float, max_removals: int = 100
+    problems: Sequence[DeletionProblem], priors: Sequence[np.ndarray], bound: float, max_removals: int = 100, guess: bool = False
 ) -> SearchResult:
-    """Remove one unit at a time until every attacker's posterior is within total
-    variation ``bound`` of its prior. Each step removes the unit that most lowers the
-    summed excess ``sum_a max(0, TV_a - bound)`` (a maximum would stall when two attackers
-    are tied and one unit helps only one of them); all candidates of all attackers are
-    scored with one sparse product per attacker, so a step costs the size of the kill
-    maps, as for one attacker. ``p_before``/``p_after`` are the worst attacker's TV."""
+    """Remove one unit at a time until every attacker passes: its posterior within total
+    variation ``bound`` of its prior (or, with ``guess``, its best guess the prior's; see
+    ``shortfall``). Each step removes the unit that most lowers the summed shortfall (a
+    maximum would stall when two attackers are tied and one unit helps only one of them);
+    all candidates of all attackers are scored with one sparse product per attacker, so a
+    step costs the size of the kill maps, as for one attacker. ``p_before``/``p_after``
+    are the worst attacker's shortfall."""
     started = time.perf_counter()
     n_units = len(problems[0].units) if problems else 0
     alive = [np.ones(p.weights.shape[1], dtype=bool) for p in problems]
     z = [p.z0.copy() for p in problems]
 
     def tvs(zs: Sequence[np.ndarray]) -> np.ndarray:
-        return np.array([float(total_variation(softmax(za), pa)) for za, pa in zip(zs, priors)])
+        return np.array([float(shortfall(softmax(za), pa, bound, guess)) for za, pa in zip(zs, priors)])
 
     before = tvs(z)
     current = before
@@ -143,7 +156,7 @@ def ensemble_greedy_search(
     evaluations = 0
     available = np.ones(n_units, dtype=bool)
     reason = "max_removals"
-    while np.maximum(current - bound, 0).sum() > 0:
+    while current.sum() > 0:
         if len(removed) >= max_removals:
             break
         effects = [_effects(p, a) for p, a in zip(problems, alive)]
@@ -157,9 +170,9 @@ def ensemble_greedy_search(
         evaluations += len(candidates) * len(problems)
         excess = np.zeros(len(candidates))
         for e, za, pa in zip(effects, z, priors):
-            excess += np.maximum(total_variation(softmax(za[None, :] - e[candidates]), pa) - bound, 0)
+            excess += shortfall(softmax(za[None, :] - e[candidates]), pa, bound, guess)
         best_index = int(np.argmin(excess))
-        if excess[best_index] >= np.maximum(current - bound, 0).sum() - 1e-12:
+        if excess[best_index] >= current.sum() - 1e-12:
             reason = "no_improvement"
             break
         best = int(candidates[best_index])
@@ -170,7 +183,7 @@ def ensemble_greedy_search(
             alive[a][p.kills[best].indices] = False
         current = tvs(z)
     worst_before, worst_after = int(np.argmax(before)) if len(before) else 0, int(np.argmax(current)) if len(current) else 0
-    success = bool(np.all(current <= bound))
+    success = bool(np.all(current <= 0))
     return SearchResult(
         method="ensemble-greedy",
         removed=list(removed),
