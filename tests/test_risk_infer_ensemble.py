@@ -293,6 +293,20 @@ def test_rounds_stop_at_the_target():
     assert len(result.final_attackers) == 1  # no adversary joined before the target was met
 
 
+def test_the_trained_ensemble_is_written_where_attacker_path_loads_it(tmp_path):
+    from spacy_sanitize.training.attacker_cli import train_adversarial_ensemble
+
+    rows = toy_corpus()
+    nlp = toy_nlp(criterion="guess", tv_bound=0.1)
+    summary = train_adversarial_ensemble(nlp, [r["text"] for r in rows], [r["meta"]["city"] for r in rows], tmp_path / "ens",
+                                         kinds=["word:LOWER", "char:LOWER"], rounds=1, folds=3, min_df=1)
+    # the raw kinds on all documents, then one adapted set per round that joined the ensembles
+    assert summary["n_attackers"] == 2 + 2 * (summary["rounds_played"] - 1)
+    other = spacy.blank("en").add_pipe("risk_infer")
+    other.initialize(attacker_path=tmp_path / "ens")
+    assert len(other.attackers) == summary["n_attackers"] and other.attackers[1].analyzer == "char"
+
+
 # --- generalization: the attacker reads what the masker writes ---------------------------------
 
 def test_places_generalize_to_their_kind_only():
