@@ -85,7 +85,7 @@ def run_attack(args: argparse.Namespace) -> int:
         extra_labels += lab
     nlp = load_pipeline(args.pipeline)
     nlp.add_pipe("risk_infer", before="masker", config={"threshold": args.threshold, "search": args.search, "max_removals": args.max_removals, "score_existing": args.criterion == "maxprob"})
-    if args.criterion == "prior":
+    if args.criterion != "maxprob":
         return _run_rounds(args, texts, labels, ids, extra_texts, extra_labels, nlp)
     result = run_attack_benchmark(
         texts,
