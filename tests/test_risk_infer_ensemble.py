@@ -1,6 +1,6 @@
 """risk_infer's attacker ensemble: character n-grams and their kill map, the prior (total
 variation) criterion, serialization, cross-fitted adversarial rounds, the masker's view
-(generalize.v2) and the per-level attack report, on tiny hand-made models and corpora."""
+(generalize, geography="kind") and the per-level attack report, on tiny hand-made models and corpora."""
 import json
 import time
 import warnings
@@ -311,6 +311,11 @@ def test_the_trained_ensemble_is_written_where_attacker_path_loads_it(tmp_path):
 
 def test_places_generalize_to_their_kind_only():
     assert [place_kind(x) for x in ("Istanbul", "Turkey", "Europe", "Nowhere")] == ["a city", "a country", "a region", "a place"]
+    from spacy_sanitize.masker.strategies.generalize import make_generalize
+
+    assert make_generalize().geography == "region"  # the default keeps v1's output
+    with pytest.raises(ValueError, match="geography"):
+        make_generalize(geography="planet")
 
 
 def test_the_attacker_reads_the_generalized_text_the_masker_writes():
@@ -318,7 +323,7 @@ def test_the_attacker_reads_the_generalized_text_the_masker_writes():
     ruler = nlp.add_pipe("span_ruler", config={"spans_key": "pii"})
     ruler.add_patterns([{"label": "LOC", "pattern": "Istanbul"}])
     infer = nlp.add_pipe("risk_infer", config={"placeholder": "masker", "criterion": "prior", "tv_bound": 0.05})
-    nlp.add_pipe("masker", config={"strategy": {"@strategies": "spacy_sanitize.generalize.v2"}})
+    nlp.add_pipe("masker", config={"strategy": {"@strategies": "spacy_sanitize.generalize.v1", "geography": "kind"}})
     # "a city" is no clue, "turkey" is: the generalization v1 writes ("[Turkey]") would be
     infer.set_attackers([word_attacker({"city": 0, "turkey": 1, "lawyer": 2}, [[0.0, -3.0, 0.0], [0.0, 3.0, 2.0], [0.0, 0.0, 0.0]])])
     doc = nlp("A lawyer in Istanbul spoke.")
@@ -368,3 +373,15 @@ def test_the_attack_report_has_every_level_and_field(tmp_path):
     plot_levels(result, str(tmp_path / "curve.png"))
     assert (tmp_path / "curve.png").read_bytes()[:4] == b"\x89PNG"
     assert softmax(np.zeros(2)).tolist() == [0.5, 0.5]
+
+
+def test_the_attack_cli_takes_the_rounds_options():
+    import argparse
+
+    from spacy_sanitize.training.attack_cli import add_attack_subparser
+
+    parser = argparse.ArgumentParser()
+    add_attack_subparser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["attack", "d.jsonl", "--criterion", "guess", "--tv-bound", "0.1", "--tv-bound", "0.05", "--rounds", "3", "--plot", "x.png"])
+    assert (args.criterion, args.tv_bound, args.rounds, args.plot) == ("guess", [0.1, 0.05], 3, "x.png")
+    assert parser.parse_args(["attack", "d.jsonl"]).criterion == "maxprob"  # the seed's report stays the default

@@ -5,7 +5,7 @@ one leading digit bucket (1-2, 2-5, 5-10 x 10^k), ages -> 10-year bands; countri
 "a country in <UN sub-region>", cities and first-level regions -> their country;
 organisations, occupations, positions and MISC -> a broader class from keyword tables;
 nationalities -> a regional adjective; persons -> a numbered role ``[PERSON 1]``.
-``spacy_sanitize.generalize.v2`` adds ``geography = "kind"``: places become their kind only
+With ``geography = "kind"`` places become their kind only
 ("a city", "a country", "a region") and nationalities "a nationality", for texts whose
 sensitive attribute is the place itself (a city names its country, a country its region).
 Tables are in data/generalize/ and were written from general knowledge, not fitted to
@@ -163,28 +163,22 @@ class Generalize(Strategy):
 
 
 @register_strategy("spacy_sanitize.generalize.v1")
-def make_generalize(date_granularity: str = "decade", template: str = "[{value}]", person_template: str = "[{label} {n}]") -> Strategy:
+def make_generalize(
+    date_granularity: str = "decade", template: str = "[{value}]", person_template: str = "[{label} {n}]", geography: str = "region"
+) -> Strategy:
     """date_granularity (str): ``year`` or ``decade`` for full dates (plain years always
     become decades). template (str): with ``{value}`` (and optionally ``{label}``).
-    person_template (str): numbered role for persons, with ``{label}`` and ``{n}``."""
+    person_template (str): numbered role for persons, with ``{label}`` and ``{n}``.
+    geography (str): ``region`` (a city becomes its country, a country its UN sub-region)
+    or ``kind`` (places become "a city", "a country", "a region", nationalities "a
+    nationality": nothing of where, for texts whose sensitive attribute is the place)."""
     if date_granularity not in ("year", "decade"):
         raise invalid("spacy_sanitize.generalize.v1", "date_granularity must be 'year' or 'decade'")
     if "{value}" not in template:
         raise invalid("spacy_sanitize.generalize.v1", "template needs '{value}'")
     if "{n}" not in person_template:
         raise invalid("spacy_sanitize.generalize.v1", "person_template needs '{n}'")
-    return Generalize(date_granularity, template, person_template)
-
-
-@register_strategy("spacy_sanitize.generalize.v2")
-def make_generalize_v2(
-    date_granularity: str = "decade", template: str = "[{value}]", person_template: str = "[{label} {n}]", geography: str = "kind"
-) -> Strategy:
-    """As v1, plus geography (str): ``kind`` (places become "a city", "a country", "a
-    region", nationalities "a nationality": nothing of where) or ``region`` (v1: a city
-    becomes its country, a country its UN sub-region)."""
     if geography not in ("kind", "region"):
-        raise invalid("spacy_sanitize.generalize.v2", "geography must be 'kind' or 'region'")
-    strategy = make_generalize(date_granularity, template, person_template)
-    strategy.geography = geography  # type: ignore[attr-defined]
-    return strategy
+        raise invalid("spacy_sanitize.generalize.v1", "geography must be 'kind' or 'region'")
+    return Generalize(date_granularity, template, person_template, geography)
+

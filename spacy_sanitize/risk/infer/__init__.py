@@ -14,6 +14,12 @@ above ``threshold`` it searches for words whose removal brings it below (``searc
 - ``Doc._.risk_infer`` reports the prediction, the confidence before and after, and
   whether the threshold was reached.
 
+With ``criterion = "prior"`` or ``"guess"`` the component holds an ensemble of attackers
+(word n-grams on lower case, norms or lemmas, character n-grams) and removes words until
+every attacker's posterior is close to its prior, or its best guess is the prior's
+(``search.ensemble_greedy_search``); ``training.adversarial`` retrains the ensemble on
+sanitized text in cross-fitted rounds.
+
 Place it after the components that decide (risk_vote) and before the masker. Without a
 trained attacker it raises E601 instead of passing documents through.
 
