@@ -382,6 +382,6 @@ def test_the_attack_cli_takes_the_rounds_options():
 
     parser = argparse.ArgumentParser()
     add_attack_subparser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["attack", "d.jsonl", "--criterion", "guess", "--tv-bound", "0.1", "--tv-bound", "0.05", "--rounds", "3", "--plot", "x.png"])
-    assert (args.criterion, args.tv_bound, args.rounds, args.plot) == ("guess", [0.1, 0.05], 3, "x.png")
+    args = parser.parse_args(["attack", "d.jsonl", "--criterion", "guess", "--tv-bound", "0.1", "--tv-bound", "0.05", "--rounds", "3", "--plot", "x.png", "--remove-stop-words"])
+    assert (args.criterion, args.tv_bound, args.rounds, args.plot, args.remove_stop_words) == ("guess", [0.1, 0.05], 3, "x.png", True)
     assert parser.parse_args(["attack", "d.jsonl"]).criterion == "maxprob"  # the seed's report stays the default

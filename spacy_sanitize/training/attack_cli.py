@@ -46,6 +46,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     rounds.add_argument("--attackers", default="word:LOWER,word:NORM,char:LOWER", help="the ensemble, ANALYZER:ATTR comma-separated (the first is the reported fixed attacker)")
     rounds.add_argument("--adapt-attackers", default=None, help="the kinds retrained on sanitized text (default: --attackers)")
     rounds.add_argument("--tab-gold", help="TAB gold JSON of the same documents (e.g. tab/tab_dev.json): TAB P/R per level")
+    rounds.add_argument("--remove-stop-words", action="store_true", help="let risk_infer remove stop words (keep_stop_words = false)")
     rounds.add_argument("--plot", help="write the privacy-utility curve here (PNG, needs matplotlib: the bench extra)")
 
 
@@ -84,7 +85,7 @@ def run_attack(args: argparse.Namespace) -> int:
         extra_texts += t
         extra_labels += lab
     nlp = load_pipeline(args.pipeline)
-    nlp.add_pipe("risk_infer", before="masker", config={"threshold": args.threshold, "search": args.search, "max_removals": args.max_removals, "score_existing": args.criterion == "maxprob"})
+    nlp.add_pipe("risk_infer", before="masker", config={"threshold": args.threshold, "search": args.search, "max_removals": args.max_removals, "score_existing": args.criterion == "maxprob", "keep_stop_words": not args.remove_stop_words})
     if args.criterion != "maxprob":
         return _run_rounds(args, texts, labels, ids, extra_texts, extra_labels, nlp)
     result = run_attack_benchmark(
