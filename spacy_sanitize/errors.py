@@ -418,6 +418,21 @@ class Errors(metaclass=ErrorsWithCodes):
         "Doc._.protect must be a name, a list of names or None (got {value!r}); set it to the "
         "person(s) to protect, e.g. doc._.protect = 'Galip Yalman'."
     )
+    # E71x: risk_infer's attacker ensemble and adversarial rounds (risk/infer/, training/adversarial.py)
+    E710 = (
+        "unknown attacker analyzer '{analyzer}' (n-grams {ngram_min}..{ngram_max}); use 'word', or "
+        "'char' with 1 <= ngram_min <= ngram_max (e.g. 3..5)."
+    )
+    E711 = "unknown risk_infer criterion '{criterion}'; use 'maxprob' (seed 001's threshold), 'prior' (posterior close to the prior) or 'guess' (or the best guess the prior's)."
+    E712 = "tv_bound must be in [0, 1), got {value}; it bounds the total variation between the attacker's posterior and its prior."
+    E714 = (
+        "adversarial rounds need at least 2 folds with documents of at least 2 classes in each "
+        "training part (got {folds} folds for {n} documents); lower folds or add documents."
+    )
+    E715 = (
+        "{name} has placeholder = 'masker' but the pipeline has no masker reading span group "
+        "'{spans_key}'; add one after it (nlp.add_pipe('masker')) or set placeholder = '[{{label}}]'."
+    )
 
     E800 = (
         "risk_web would send spans of your documents to '{host}', which is not a loopback "
@@ -642,6 +657,12 @@ class Warnings(metaclass=ErrorsWithCodes):
         "the record has no field '{field}' for the person to protect; Doc._.protect stays unset "
         "for it, so only the pipeline's own decision protects anyone. Check the field's path "
         "(dotted, e.g. meta.applicant)."
+    )
+    W710 = (
+        "risk_infer could not bring every attacker's posterior within total variation {bound:.3f} "
+        "of its prior (worst attacker: {worst:.3f} above, guessing '{label}', {reason}); the words it found are "
+        "masked anyway. Review the document, raise max_removals or max_rounds, or set "
+        "keep_stop_words = false."
     )
 
     W801 = (

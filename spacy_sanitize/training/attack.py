@@ -261,3 +261,201 @@ def gold_scores(gold_path: str, nlp: Language, infer: RiskInfer, attacker: Linea
     b = tab_scores(gold, before, tokens=tokens).as_dict()
     c = tab_scores(gold, after, tokens=tokens).as_dict()
     return {"path": str(gold_path), "n_docs": len(gold), "b": {key: b[key] for key in keys}, "c": {key: c[key] for key in keys}, "risk_infer": summarize_reports(reports)}
+
+
+# --- adversarial rounds: privacy per sanitization level ---------------------------------------
+
+def _level_row(
+    name: str,
+    texts: Sequence[str],
+    replacements: Optional[Sequence[Sequence[Sequence[Any]]]],
+    labels: Sequence[str],
+    folds: Sequence[np.ndarray],
+    fixed: Sequence[Sequence[LinearAttacker]],
+    adaptive: Sequence[Tuple[np.ndarray, List[str]]],
+    factory: Any,
+    k: int,
+    tab: Optional[Tuple[Any, Sequence[str]]],
+    extra: Optional[Dict[str, Any]] = None,
+) -> Dict[str, Any]:
+    """One sanitization level: the fixed attackers (fold k's raw-trained ensemble, the
+    first one reported as *the* fixed attacker, each kind apart) and the adaptive attacker
+    (trained on this level's text of the other folds) on the held-out folds."""
+    from .adversarial import accuracy_of
+
+    n = len(texts)
+    by_kind: List[List[Tuple[np.ndarray, List[str]]]] = [[(np.zeros(0), [])] * n for _ in fixed[0]]
+    for fold, test in enumerate(folds):
+        for m, attacker in enumerate(fixed[fold]):
+            for i, seq in zip(test, factory.sequences([texts[i] for i in test], attacker.attr)):
+                by_kind[m][i] = (attacker.proba_seq(seq), list(attacker.classes))
+    masked = [masked_token_fraction(t, r) for t, r in zip(texts, replacements)] if replacements is not None else [(0, 1)] * n
+    row: Dict[str, Any] = {
+        "level": name,
+        "fixed_accuracy": accuracy_of(by_kind[0], labels),
+        f"fixed_top{k}": accuracy_of(by_kind[0], labels, k),
+        "fixed_accuracy_by_attacker": {f"{a.analyzer}:{a.attr}": accuracy_of(rows, labels) for a, rows in zip(fixed[0], by_kind)},
+        "adaptive_accuracy": accuracy_of(adaptive, labels),
+        f"adaptive_top{k}": accuracy_of(adaptive, labels, k),
+        "masked_token_fraction": sum(m for m, _ in masked) / max(1, sum(t for _, t in masked)) if replacements is not None else 0.0,
+    }
+    if tab is not None and replacements is not None:
+        from ..evaluation import Tokens, tab_scores
+
+        gold, ids = tab
+        predictions = {doc_id: [[int(r[0]), int(r[1])] for r in rows] for doc_id, rows in zip(ids, replacements)}
+        scores = tab_scores([d for d in gold if d.doc_id in predictions], predictions, tokens=Tokens()).as_dict()
+        row.update({"tab_P": scores["P"], "tab_R_all": scores["R_all"]})
+    row.update(extra or {})
+    return row
+
+
+def run_rounds_benchmark(
+    texts: Sequence[str],
+    labels: Sequence[str],
+    nlp: Language,
+    *,
+    doc_ids: Optional[Sequence[str]] = None,
+    extra_texts: Sequence[str] = (),
+    extra_labels: Sequence[str] = (),
+    kinds: Sequence[str] = ("word:LOWER", "word:NORM", "char:LOWER"),
+    adapt_kinds: Optional[Sequence[str]] = None,
+    tv_bounds: Sequence[float] = (0.05,),
+    rounds: int = 2,
+    folds: int = 5,
+    seed: int = 0,
+    k: int = 3,
+    attacker_params: Optional[Dict[str, Any]] = None,
+    tab_gold_path: Optional[str] = None,
+    infer_name: str = "risk_infer",
+    docs: Optional[Sequence[Doc]] = None,
+    criterion: str = "guess",
+    progress: Callable[[str], None] = lambda message: None,
+) -> Dict[str, Any]:
+    """Privacy and utility per sanitization level, by CV (folds by document): the text as
+    written, the pipeline's masking, and risk_infer (``criterion``: prior or guess) at each
+    ``tv_bound`` and adversarial round (``training.adversarial``). Per level: the fixed
+    and adaptive attackers' accuracy and top-k, the fraction of word tokens masked and,
+    with ``tab_gold_path`` (TAB gold of the same documents, matched by ``doc_ids``), the
+    TAB P and R_all of the masking. ``docs``: the documents already run through ``nlp``
+    without risk_infer (else they are run here)."""
+    from .adversarial import AttackerFactory, adversarial_rounds, fold_indices
+
+    started = time.perf_counter()
+    labels = [str(x) for x in labels]
+    infer: RiskInfer = nlp.get_pipe(infer_name)
+    masker = nlp.get_pipe("masker")
+    factory = AttackerFactory(kinds, nlp.lang, **dict(attacker_params or {}))
+    if docs is None:
+        progress(f"running the pipeline on {len(texts)} documents")
+        with nlp.select_pipes(disable=[infer_name]):
+            docs = list(nlp.pipe(texts, batch_size=8))
+    n = len(docs)
+    parts = fold_indices(n, folds, seed)
+    fold_of = np.empty(n, dtype=np.int64)
+    for fold, part in enumerate(parts):
+        fold_of[part] = fold
+    tab = None
+    if tab_gold_path:
+        from ..corpus.tab import load_tab
+
+        tab = (load_tab(tab_gold_path), list(doc_ids or [str(i) for i in range(n)]))
+    progress("training the fixed attackers")
+    fixed = [factory.train([texts[i] for i in np.flatnonzero(fold_of != f)] + list(extra_texts), [labels[i] for i in np.flatnonzero(fold_of != f)] + list(extra_labels)) for f in range(folds)]
+    majority = 0
+    for fold, test in enumerate(parts):
+        train_labels = [labels[i] for i in np.flatnonzero(fold_of != fold)] + list(extra_labels)
+        top = max(set(train_labels), key=train_labels.count)
+        majority += sum(labels[i] == top for i in test)
+
+    def adaptive_on(level_texts: Sequence[str]) -> List[Tuple[np.ndarray, List[str]]]:
+        out: List[Tuple[np.ndarray, List[str]]] = [(np.zeros(0), [])] * n
+        for fold, test in enumerate(parts):
+            train = np.flatnonzero(fold_of != fold)
+            attacker = factory.train([level_texts[i] for i in train], [labels[i] for i in train], factory.kinds[:1])[0]
+            for i, seq in zip(test, factory.sequences([level_texts[i] for i in test], attacker.attr)):
+                out[i] = (attacker.proba_seq(seq), list(attacker.classes))
+        return out
+
+    raw_texts = [d.text for d in docs]
+    b_texts = [d._.sanitized for d in docs]
+    b_rows = [[list(r) for r in d._.replacements or []] for d in docs]
+    levels = [
+        _level_row("raw", raw_texts, None, labels, parts, fixed, adaptive_on(raw_texts), factory, k, None),
+        _level_row("masking", b_texts, b_rows, labels, parts, fixed, adaptive_on(b_texts), factory, k, tab),
+    ]
+    traces: Dict[str, Any] = {}
+    saved = (infer.criterion, infer.tv_bound, list(infer.attackers))
+    infer.criterion = criterion
+    try:
+        for bound in tv_bounds:
+            infer.tv_bound = float(bound)
+            progress(f"adversarial rounds at tv_bound {bound}")
+            result = adversarial_rounds(
+                docs, labels, infer, masker, factory, folds=folds, seed=seed, rounds=rounds,
+                extra_texts=extra_texts, extra_labels=extra_labels, adapt_kinds=adapt_kinds, initial=fixed, progress=progress,
+            )
+            traces[str(bound)] = {"stopped": result.stopped, "trace": result.trace}
+            for round_, (sanitized, adaptive) in enumerate(zip(result.sanitized, result.adaptive)):
+                reports = sanitized.reports
+                extra = {
+                    "tv_bound": float(bound),
+                    "round": round_,
+                    "n_attackers": len(result.ensembles[round_][0]),
+                    "success_rate": float(np.mean([r.get("success", False) for r in reports])),
+                    "mean_removed_tokens": float(np.mean([r.get("n_removed_tokens", 0) for r in reports])),
+                    "mean_seconds": float(np.mean([r.get("seconds", 0.0) for r in reports])),
+                }
+                levels.append(_level_row(f"risk_infer {criterion} tv<={bound} round {round_}", sanitized.texts, sanitized.replacements, labels, parts, fixed, adaptive, factory, k, tab, extra))
+                progress(json_line(levels[-1]))
+    finally:
+        infer.criterion, infer.tv_bound = saved[0], saved[1]
+        infer.attackers = saved[2]
+    return {
+        "n_docs": n,
+        "n_extra_train": len(extra_texts),
+        "folds": folds,
+        "seed": seed,
+        "kinds": list(kinds),
+        "adapt_kinds": list(adapt_kinds or kinds),
+        "rounds": rounds,
+        "criterion": criterion,
+        "tv_bounds": [float(b) for b in tv_bounds],
+        "classes_in_data": dict(sorted({c: labels.count(c) for c in set(labels)}.items(), key=lambda item: -item[1])),
+        "majority_class_rate": majority / n,
+        "levels": levels,
+        "rounds_trace": traces,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def json_line(row: Dict[str, Any]) -> str:
+    keys = ("level", "fixed_accuracy", "adaptive_accuracy", "masked_token_fraction", "tab_P")
+    return " ".join(f"{key}={row[key]:.3f}" if isinstance(row.get(key), float) else f"{key}={row.get(key)}" for key in keys)
+
+
+def plot_levels(result: Dict[str, Any], path: str) -> None:
+    """The privacy-utility curve: attacker accuracy against the fraction of tokens masked,
+    one point per level, the majority rate as a line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    levels = result["levels"]
+    x = [row["masked_token_fraction"] for row in levels]
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    ax.plot(x, [row["fixed_accuracy"] for row in levels], "o-", label="fixed attacker")
+    ax.plot(x, [row["adaptive_accuracy"] for row in levels], "s--", label="adaptive attacker")
+    for row, xi in zip(levels, x):
+        ax.annotate(row["level"].replace("risk_infer ", ""), (xi, row["adaptive_accuracy"]), fontsize=6, xytext=(3, -8), textcoords="offset points")
+    majority = result["majority_class_rate"]
+    ax.axhline(majority, color="grey", lw=0.8, ls=":", label=f"majority class ({majority:.3f})")
+    ax.axhspan(majority, majority + 0.05, color="grey", alpha=0.12, label="target (majority + 0.05)")
+    ax.set_xlabel("fraction of word tokens masked")
+    ax.set_ylabel("attacker accuracy (respondent state)")
+    ax.set_title("risk_infer: privacy against masking (TAB dev, 5-fold CV)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

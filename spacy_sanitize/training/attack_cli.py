@@ -41,6 +41,15 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-search-comparison", action="store_true", help="skip exact vs greedy vs beam on short snippets")
     parser.add_argument("--snippet-chars", type=int, default=300)
     parser.add_argument("-o", "--output", help="write the results as JSON here")
+    rounds = parser.add_argument_group("adversarial rounds (--criterion prior)")
+    rounds.add_argument("--criterion", choices=("maxprob", "prior", "guess"), default="maxprob", help="maxprob: seed 001's threshold (the a/b/c report); prior / guess: the ensemble's criterion with adversarial rounds, one row per level")
+    rounds.add_argument("--tv-bound", type=float, action="append", help="total-variation bound to the prior; repeatable, one level each (default 0.05)")
+    rounds.add_argument("--rounds", type=int, default=2, help="adversarial rounds after round 0")
+    rounds.add_argument("--attackers", default="word:LOWER,word:NORM,char:LOWER", help="the ensemble, ANALYZER:ATTR comma-separated (the first is the reported fixed attacker)")
+    rounds.add_argument("--adapt-attackers", default=None, help="the kinds retrained on sanitized text (default: --attackers)")
+    rounds.add_argument("--tab-gold", help="TAB gold JSON of the same documents (e.g. tab/tab_dev.json): TAB P/R per level")
+    rounds.add_argument("--remove-stop-words", action="store_true", help="let risk_infer remove stop words (keep_stop_words = false)")
+    rounds.add_argument("--plot", help="write the privacy-utility curve here (PNG, needs matplotlib: the bench extra)")
 
 
 def add_attack_subparser(subparsers: Any) -> argparse.ArgumentParser:
@@ -72,10 +81,10 @@ def run_attack(args: argparse.Namespace) -> int:
     from ..pipeline import load_pipeline
     from .attack import run_attack_benchmark
 
-    _, texts, labels = read_labeled(args.data, args.label_field, args.text_field)
+    ids, texts, labels = read_labeled(args.data, args.label_field, args.text_field)
     if args.max_docs and args.max_docs < len(texts):
         keep = np.sort(np.random.default_rng(args.seed).choice(len(texts), args.max_docs, replace=False))
-        texts, labels = [texts[i] for i in keep], [labels[i] for i in keep]
+        ids, texts, labels = [ids[i] for i in keep], [texts[i] for i in keep], [labels[i] for i in keep]
     if args.max_chars:
         texts = [t[: args.max_chars] for t in texts]
     extra_texts: List[str] = []
@@ -85,7 +94,9 @@ def run_attack(args: argparse.Namespace) -> int:
         extra_texts += t
         extra_labels += lab
     nlp = load_pipeline(args.pipeline)
-    nlp.add_pipe("risk_infer", before="masker", config={"threshold": args.threshold, "search": args.search, "max_removals": args.max_removals})
+    nlp.add_pipe("risk_infer", before="masker", config={"threshold": args.threshold, "search": args.search, "max_removals": args.max_removals, "score_existing": args.criterion == "maxprob", "keep_stop_words": not args.remove_stop_words})
+    if args.criterion != "maxprob":
+        return _run_rounds(args, texts, labels, ids, extra_texts, extra_labels, nlp)
     result = run_attack_benchmark(
         texts,
         labels,
@@ -106,6 +117,45 @@ def run_attack(args: argparse.Namespace) -> int:
     if args.output:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         srsly.write_json(args.output, result)
+    return 0
+
+
+def _write(args: argparse.Namespace, result: Any) -> None:
+    print(json.dumps(result, indent=1))
+    if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(args.output, result)
+
+
+def _run_rounds(args: argparse.Namespace, texts: List[str], labels: List[str], ids: List[str], extra_texts: List[str], extra_labels: List[str], nlp: Any) -> int:
+    from .attack import plot_levels, run_rounds_benchmark
+
+    kinds = [k.strip() for k in args.attackers.split(",") if k.strip()]
+    adapt = [k.strip() for k in args.adapt_attackers.split(",") if k.strip()] if args.adapt_attackers else None
+    result = run_rounds_benchmark(
+        texts,
+        labels,
+        nlp,
+        doc_ids=ids,
+        extra_texts=extra_texts,
+        extra_labels=extra_labels,
+        kinds=kinds,
+        adapt_kinds=adapt,
+        tv_bounds=args.tv_bound or [0.05],
+        rounds=args.rounds,
+        folds=args.folds,
+        seed=args.seed,
+        k=args.top_k,
+        attacker_params={"C": args.C, "min_df": args.min_df},
+        tab_gold_path=args.tab_gold,
+        criterion=args.criterion,
+        progress=lambda message: logger.info(message),
+    )
+    result["settings"] = {k: v for k, v in vars(args).items() if k != "func"}
+    _write(args, result)
+    if args.plot:
+        Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
+        plot_levels(result, args.plot)
     return 0
 
 

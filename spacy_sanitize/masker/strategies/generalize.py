@@ -5,6 +5,9 @@ one leading digit bucket (1-2, 2-5, 5-10 x 10^k), ages -> 10-year bands; countri
 "a country in <UN sub-region>", cities and first-level regions -> their country;
 organisations, occupations, positions and MISC -> a broader class from keyword tables;
 nationalities -> a regional adjective; persons -> a numbered role ``[PERSON 1]``.
+With ``geography = "kind"`` places become their kind only
+("a city", "a country", "a region") and nationalities "a nationality", for texts whose
+sensitive attribute is the place itself (a city names its country, a country its region).
 Tables are in data/generalize/ and were written from general knowledge, not fitted to
 the evaluation data.
 """
@@ -92,6 +95,22 @@ def generalize_place(text: str) -> str:
     return "a place"
 
 
+def place_kind(text: str) -> str:
+    """What kind of place ``text`` is, without saying which: nothing of its country or
+    region is left."""
+    stripped = text.strip()
+    if stripped in resources.generalize_table("regions")["continents"]:
+        return "a region"
+    if resources.country_code(stripped):
+        return "a country"
+    cities = resources.generalize_table("cities")["cities"]
+    if stripped in cities or stripped.split(",")[0].strip() in cities:
+        return "a city"
+    if resources.place_country(stripped):
+        return "a region"
+    return "a place"
+
+
 def generalize_dem(text: str) -> str:
     code = resources.generalize_table("demonyms")["demonyms"].get(text.strip())
     if code and code in resources.region_of_code():
@@ -102,8 +121,9 @@ def generalize_dem(text: str) -> str:
 class Generalize(Strategy):
     name = "generalize"
 
-    def __init__(self, date_granularity: str, template: str, person_template: str) -> None:
+    def __init__(self, date_granularity: str, template: str, person_template: str, geography: str = "region") -> None:
         self.date_granularity = date_granularity
+        self.geography = geography
         self.template = template
         self.persons = Numbered(person_template, across_docs=False)
 
@@ -125,10 +145,12 @@ class Generalize(Strategy):
                 context = state.text[max(0, mention.start - 20) : mention.start] + " " + state.text[mention.end : mention.end + 20]
             return generalize_quantity(text, context)
         if label == "LOC":
-            return generalize_place(mention.canonical)
+            return place_kind(mention.canonical) if self.geography == "kind" else generalize_place(mention.canonical)
         if label == "ORG":
             return resources.classify(mention.canonical, "org_classes")[0]
         if label == "DEM":
+            if self.geography == "kind" and resources.generalize_table("demonyms")["demonyms"].get(text.strip()):
+                return "a nationality"
             return generalize_dem(text)
         if label == "MISC":
             return resources.classify(mention.canonical, "misc_classes")[0]
@@ -141,14 +163,22 @@ class Generalize(Strategy):
 
 
 @register_strategy("spacy_sanitize.generalize.v1")
-def make_generalize(date_granularity: str = "decade", template: str = "[{value}]", person_template: str = "[{label} {n}]") -> Strategy:
+def make_generalize(
+    date_granularity: str = "decade", template: str = "[{value}]", person_template: str = "[{label} {n}]", geography: str = "region"
+) -> Strategy:
     """date_granularity (str): ``year`` or ``decade`` for full dates (plain years always
     become decades). template (str): with ``{value}`` (and optionally ``{label}``).
-    person_template (str): numbered role for persons, with ``{label}`` and ``{n}``."""
+    person_template (str): numbered role for persons, with ``{label}`` and ``{n}``.
+    geography (str): ``region`` (a city becomes its country, a country its UN sub-region)
+    or ``kind`` (places become "a city", "a country", "a region", nationalities "a
+    nationality": nothing of where, for texts whose sensitive attribute is the place)."""
     if date_granularity not in ("year", "decade"):
         raise invalid("spacy_sanitize.generalize.v1", "date_granularity must be 'year' or 'decade'")
     if "{value}" not in template:
         raise invalid("spacy_sanitize.generalize.v1", "template needs '{value}'")
     if "{n}" not in person_template:
         raise invalid("spacy_sanitize.generalize.v1", "person_template needs '{n}'")
-    return Generalize(date_granularity, template, person_template)
+    if geography not in ("kind", "region"):
+        raise invalid("spacy_sanitize.generalize.v1", "geography must be 'kind' or 'region'")
+    return Generalize(date_granularity, template, person_template, geography)
+

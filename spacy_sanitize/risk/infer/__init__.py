@@ -14,6 +14,12 @@ above ``threshold`` it searches for words whose removal brings it below (``searc
 - ``Doc._.risk_infer`` reports the prediction, the confidence before and after, and
   whether the threshold was reached.
 
+With ``criterion = "prior"`` or ``"guess"`` the component holds an ensemble of attackers
+(word n-grams on lower case, norms or lemmas, character n-grams) and removes words until
+every attacker's posterior is close to its prior, or its best guess is the prior's
+(``search.ensemble_greedy_search``); ``training.adversarial`` retrains the ensemble on
+sanitized text in cross-fitted rounds.
+
 Place it after the components that decide (risk_vote) and before the masker. Without a
 trained attacker it raises E601 instead of passing documents through.
 
@@ -43,13 +49,14 @@ from ..base import FittedThreshold, risk_key
 from .attacker import LinearAttacker, read_labeled, sequences_of, softmax, train_attacker
 from .delta import EntityDeltas
 from .fitting import fit_threshold
-from .search import SEARCHES, SearchResult, build_problem, run_search
+from .search import SEARCHES, SearchResult, build_problem, ensemble_greedy_search, ensemble_problems, run_search, shortfall, total_variation
 from .view import AttackerView, View
 
 logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())
 
 DEFAULT_THRESHOLD = 0.37  # seed 001
+CRITERIA = ("maxprob", "prior", "guess")
 
 
 class RiskInfer(AttackerView, FittedThreshold):
@@ -77,7 +84,13 @@ class RiskInfer(AttackerView, FittedThreshold):
         set_mask: bool = True,
         score_existing: bool = True,
         keep_stop_words: bool = True,
+        criterion: str = "maxprob",
+        tv_bound: float = 0.05,
     ) -> None:
+        if criterion not in CRITERIA:
+            raise ValueError(Errors.E711.format(criterion=criterion))
+        if not 0 <= tv_bound < 1:
+            raise ValueError(Errors.E712.format(value=tv_bound))
         if search not in SEARCHES:
             raise ValueError(Errors.E609.format(search=search, searches=", ".join(SEARCHES)))
         if threshold is not None and not 0 < threshold <= 1:
@@ -100,9 +113,33 @@ class RiskInfer(AttackerView, FittedThreshold):
         self.set_mask = set_mask
         self.score_existing = score_existing
         self.keep_stop_words = keep_stop_words
-        self.attacker: Optional[LinearAttacker] = None
-        self._placeholder_forms: Dict[Tuple[str, str, str, bool], List[str]] = {}
+        self.criterion = criterion
+        self.tv_bound = float(tv_bound)
+        # the attacker ensemble (learned, saved); the first one is "the" attacker of the
+        # maxprob criterion, the risk scores and the fitted threshold
+        self.attackers: List[LinearAttacker] = []
+        # per call of the prior criterion: each attacker's TV and predicted class
+        self._tv_before: List[float] = []
+        self._tv_now: List[float] = []
+        self._short_now: List[float] = []
+        self._label_now: List[str] = []
+        self._placeholder_forms: Dict[Tuple[str, bool, str, str, bool], List[str]] = {}
+        self._rendered: Dict[Any, List[str]] = {}
 
+
+    @property
+    def attacker(self) -> Optional[LinearAttacker]:
+        return self.attackers[0] if self.attackers else None
+
+    @attacker.setter
+    def attacker(self, value: Optional[LinearAttacker]) -> None:
+        self.attackers = [] if value is None else [value]
+
+    def set_attackers(self, attackers: Sequence[LinearAttacker]) -> None:
+        """Use an ensemble: with ``criterion = "prior"`` every attacker must end close to
+        its own prior, so their classes may differ (one trained on 40 states, one on the 7
+        of the sanitized court cases)."""
+        self.attackers = list(attackers)
 
     # --- processing ----------------------------------------------------------------
     def _check(self) -> LinearAttacker:
@@ -122,11 +159,13 @@ class RiskInfer(AttackerView, FittedThreshold):
         re-checks the text with the chosen words masked), and the attacker's probabilities
         before and after the removals."""
         attacker = self._check()
+        if self.criterion != "maxprob":
+            return self._find_removals_prior(doc)
         removed: Set[int] = set()
         results: List[SearchResult] = []
         p_before: Optional[np.ndarray] = None
         regions = self.plan(doc)  # removed words are not spans yet: the plan stays
-        token_region, labels = self.token_regions(doc, regions), [r.label for r in regions]
+        token_region, labels = self.token_regions(doc, regions), self.region_labels(doc, regions)
         for round_ in range(self.max_rounds + 1):
             forms, removable, index = self.sequence(doc, token_region, labels, removed)
             p_now = attacker.proba_seq(forms)
@@ -142,16 +181,61 @@ class RiskInfer(AttackerView, FittedThreshold):
             removed |= new
         return removed, results, p_before, p_now
 
+    def _find_removals_prior(self, doc: Doc) -> Tuple[Set[int], List[SearchResult], np.ndarray, np.ndarray]:
+        """``criterion = "prior"``: remove words until every attacker's posterior is within
+        total variation ``tv_bound`` of its prior (the text tells no attacker more than it
+        knew without it); ``"guess"``: or until its best guess is its prior's (the text no
+        longer tells it the top class). Units are the first attacker's word forms, shared by all (an
+        attacker reading lemmas or characters kills its own features through the same
+        words). Returns the first attacker's probabilities, like ``find_removals``."""
+        removed: Set[int] = set()
+        results: List[SearchResult] = []
+        regions = self.plan(doc)
+        token_region, labels = self.token_regions(doc, regions), self.region_labels(doc, regions)
+        priors = [a.prior() for a in self.attackers]
+        p_before: Optional[np.ndarray] = None
+        for round_ in range(self.max_rounds + 1):
+            views = [self.sequence(doc, token_region, labels, removed, attacker=a) for a in self.attackers]
+            p_all = [a.proba_seq(v[0]) for a, v in zip(self.attackers, views)]
+            self._tv_now = [float(total_variation(p, prior)) for p, prior in zip(p_all, priors)]
+            self._short_now = [float(shortfall(p, prior, self.tv_bound, self.criterion == "guess")) for p, prior in zip(p_all, priors)]
+            self._label_now = [a.classes[int(p.argmax())] for a, p in zip(self.attackers, p_all)]
+            p_now = p_all[0]
+            if p_before is None:
+                p_before, self._tv_before = p_now, list(self._tv_now)
+            if max(self._short_now) <= 0 or round_ == self.max_rounds:
+                break
+            keyed = [(forms, rem, [self._form(doc[i]) if i >= 0 else None for i in index]) for forms, rem, index in views]
+            result = ensemble_greedy_search(ensemble_problems(self.attackers, keyed), priors, self.tv_bound, self.max_removals, self.criterion == "guess")
+            results.append(result)
+            units = set(result.removed_units)
+            new = {i for _, rem, index in views for r, i in zip(rem, index) if r and i >= 0 and i not in removed and self._form(doc[i]) in units}
+            if not new:
+                break
+            removed |= new
+        assert p_before is not None
+        return removed, results, p_before, p_now
+
+    def _succeeded(self, p_after: np.ndarray) -> bool:
+        if self.criterion != "maxprob":
+            return bool(max(self._short_now) <= 0)
+        return bool(p_after.max() < self.threshold)
+
     def __call__(self, doc: Doc) -> Doc:
         attacker = self._check()
         started = time.perf_counter()
         existing = list(doc.spans.get(self.spans_key, []))
         removed, results, p_before, p_after = self.find_removals(doc)
-        success = bool(p_after.max() < self.threshold)
+        success = self._succeeded(p_after)
         new_spans = self._write_removals(doc, removed, p_after)
         if not success:
             reason = results[-1].reason if results else "nothing_removable"
-            warnings.warn(Warnings.W601.format(label=attacker.classes[int(p_after.argmax())], threshold=self.threshold, reached=float(p_after.max()), reason=reason), stacklevel=2)
+            if self.criterion != "maxprob":
+                worst = int(np.argmax(self._short_now))
+                label = self._label_now[worst]
+                warnings.warn(Warnings.W710.format(bound=self.tv_bound, worst=max(self._short_now), label=label, reason=reason), stacklevel=2)
+            else:
+                warnings.warn(Warnings.W601.format(label=attacker.classes[int(p_after.argmax())], threshold=self.threshold, reached=float(p_after.max()), reason=reason), stacklevel=2)
         if self.score_existing:
             self._score_existing(doc, existing)
         doc._.risk_infer = {
@@ -160,6 +244,7 @@ class RiskInfer(AttackerView, FittedThreshold):
             "predicted_after": attacker.classes[int(p_after.argmax())],
             "p_max_after": float(p_after.max()),
             "threshold": self.threshold,
+            "criterion": self.criterion,
             "success": success,
             "search": self.search,
             "removed_words": sorted({doc[i].text for i in removed}),
@@ -168,6 +253,8 @@ class RiskInfer(AttackerView, FittedThreshold):
             "evaluations": sum(r.evaluations for r in results),
             "seconds": time.perf_counter() - started,
         }
+        if self.criterion != "maxprob":
+            doc._.risk_infer.update({"tv_bound": self.tv_bound, "tv_before": list(self._tv_before), "tv_after": list(self._tv_now), "n_attackers": len(self.attackers)})
         return doc
 
     def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
@@ -244,6 +331,7 @@ class RiskInfer(AttackerView, FittedThreshold):
         C: float = 1.0,
         max_chars: int = 0,
         threshold_path: Optional[Union[str, Path]] = None,
+        attackers: Sequence[str] = (),
     ) -> None:
         """Load a trained attacker (``attacker_path``), or train one from ``train_path``
         (JSONL with ``text_field`` and ``label_field``, dotted paths allowed, e.g.
@@ -251,10 +339,16 @@ class RiskInfer(AttackerView, FittedThreshold):
         category with the highest value). ``threshold_path``: TAB JSON with documents
         masked by people; the threshold becomes the attacker's mean maximum probability
         on them (how seed 001 fitted 0.37), used (and saved) unless the config sets a
-        threshold (W602)."""
+        threshold (W602). ``attackers``: the ensemble to train (default: one word n-gram
+        attacker on ``attr``), ``ANALYZER:ATTR`` each
+        (``word:LOWER``, ``word:NORM``, ``word:LEMMA``, ``char:LOWER``: character 3- to
+        5-grams); ``attacker_path`` loads an ensemble saved as ``attacker`` + ``ensemble/N``
+        (``spacy-sanitize attacker adversarial`` writes one)."""
         tokenizer_nlp = nlp or self.nlp
         if attacker_path:
-            self.attacker = LinearAttacker.from_disk(ensure_path(attacker_path))
+            path = ensure_path(attacker_path)
+            self.attacker = LinearAttacker.from_disk(path)
+            self._read_ensemble(path / "ensemble")
         else:
             texts: List[str] = []
             labels: List[str] = []
@@ -276,9 +370,16 @@ class RiskInfer(AttackerView, FittedThreshold):
             # has no attacker yet).
             names = tokenizer_nlp.pipe_names
             earlier = names[: names.index(self.name)] if self.name in names else names
-            with tokenizer_nlp.select_pipes(enable=earlier):
-                seqs = sequences_of(texts, tokenizer_nlp, attr)
-            self.attacker = train_attacker(seqs, labels, attr=attr, ngram_max=ngram_max, min_df=min_df, max_features=max_features, C=C)
+            kinds = [parse_kind(kind, attr) for kind in attackers] or [("word", attr)]
+            trained: List[LinearAttacker] = []
+            seqs_of: Dict[str, List[List[str]]] = {}
+            for analyzer, kind_attr in kinds:
+                if kind_attr not in seqs_of:
+                    with tokenizer_nlp.select_pipes(enable=earlier):
+                        seqs_of[kind_attr] = sequences_of(texts, tokenizer_nlp, kind_attr)
+                grams = {"ngram_min": 3, "ngram_max": 5} if analyzer == "char" else {"ngram_max": ngram_max}
+                trained.append(train_attacker(seqs_of[kind_attr], labels, attr=kind_attr, analyzer=analyzer, min_df=min_df, max_features=max_features, C=C, **grams))
+            self.set_attackers(trained)
         if threshold_path:
             self.fitted_threshold = fit_threshold(self, threshold_path)
             logger.info("fitted threshold %.4f on '%s'", self.fitted_threshold, threshold_path)
@@ -295,28 +396,46 @@ class RiskInfer(AttackerView, FittedThreshold):
         fitted = learned.get("fitted_threshold")
         self.fitted_threshold = None if fitted is None else float(fitted)
 
+    # The first attacker stays in "attacker" (the layout of one-attacker components); the
+    # other members of an ensemble go to "ensemble/1", "ensemble/2", ...
     def _set_attacker_bytes(self, data: Optional[bytes]) -> None:
-        self.attacker = LinearAttacker.from_bytes(data) if data else None
+        self.attackers = [LinearAttacker.from_bytes(data)] + self.attackers[1:] if data else []
+
+    def _set_ensemble_bytes(self, data: Optional[List[bytes]]) -> None:
+        self.attackers = self.attackers[:1] + [LinearAttacker.from_bytes(b) for b in data or []]
 
     def _write_attacker(self, path: Path) -> None:
         if self.attacker is not None:
             self.attacker.to_disk(path)
 
+    def _write_ensemble(self, path: Path) -> None:
+        for number, member in enumerate(self.attackers[1:], start=1):
+            member.to_disk(path / str(number))
+
     def _read_attacker(self, path: Path) -> None:
-        self.attacker = LinearAttacker.from_disk(path) if path.exists() else None
+        self.attackers = [LinearAttacker.from_disk(path)] if path.exists() else []
+
+    def _read_ensemble(self, path: Path) -> None:
+        numbers = sorted(int(p.name) for p in path.iterdir() if p.name.isdigit()) if path.exists() else []
+        self.attackers = self.attackers[:1] + [LinearAttacker.from_disk(path / str(n)) for n in numbers]
 
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
         return util.to_bytes(
-            {"learned": self._learned, "attacker": lambda: self.attacker.to_bytes() if self.attacker else None},
+            {
+                "learned": self._learned,
+                "attacker": lambda: self.attacker.to_bytes() if self.attacker else None,
+                "ensemble": lambda: [a.to_bytes() for a in self.attackers[1:]],
+            },
             exclude,
         )
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> "RiskInfer":
-        util.from_bytes(data, {"learned": self._set_learned, "attacker": self._set_attacker_bytes}, exclude)
+        # "attacker" before "ensemble": the ensemble extends the first attacker
+        util.from_bytes(data, {"learned": self._set_learned, "attacker": self._set_attacker_bytes, "ensemble": self._set_ensemble_bytes}, exclude)
         return self
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
-        writers = {"learned.json": lambda p: srsly.write_json(p, self._learned()), "attacker": self._write_attacker}
+        writers = {"learned.json": lambda p: srsly.write_json(p, self._learned()), "attacker": self._write_attacker, "ensemble": self._write_ensemble}
         util.to_disk(path, writers, exclude)
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "RiskInfer":
@@ -324,8 +443,14 @@ class RiskInfer(AttackerView, FittedThreshold):
             if p.exists():
                 self._set_learned(srsly.read_json(p))
 
-        util.from_disk(path, {"learned.json": read_learned, "attacker": self._read_attacker}, exclude)
+        util.from_disk(path, {"learned.json": read_learned, "attacker": self._read_attacker, "ensemble": self._read_ensemble}, exclude)
         return self
+
+
+def parse_kind(kind: str, attr: str = "LOWER") -> Tuple[str, str]:
+    """``"char:LOWER"`` -> ("char", "LOWER"); a bare ``"word"`` takes ``attr``."""
+    analyzer, _, kind_attr = kind.partition(":")
+    return analyzer, (kind_attr or attr).upper()
 
 
 @Language.factory(
@@ -345,6 +470,8 @@ class RiskInfer(AttackerView, FittedThreshold):
         "set_mask": True,
         "score_existing": True,
         "keep_stop_words": True,
+        "criterion": "maxprob",
+        "tv_bound": 0.05,
     },
     requires=["doc.spans"],
     assigns=["doc.spans", "span._.risk", "span._.risk_explain", "span._.mask", "doc._.risk_infer"],
@@ -366,14 +493,23 @@ def make_risk_infer(
     set_mask: bool,
     score_existing: bool,
     keep_stop_words: bool,
+    criterion: str,
+    tv_bound: float,
 ) -> RiskInfer:
     """threshold (Optional[float]): a text is de-identified when the attacker's maximum
     class probability is below it. None: the threshold fitted by ``initialize``
     (``threshold_path``, saved with the component), else 0.37 (seed 001); a value set here
     always wins over a fitted one. search (str): exact, greedy or beam.
-    placeholder (str): how the masker renders a masked span for the attacker ("" = gap).
+    placeholder (str): how the masker renders a masked span for the attacker ("" = gap;
+    "masker": the text the pipeline's masker writes, e.g. a generalization).
     keep_stop_words (bool): never remove stop words (removing "the" everywhere kills many
-    bigrams at once and lowers the confidence at a large cost in readability)."""
+    bigrams at once and lowers the confidence at a large cost in readability).
+    criterion (str): ``maxprob`` (seed 001: the first attacker's maximum probability below
+    ``threshold``) or ``prior`` (every attacker of the ensemble within total variation
+    ``tv_bound`` of its prior: the text no longer tells the attribute) or ``guess`` (the
+    same, or every attacker's best guess is its prior's best guess). tv_bound (float):
+    below half the gap between the two largest priors, the attackers' best guess is the
+    prior's, i.e. no better than guessing the majority class."""
     register_extensions()
     return RiskInfer(
         nlp,
@@ -392,6 +528,8 @@ def make_risk_infer(
         set_mask=set_mask,
         score_existing=score_existing,
         keep_stop_words=keep_stop_words,
+        criterion=criterion,
+        tv_bound=tv_bound,
     )
 
 

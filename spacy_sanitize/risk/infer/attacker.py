@@ -31,7 +31,8 @@ from ...lm.linear import LinearWeights
 
 TokenSeq = Sequence[Optional[str]]
 ATTRS = ("LOWER", "NORM", "LEMMA")
-FORMAT_VERSION = 1
+ANALYZERS = ("word", "char")
+FORMAT_VERSION = 2  # 2 adds the analyzer (word or char n-grams); version 1 files still load
 _DIGIT = re.compile(r"\d")
 
 
@@ -67,6 +68,19 @@ def ngram_occurrences(seq: TokenSeq, ngram_max: int) -> Iterator[Tuple[str, int,
             yield " ".join(seq[start:end]), start, end  # type: ignore[arg-type]
 
 
+def char_occurrences(seq: TokenSeq, ngram_min: int, ngram_max: int) -> Iterator[Tuple[str, int, int]]:
+    """Character n-grams inside each token, padded with a space on each side (as
+    scikit-learn's ``char_wb``): an occurrence belongs to one token, so removing a word
+    removes exactly the occurrences it holds (a char feature's own kill map)."""
+    for i, form in enumerate(seq):
+        if form is None:
+            continue
+        padded = f" {form} "
+        for n in range(ngram_min, ngram_max + 1):
+            for start in range(0, max(1, len(padded) - n + 1)):
+                yield "#" + padded[start : start + n], i, i + 1  # '#': never equal to a word n-gram
+
+
 def ngram_set(seq: TokenSeq, ngram_max: int) -> List[str]:
     return list({gram for gram, _, _ in ngram_occurrences(seq, ngram_max)})
 
@@ -97,16 +111,41 @@ class LinearAttacker:
     ngram_max: int = 2
     digits_to_zero: bool = True
     meta: Dict[str, Any] = field(default_factory=dict)
+    analyzer: str = "word"
+    ngram_min: int = 1
 
     @property
     def n_features(self) -> int:
         return len(self.vocab)
 
+    @property
+    def context(self) -> int:
+        """How many neighbouring tokens a feature can span on each side."""
+        return 0 if self.analyzer == "char" else self.ngram_max - 1
+
+    def occurrences(self, seq: TokenSeq) -> Iterator[Tuple[str, int, int]]:
+        """(feature, first token, end token) of every feature occurrence of ``seq``."""
+        if self.analyzer == "char":
+            return char_occurrences(seq, self.ngram_min, self.ngram_max)
+        return ngram_occurrences(seq, self.ngram_max)
+
+    def gram_set(self, seq: TokenSeq) -> List[str]:
+        return list({g for g, _, _ in self.occurrences(seq)})
+
+    def prior(self) -> np.ndarray:
+        """The class frequencies the attacker was trained on (what it knows with no text
+        at all); without them (an old file) the softmax of its intercepts."""
+        counts = self.meta.get("class_counts") or {}
+        values = np.array([float(counts.get(c, 0)) for c in self.classes])
+        if values.sum() <= 0:
+            return softmax(self.intercept)
+        return values / values.sum()
+
     def sequence(self, doc: Doc) -> List[str]:
         return doc_sequence(doc, self.attr, self.digits_to_zero)
 
     def feature_ids(self, seq: TokenSeq) -> np.ndarray:
-        ids = {self.vocab[g] for g in ngram_set(seq, self.ngram_max) if g in self.vocab}
+        ids = {self.vocab[g] for g, _, _ in self.occurrences(seq) if g in self.vocab}
         return np.fromiter(sorted(ids), dtype=np.int64, count=len(ids))
 
     def decision(self, feature_ids: np.ndarray) -> np.ndarray:
@@ -137,11 +176,13 @@ class LinearAttacker:
             "ngram_max": self.ngram_max,
             "digits_to_zero": self.digits_to_zero,
             "meta": self.meta,
+            "analyzer": self.analyzer,
+            "ngram_min": self.ngram_min,
         }
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "LinearAttacker":
-        if data.get("format") != FORMAT_VERSION:
+        if data.get("format") not in (1, FORMAT_VERSION):
             raise ValueError(Errors.E603.format(found=data.get("format"), expected=FORMAT_VERSION))
         coef = np.asarray(data["coef"], dtype=np.float32)
         vocab = {w: i for i, w in enumerate(data["vocab"])}
@@ -156,6 +197,8 @@ class LinearAttacker:
             ngram_max=int(data["ngram_max"]),
             digits_to_zero=bool(data["digits_to_zero"]),
             meta=dict(data.get("meta") or {}),
+            analyzer=str(data.get("analyzer", "word")),
+            ngram_min=int(data.get("ngram_min", 1)),
         )
 
     def to_bytes(self) -> bytes:
@@ -169,7 +212,7 @@ class LinearAttacker:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         (path / "attacker.msgpack").write_bytes(self.to_bytes())
-        srsly.write_json(path / "attacker.json", {"classes": self.classes, "n_features": self.n_features, "attr": self.attr, "ngram_max": self.ngram_max, "meta": self.meta})
+        srsly.write_json(path / "attacker.json", {"classes": self.classes, "n_features": self.n_features, "attr": self.attr, "analyzer": self.analyzer, "ngram_min": self.ngram_min, "ngram_max": self.ngram_max, "meta": self.meta})
 
     @classmethod
     def from_disk(cls, path: Union[str, Path]) -> "LinearAttacker":
@@ -191,22 +234,33 @@ def train_attacker(
     C: float = 1.0,
     max_iter: int = 2000,
     digits_to_zero: bool = True,
+    analyzer: str = "word",
+    ngram_min: int = 1,
+    grams: Optional[Sequence[Sequence[str]]] = None,
 ) -> LinearAttacker:
     """Fit the scikit-learn pipeline (binary CountVectorizer over the n-grams of the
-    token sequences, then LogisticRegression) and keep its linear model."""
+    token sequences, then LogisticRegression) and keep its linear model. ``analyzer``
+    ``char``: character n-grams of ``ngram_min`` to ``ngram_max`` characters inside each
+    token instead of word n-grams. ``grams``: the feature sets of the sequences when the
+    caller has them (cross-validation trains on the same texts many times)."""
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import Pipeline
 
     if attr not in ATTRS:
         raise ValueError(Errors.E606.format(attr=attr, attrs=", ".join(ATTRS)))
+    if analyzer not in ANALYZERS or (analyzer == "char" and not 1 <= ngram_min <= ngram_max):
+        raise ValueError(Errors.E710.format(analyzer=analyzer, ngram_min=ngram_min, ngram_max=ngram_max))
     labels = [str(label) for label in labels]
     if len(sequences) != len(labels) or len(set(labels)) < 2:
         raise ValueError(Errors.E607.format(n=len(sequences), n_labels=len(labels), n_classes=len(set(labels))))
     min_df = min(min_df, max(1, len(sequences) // 2))
+    shape = LinearAttacker([], {}, np.zeros((0, 0)), np.zeros(0), attr, ngram_max, digits_to_zero, {}, analyzer, ngram_min)
+    if grams is not None:
+        sequences = list(range(len(grams)))  # the analyzer looks the feature sets up
     pipeline = Pipeline(
         [
-            ("ngrams", CountVectorizer(analyzer=lambda seq: ngram_set(seq, ngram_max), binary=True, min_df=min_df, max_features=max_features, dtype=np.float32)),
+            ("ngrams", CountVectorizer(analyzer=(lambda i: grams[i]) if grams is not None else lambda seq: shape.gram_set(seq), binary=True, min_df=min_df, max_features=max_features, dtype=np.float32)),
             ("logreg", LogisticRegression(C=C, max_iter=max_iter)),
         ]
     )
@@ -226,6 +280,8 @@ def train_attacker(
         ngram_max=ngram_max,
         digits_to_zero=digits_to_zero,
         meta={"n_train": len(labels), "class_counts": counts, "C": C, "min_df": min_df},
+        analyzer=analyzer,
+        ngram_min=ngram_min,
     )
 
 

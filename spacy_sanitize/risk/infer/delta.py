@@ -32,7 +32,7 @@ from ...masking_plan import (
     propagation_strings,
     resolve_overlaps,
 )
-from .attacker import ngram_occurrences, softmax, token_form
+from .attacker import softmax, token_form
 
 _WORD = re.compile(r"\w")
 _HEAD = re.compile(r"\w+|.", re.DOTALL)
@@ -59,12 +59,12 @@ class EntityDeltas:
         self.text = doc.text
         self.regions = masking_plan(doc, settings, self.text)
         self.token_region = component.token_regions(doc, self.regions)
-        self.labels = [r.label for r in self.regions]
+        self.labels = component.region_labels(doc, self.regions)
         forms = component.sequence(doc, self.token_region, self.labels)[0]
         self.counts = self._feature_counts(forms)
         self.present = np.fromiter(sorted(self.counts), dtype=np.int64, count=len(self.counts))
         self.p_max = float(softmax(attacker.decision(self.present)).max())
-        self.margin = max(1, attacker.ngram_max - 1)
+        self.margin = max(1, attacker.context)
         self.anchor = [
             self.token_region[t.i] < 0 and token_form(t, attacker.attr, attacker.digits_to_zero) is not None for t in doc
         ]
@@ -135,7 +135,7 @@ class EntityDeltas:
 
     def _feature_counts(self, forms: Sequence[Optional[str]]) -> Counter:
         vocab = self.attacker.vocab
-        return Counter(vocab[g] for g, _, _ in ngram_occurrences(forms, self.attacker.ngram_max) if g in vocab)
+        return Counter(vocab[g] for g, _, _ in self.attacker.occurrences(forms) if g in vocab)
 
     # --- which tokens change ------------------------------------------------------------
     def _unmasked(self, members: Sequence[Span], labels: List[str]) -> Dict[int, int]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .attacker import LinearAttacker, ngram_occurrences, softmax
+from .attacker import LinearAttacker, softmax
 
 if TYPE_CHECKING:
     from scipy import sparse
@@ -59,22 +59,32 @@ class SearchResult:
     seconds: float = 0.0
 
 
-def build_problem(attacker: LinearAttacker, seq: Sequence[Optional[str]], removable: Sequence[bool]) -> DeletionProblem:
+def build_problem(
+    attacker: LinearAttacker,
+    seq: Sequence[Optional[str]],
+    removable: Sequence[bool],
+    unit_keys: Optional[Sequence[Optional[str]]] = None,
+    unit_index: Optional[Dict[str, int]] = None,
+) -> DeletionProblem:
     """The deletion problem of a token sequence (None = gap). Only tokens flagged
-    ``removable`` belong to units (placeholders of masked spans are not removable)."""
+    ``removable`` belong to units (placeholders of masked spans are not removable).
+    ``unit_keys``: the unit of each position (default: its form), so that attackers that
+    read different forms (lower case, lemmas, characters) share units; ``unit_index``: a
+    unit numbering shared by several problems (extended here)."""
+    keys = seq if unit_keys is None else unit_keys
     kill_sets: Dict[int, Optional[set]] = {}
     gram_of: Dict[int, str] = {}
-    for gram, start, end in ngram_occurrences(seq, attacker.ngram_max):
+    for gram, start, end in attacker.occurrences(seq):
         fid = attacker.vocab.get(gram)
         if fid is None:
             continue
         gram_of.setdefault(fid, gram)
-        units = {seq[i] for i in range(start, end) if removable[i]}
+        units = {keys[i] for i in range(start, end) if removable[i] and keys[i] is not None}
         # a feature dies only when every occurrence loses a token: intersect over occurrences
         previous = kill_sets.get(fid)
         kill_sets[fid] = units if previous is None else previous & units
     fids = sorted(kill_sets)
-    unit_index: Dict[str, int] = {}
+    unit_index = {} if unit_index is None else unit_index
     rows, cols = [], []
     for col, fid in enumerate(fids):
         for unit in sorted(kill_sets[fid] or ()):
@@ -86,6 +96,107 @@ def build_problem(attacker: LinearAttacker, seq: Sequence[Optional[str]], remova
     weights = attacker.coef[:, fids].astype(np.float64) if fids else np.zeros((len(attacker.classes), 0))
     z0 = attacker.intercept + weights.sum(axis=1)
     return DeletionProblem(list(unit_index), z0, weights, kills, [gram_of[f] for f in fids])
+
+
+def total_variation(p: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Total variation distance between posteriors (last axis) and a prior."""
+    return 0.5 * np.abs(p - prior).sum(axis=-1)
+
+
+def shortfall(p: np.ndarray, prior: np.ndarray, bound: float, guess: bool = False) -> np.ndarray:
+    """How far posteriors (last axis) are from passing: the total variation above
+    ``bound``; with ``guess``, at most the probability gap between the best guess and the
+    prior's best guess (an attacker whose best guess is the blind guess learns nothing
+    about the top class from the text)."""
+    short = np.maximum(total_variation(p, prior) - bound, 0.0)
+    if guess:
+        gap = p.max(axis=-1) - p[..., int(np.argmax(prior))]
+        short = np.minimum(short, gap)
+    return short
+
+
+def ensemble_problems(
+    attackers: Sequence[LinearAttacker], views: Sequence[Tuple[Sequence[Optional[str]], Sequence[bool], Sequence[Optional[str]]]]
+) -> List[DeletionProblem]:
+    """One deletion problem per attacker, (forms, removable, unit keys) of its view, all
+    with the same unit numbering (the kill matrices are padded to the shared units)."""
+    from scipy import sparse
+
+    unit_index: Dict[str, int] = {}
+    problems = [build_problem(a, seq, rem, keys, unit_index) for a, (seq, rem, keys) in zip(attackers, views)]
+    units = list(unit_index)
+    for problem in problems:
+        kills = problem.kills.tocoo()
+        problem.kills = sparse.csr_matrix((kills.data, (kills.row, kills.col)), shape=(len(units), kills.shape[1]))
+        problem.units = units
+    return problems
+
+
+def ensemble_greedy_search(
+    problems: Sequence[DeletionProblem], priors: Sequence[np.ndarray], bound: float, max_removals: int = 100, guess: bool = False
+) -> SearchResult:
+    """Remove one unit at a time until every attacker passes: its posterior within total
+    variation ``bound`` of its prior (or, with ``guess``, its best guess the prior's; see
+    ``shortfall``). Each step removes the unit that most lowers the summed shortfall (a
+    maximum would stall when two attackers are tied and one unit helps only one of them);
+    all candidates of all attackers are scored with one sparse product per attacker, so a
+    step costs the size of the kill maps, as for one attacker. ``p_before``/``p_after``
+    are the worst attacker's shortfall."""
+    started = time.perf_counter()
+    n_units = len(problems[0].units) if problems else 0
+    alive = [np.ones(p.weights.shape[1], dtype=bool) for p in problems]
+    z = [p.z0.copy() for p in problems]
+
+    def tvs(zs: Sequence[np.ndarray]) -> np.ndarray:
+        return np.array([float(shortfall(softmax(za), pa, bound, guess)) for za, pa in zip(zs, priors)])
+
+    before = tvs(z)
+    current = before
+    removed: List[int] = []
+    evaluations = 0
+    available = np.ones(n_units, dtype=bool)
+    reason = "max_removals"
+    while current.sum() > 0:
+        if len(removed) >= max_removals:
+            break
+        effects = [_effects(p, a) for p, a in zip(problems, alive)]
+        useful = available.copy()
+        if effects:
+            useful &= np.any([np.abs(e).sum(axis=1) > 0 for e in effects], axis=0)
+        candidates = np.flatnonzero(useful)
+        if len(candidates) == 0:
+            reason = "exhausted"
+            break
+        evaluations += len(candidates) * len(problems)
+        excess = np.zeros(len(candidates))
+        for e, za, pa in zip(effects, z, priors):
+            excess += shortfall(softmax(za[None, :] - e[candidates]), pa, bound, guess)
+        best_index = int(np.argmin(excess))
+        if excess[best_index] >= current.sum() - 1e-12:
+            reason = "no_improvement"
+            break
+        best = int(candidates[best_index])
+        removed.append(best)
+        available[best] = False
+        for a, (p, e) in enumerate(zip(problems, effects)):
+            z[a] = z[a] - e[best]
+            alive[a][p.kills[best].indices] = False
+        current = tvs(z)
+    worst_before, worst_after = int(np.argmax(before)) if len(before) else 0, int(np.argmax(current)) if len(current) else 0
+    success = bool(np.all(current <= 0))
+    return SearchResult(
+        method="ensemble-greedy",
+        removed=list(removed),
+        removed_units=[problems[0].units[u] for u in removed] if problems else [],
+        p_before=float(before.max()) if len(before) else 0.0,
+        p_after=float(current.max()) if len(current) else 0.0,
+        label_before=worst_before,
+        label_after=worst_after,
+        success=success,
+        reason="within_bound" if success else reason,
+        evaluations=evaluations,
+        seconds=time.perf_counter() - started,
+    )
 
 
 def _result(problem: DeletionProblem, method: str, removed: List[int], threshold: float, reason: str, evaluations: int, started: float) -> SearchResult:

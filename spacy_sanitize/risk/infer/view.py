@@ -1,14 +1,23 @@
 """The attacker's view of a document as the masker will output it: masked regions become
 their placeholder (or a gap), removed words become gaps. A mixin of ``RiskInfer``: the
 view reads the component's settings (placeholder, span group, stop words, attacker)."""
+import bisect
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ...errors import Errors
 from ...masking_plan import PlanSettings, Region, masking_plan
 from .attacker import LinearAttacker, token_form
+
+MASKER = "masker"  # placeholder setting: read each region as the pipeline's masker writes it
+
+
+class Rendered(str):
+    """A region label that already is the masker's text for the region."""
+
 
 View = Tuple[List[Optional[str]], List[bool], List[int]]  # forms, removable, doc token index (-1: placeholder)
 
@@ -21,16 +30,22 @@ class AttackerView:
     placeholder: str
     keep_stop_words: bool
     attacker: Optional[LinearAttacker]
-    _placeholder_forms: Dict[Tuple[str, str, str, bool], List[str]]
+    _placeholder_forms: Dict[Tuple[str, bool, str, str, bool], List[str]]
+    _rendered: Dict[Any, List[str]]
 
-    def _placeholder(self, label: str) -> List[str]:
+    def _placeholder(self, label: str, attacker: Optional[LinearAttacker] = None) -> List[str]:
         """The attacker's forms of the placeholder of ``label`` (cached per placeholder and
         attacker setting, so a new attacker or placeholder needs no reset)."""
-        assert self.attacker is not None
-        key = (label, self.placeholder, self.attacker.attr, self.attacker.digits_to_zero)
+        attacker = attacker or self.attacker
+        assert attacker is not None
+        rendered = isinstance(label, Rendered)
+        key = (str(label), rendered, self.placeholder, attacker.attr, attacker.digits_to_zero)
         if key not in self._placeholder_forms:
-            text = self.placeholder.format(label=label) if self.placeholder else ""
-            forms = [token_form(t, self.attacker.attr, self.attacker.digits_to_zero) for t in self.nlp.make_doc(text)] if text else []
+            # placeholder = "masker": a region the masker did not render (an entity the
+            # delta scoring masks on trial) reads as the typed placeholder
+            template = "[{label}]" if self.placeholder == MASKER else self.placeholder
+            text = str(label) if rendered else template.format(label=label) if template else ""
+            forms = [token_form(t, attacker.attr, attacker.digits_to_zero) for t in self.nlp.make_doc(text)] if text else []
             self._placeholder_forms[key] = [f for f in forms if f is not None]
         return self._placeholder_forms[key]
 
@@ -45,6 +60,33 @@ class AttackerView:
                     if settings.spans_key == self.spans_key:
                         return settings
         return PlanSettings(spans_key=spans_key or self.spans_key)
+
+    def _masker(self) -> Any:
+        for name in self.nlp.pipe_names:
+            if self.nlp.get_pipe_meta(name).factory == "masker":
+                masker = self.nlp.get_pipe(name)
+                if masker.plan_settings.spans_key == self.spans_key:
+                    return masker
+        raise ValueError(Errors.E715.format(name=getattr(self, "name", "risk_infer"), spans_key=self.spans_key))
+
+    def region_labels(self, doc: Doc, regions: Sequence[Region]) -> List[str]:
+        """What the attacker reads for each region: its label (rendered with
+        ``placeholder``), or with ``placeholder = "masker"`` the text the pipeline's masker
+        writes for it (a generalizing strategy's "[a city]" is what the attacker sees).
+        The masker runs on a copy of the doc, once per document and plan."""
+        if self.placeholder != MASKER:
+            return [r.label for r in regions]
+        key = (id(doc), len(doc), tuple((r.start, r.end, r.label, r.entity_id) for r in regions))
+        if key not in self._rendered:
+            rows = sorted(self._masker().mask(doc.copy())._.replacements or [], key=lambda row: row[0])
+            starts = [int(row[0]) for row in rows]
+            labels = []
+            for region in regions:
+                first, last = bisect.bisect_left(starts, region.start), bisect.bisect_left(starts, region.end)
+                labels.append(Rendered(" ".join(str(row[4]) for row in rows[first:last])))
+            self._rendered.clear()  # one document at a time
+            self._rendered[key] = labels
+        return self._rendered[key]
 
     def plan(self, doc: Doc, spans_key: Optional[str] = None) -> List[Region]:
         return masking_plan(doc, self.plan_settings(spans_key))
@@ -62,12 +104,14 @@ class AttackerView:
 
     def sequence(
         self, doc: Doc, token_region: Sequence[int], labels: Sequence[str], removed_tokens: Set[int] = frozenset(),
-        start: int = 0, end: Optional[int] = None,
+        start: int = 0, end: Optional[int] = None, attacker: Optional[LinearAttacker] = None,
     ) -> View:
         """The attacker's view of tokens ``start:end`` given each token's region
         (``token_region``, numbers into ``labels``): a region becomes its placeholder (or a
-        gap), ``removed_tokens`` become gaps."""
-        assert self.attacker is not None
+        gap), ``removed_tokens`` become gaps. ``attacker``: whose token forms (default: the
+        first attacker)."""
+        attacker = attacker or self.attacker
+        assert attacker is not None
         forms: List[Optional[str]] = []
         removable: List[bool] = []
         index: List[int] = []
@@ -76,7 +120,7 @@ class AttackerView:
             region = int(token_region[i])
             if region >= 0:
                 if region != last_region:
-                    placeholder = self._placeholder(labels[region])
+                    placeholder = self._placeholder(labels[region], attacker)
                     forms += placeholder or [None]
                     removable += [False] * max(1, len(placeholder))
                     index += [-1] * max(1, len(placeholder))
@@ -90,7 +134,7 @@ class AttackerView:
                     index.append(-1)
                 continue
             token = doc[i]
-            form = token_form(token, self.attacker.attr, self.attacker.digits_to_zero)
+            form = token_form(token, attacker.attr, attacker.digits_to_zero)
             if form is not None:
                 forms.append(form)
                 removable.append(not (self.keep_stop_words and token.is_stop))
@@ -106,7 +150,7 @@ class AttackerView:
         ``regions``: the masking plan when the caller has it."""
         assert self.attacker is not None
         regions = self.plan(doc, spans_key) if regions is None else regions
-        return self.sequence(doc, self.token_regions(doc, regions), [r.label for r in regions], removed_tokens)
+        return self.sequence(doc, self.token_regions(doc, regions), self.region_labels(doc, regions), removed_tokens)
 
     def _form(self, token: Any) -> str:
         assert self.attacker is not None
