@@ -41,7 +41,6 @@ PENDING = {
     "README.md|| system | P | R_all | F1 | R_direct | R_quasi | detection", "README.md|| input | processes",
     "README.md~`fast` (retrained", "README.md~Memory stays flat",  # fast: the Presidio, big-file and n_process figures
     "docs/court.md", "docs/risk_seq.md", "docs/risk_vote.md", "README.md#Sequence labelling",  # court
-    "docs/risk_infer.md", "README.md#Attacker-model",  # attacker
 }
 
 
