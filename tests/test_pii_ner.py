@@ -186,3 +186,13 @@ def test_pii_ner_numpy_gemm_predicts_as_blis_on_one_blas_thread():
         assert all(lib["num_threads"] == 1 for lib in threadpool_info() if lib["user_api"] == "blas")
     default = spacy.blank("en").add_pipe("pii_ner", config={"use_blis": True})
     assert all(n.ops.use_blis for n in default.model.walk())
+
+
+def test_pii_ner_on_a_doc_without_entities_leaves_them_missing():
+    """A doc no generic NER has seen is predicted on in place (no copy): doc.ents stays
+    unset ("missing", as the tokenizer left it) and the predictions go to the span group."""
+    nlp, _ = _trained_pii_ner()
+    doc = nlp.make_doc("Anna Berg lives in Oslo .")
+    nlp.get_pipe("pii_ner")(doc)
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("Anna Berg", "PERSON"), ("Oslo", "LOC")]
+    assert not doc.has_annotation("ENT_IOB") and doc.ents == ()

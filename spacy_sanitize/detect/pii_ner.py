@@ -49,7 +49,7 @@ class PIIEntityRecognizer(EntityRecognizer):
     def predict(self, docs: Iterable[Doc]) -> Any:
         """Predict on copies without ``doc.ents``: entities preset by a generic NER would
         constrain the transition system, and ``predict`` must leave the docs untouched."""
-        copies = [_without_ents(doc) for doc in docs]
+        copies = [_without_ents(doc) if _has_ents(doc) else doc for doc in docs]
         with one_blas_thread():
             return super().predict(copies)
 
@@ -57,7 +57,10 @@ class PIIEntityRecognizer(EntityRecognizer):
         docs = list(docs)
         # The parser writes its entities to doc.ents: let it write to scratch copies and move
         # the predictions into the span group, so doc.ents stays as the generic NER left it.
-        scratch = [_without_ents(doc) for doc in docs]
+        # A doc without entities (no generic NER before: the fast pipeline) is its own scratch
+        # copy: its entities are read and reset to "missing", as the tokenizer left them
+        # (a Doc.copy per doc copies every span extension value).
+        scratch = [_without_ents(doc) if _has_ents(doc) else doc for doc in docs]
         super().set_annotations(scratch, states_or_beams)
         for doc, predicted in zip(docs, scratch):
             spans = [
@@ -65,6 +68,8 @@ class PIIEntityRecognizer(EntityRecognizer):
                 for ent in predicted.ents
                 if not is_list_number(doc, ent.start, ent.end)
             ]
+            if predicted is doc:
+                doc.set_ents([], default="missing")
             for span in spans:
                 span._.risk_explain["detector"] = self.name
             add_pii_spans(doc, spans, self.spans_key)
@@ -128,6 +133,11 @@ def one_blas_thread() -> ContextManager:
 
         _BLAS_CONTROLLER.append(ThreadpoolController())
     return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
+
+
+def _has_ents(doc: Doc) -> bool:
+    """Whether any token of ``doc`` has an entity annotation (IOB tag set, "O" included)."""
+    return doc.has_annotation("ENT_IOB")
 
 
 def _without_ents(doc: Doc) -> Doc:
