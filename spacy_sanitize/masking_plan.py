@@ -320,15 +320,19 @@ def below_confidence(doc: Doc, spans: Sequence[Any], settings: "PlanSettings") -
 def detected_regions(doc: Doc, spans_key: str, allow: FrozenSet[str], settings: Optional["PlanSettings"] = None) -> List[Region]:
     spans = list(doc.spans.get(spans_key, []))
     kept = below_confidence(doc, spans, settings) if settings is not None else [False] * len(spans)
-    masked_entities = {entity_key(s) for s, k in zip(spans, kept) if s._.mask is not False and not k}
+    # each extension value read once per span (an Underscore read costs more than the rest)
+    keys = [entity_key(s) for s in spans]
+    masked = [s._.mask is not False and not k for s, k in zip(spans, kept)]
+    masked_entities = {key for key, m in zip(keys, masked) if m}
     regions = []
-    for span, below in zip(spans, kept):
-        if span.text.strip() in allow or not span.text.strip():
+    for span, key, mask in zip(spans, keys, masked):
+        stripped = span.text.strip()
+        if stripped in allow or not stripped:
             continue
-        if span._.mask is not False and not below:
-            regions.append(Region(span.start_char, span.end_char, span.label_, entity_key(span)))
-        elif entity_key(span) in masked_entities:
-            regions.append(Region(span.start_char, span.end_char, span.label_, entity_key(span), "entity"))
+        if mask:
+            regions.append(Region(span.start_char, span.end_char, span.label_, key))
+        elif key in masked_entities:
+            regions.append(Region(span.start_char, span.end_char, span.label_, key, "entity"))
     return regions
 
 

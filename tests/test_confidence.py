@@ -50,6 +50,28 @@ def test_generic_ner_agreement_is_a_feature():
     assert "ner=same" in person and "ner=other_label" in dem
 
 
+@pytest.mark.parametrize(
+    "start,end,label,agreement",
+    [
+        (2, 4, "ORG", "same"),
+        (1, 3, "ORG", "overlap"),  # after an entity it does not overlap
+        (3, 6, "LOC", "overlap"),  # overlaps ORG (other label), then GPE -> LOC
+        (3, 5, "PERSON", "other_label"),
+        (4, 5, "ORG", "none"),
+        (7, 8, "LOC", "none"),  # after every entity
+    ],
+)
+def test_ner_agreement_reads_every_overlapping_entity(start, end, label, agreement):
+    nlp = spacy.blank("en")
+    doc = nlp.make_doc("a b c d e f g h")
+    doc.ents = [Span(doc, 0, 1, label="PERSON"), Span(doc, 2, 4, label="ORG"), Span(doc, 5, 7, label="GPE")]
+    span = Span(doc, start, end, label=label)
+    span._.risk_explain["detector"] = "pii_ner"
+    doc.spans["pii"] = [span]
+    (row,) = doc_features(doc)
+    assert f"ner={agreement}" in row and f"ner_label={agreement}|{label}" in row
+
+
 def test_span_targets_count_most_characters_in_gold_masks():
     doc = detected(spacy.blank("en"))
     person = doc.spans["pii"][2]

@@ -163,3 +163,36 @@ def test_pii_ner_scorer_reads_the_configured_spans_key():
     assert "pii" not in doc.spans and len(doc.spans["found"]) == 2
     scores = nlp.evaluate(examples)
     assert scores["pii_f"] == 1.0
+
+
+def test_pii_ner_numpy_gemm_predicts_as_blis_on_one_blas_thread():
+    """use_blis=False (the default) moves the matrix products to numpy's BLAS, limited to one
+    thread while predicting; the predictions are BLIS's (use_blis=True)."""
+    from thinc.api import NumpyOps
+    from threadpoolctl import threadpool_info
+
+    from spacy_sanitize.detect.pii_ner import one_blas_thread
+
+    nlp, _ = _trained_pii_ner()
+    ner = nlp.get_pipe("pii_ner")
+    assert all(type(n.ops) is NumpyOps and not n.ops.use_blis for n in ner.model.walk())
+    texts = ["Anna Berg lives in Oslo .", "Per Olsen works in Bergen and Kari in Oslo ."]
+    numpy_found = [[(s.text, s.label_) for s in doc.spans["pii"]] for doc in nlp.pipe(texts)]
+    blis = NumpyOps()
+    for node in ner.model.walk():
+        node.ops = blis
+    assert [[(s.text, s.label_) for s in doc.spans["pii"]] for doc in nlp.pipe(texts)] == numpy_found
+    with one_blas_thread():
+        assert all(lib["num_threads"] == 1 for lib in threadpool_info() if lib["user_api"] == "blas")
+    default = spacy.blank("en").add_pipe("pii_ner", config={"use_blis": True})
+    assert all(n.ops.use_blis for n in default.model.walk())
+
+
+def test_pii_ner_on_a_doc_without_entities_leaves_them_missing():
+    """A doc no generic NER has seen is predicted on in place (no copy): doc.ents stays
+    unset ("missing", as the tokenizer left it) and the predictions go to the span group."""
+    nlp, _ = _trained_pii_ner()
+    doc = nlp.make_doc("Anna Berg lives in Oslo .")
+    nlp.get_pipe("pii_ner")(doc)
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("Anna Berg", "PERSON"), ("Oslo", "LOC")]
+    assert not doc.has_annotation("ENT_IOB") and doc.ents == ()

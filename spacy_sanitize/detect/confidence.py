@@ -15,11 +15,13 @@ It informs review and the masker's ``min_confidence`` threshold only; it never u
 span by itself: with the default threshold 0 every span is masked, and a span without a
 confidence (none learned, or added after this component) stays masked.
 """
+import bisect
 import math
 import warnings
 from collections import defaultdict
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
+from spacy.attrs import IDX, IS_ALPHA, IS_LOWER, IS_PUNCT, IS_SPACE, IS_TITLE, LENGTH, LIKE_NUM
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
@@ -44,44 +46,68 @@ def _agreement(span: Span, ents: Sequence[Span]) -> str:
     """How the generic NER's entities agree with ``span``: ``same`` (same offsets and a label
     mapped to the span's), ``overlap`` (a mapped entity overlaps it), ``none``; ``no_ner``
     when the doc has no entities (a pipeline without a generic NER)."""
-    if not ents:
-        return "no_ner"
-    found = "none"
-    for ent in ents:
-        if ent.end <= span.start or ent.start >= span.end:
-            continue
-        if DEFAULT_LABEL_MAP.get(ent.label_) != span.label_:
-            found = found if found != "none" else "other_label"
-            continue
-        if ent.start_char == span.start_char and ent.end_char == span.end_char:
-            return "same"
-        found = "overlap"
-    return found
+    return _EntIndex(ents).agreement(span.start, span.end, span.start_char, span.end_char, span.label_)
+
+
+class _EntIndex:
+    """The generic NER's entities of one doc, for ``_agreement`` by bisection: ``doc.ents``
+    are sorted and do not overlap, so the ones overlapping a span are consecutive (a scan of
+    every entity per span was quadratic on long court texts)."""
+
+    def __init__(self, ents: Sequence[Span]) -> None:
+        self.ends = [ent.end for ent in ents]
+        self.rows = [(ent.start, ent.start_char, ent.end_char, DEFAULT_LABEL_MAP.get(ent.label_)) for ent in ents]
+
+    def agreement(self, start: int, end: int, start_char: int, end_char: int, label: str) -> str:
+        if not self.rows:
+            return "no_ner"
+        found = "none"
+        for i in range(bisect.bisect_right(self.ends, start), len(self.rows)):
+            ent_start, ent_start_char, ent_end_char, mapped = self.rows[i]
+            if ent_start >= end:
+                break
+            if mapped != label:
+                found = found if found != "none" else "other_label"
+                continue
+            if ent_start_char == start_char and ent_end_char == end_char:
+                return "same"
+            found = "overlap"
+        return found
+
+
+# per token, from one Doc.to_array: the lexical flags the span indicators read
+_FLAGS = [IS_PUNCT, IS_SPACE, IS_TITLE, IS_ALPHA, LIKE_NUM, IS_LOWER, IDX, LENGTH]
 
 
 def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[str]]:
     """The indicator names of each span of ``doc.spans[spans_key]``, in order."""
     spans = list(doc.spans.get(spans_key, []))
-    ents = list(doc.ents)
+    if not spans:
+        return []
+    text = doc.text
+    ents = _EntIndex(doc.ents)
+    flags = doc.to_array(_FLAGS).tolist()
+    user_data = doc.user_data
+    keys = [entity_key(span) for span in spans]  # the masker joins confidences by the same key
+    detectors_of = [_detector(span, user_data) for span in spans]
+    validated = [is_validated(span) for span in spans]
     mentions: Dict[str, int] = defaultdict(int)
     detectors: Dict[str, set] = defaultdict(set)
     entity_validated: Dict[str, bool] = defaultdict(bool)
-    for span in spans:
-        key = entity_key(span)  # the masker joins confidences by the same key
+    for key, detector, valid in zip(keys, detectors_of, validated):
         mentions[key] += 1
-        detectors[key].add(_family(span))
-        entity_validated[key] |= is_validated(span)
+        detectors[key].add(detector.split(":", 1)[0])
+        entity_validated[key] |= valid
     # the annotated court cases are long and masked sparsely, the biographies short and
     # masked densely: the document's length carries that difference to new text
-    length = _bucket(len(doc.text), (1000, 3000, 10000))
+    length = _bucket(len(text), (1000, 3000, 10000))
     rows = []
-    for span in spans:
-        key = entity_key(span)
-        detector = str(span._.risk_explain.get("detector", "none"))
+    for span, key, detector, valid in zip(spans, keys, detectors_of, validated):
         family = detector.split(":", 1)[0]
         label = span.label_
-        agreement = _agreement(span, ents)
-        words = [t for t in span if not (t.is_punct or t.is_space)] or list(span)
+        agreement = ents.agreement(span.start, span.end, span.start_char, span.end_char, label)
+        tokens = flags[span.start : span.end]
+        words = [t for t in tokens if not (t[0] or t[1])] or tokens
         row = [
             "bias",
             f"label={label}",
@@ -92,20 +118,29 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[str]
             f"mentions={_bucket(mentions[key], (1, 2, 5))}",
             f"detectors={_bucket(len(detectors[key]), (1, 2))}",
             f"tokens={_bucket(len(words), (1, 2, 3))}",
-            f"title={all(t.is_title or not t.is_alpha for t in words)}|{label}",
-            f"digit={any(t.like_num or any(c.isdigit() for c in t.text) for t in words)}|{label}",
-            f"lower={all(t.is_lower for t in words)}",
+            f"title={all(t[2] or not t[3] for t in words)}|{label}",
+            f"digit={any(t[4] or any(c.isdigit() for c in text[t[6] : t[6] + t[7]]) for t in words)}|{label}",
+            f"lower={all(t[5] for t in words)}",
             f"doc_chars={length}",
             f"doc_chars_label={length}|{label}",
         ]
         if ":" in detector and family not in ("pii_gazetteer",):
             row.append(f"detector={detector}")  # pii_ent_mapper:GPE, pii_codes:iban...
-        if is_validated(span):
+        if valid:
             row.append("validated")
         elif entity_validated[key]:
             row.append("entity_validated")
         rows.append(row)
     return rows
+
+
+def _detector(span: Span, user_data: Dict[Any, Any]) -> str:
+    """``risk_explain["detector"]`` of ``span`` ("none" when unset), read from ``user_data``
+    where the explain dict exists (the extension's getter would copy-normalise it)."""
+    explain = user_data.get(("._.", "risk_explain", span.start_char, span.end_char))
+    if not isinstance(explain, dict):
+        explain = span._.risk_explain
+    return str(explain.get("detector", "none"))
 
 
 def _family(span: Span) -> str:

@@ -7,7 +7,7 @@ carry PII labels, but it writes its predictions to ``doc.spans[spans_key]`` (mer
 what is there by the longest-span rule) and leaves ``doc.ents`` as it found them, so it can
 run next to a generic NER in the same pipeline.
 """
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Any, Callable, ContextManager, Dict, Iterable, List, Optional
 
 from spacy.language import Language
 from spacy.pipeline.ner import DEFAULT_NER_MODEL, EntityRecognizer
@@ -15,7 +15,7 @@ from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import registry
-from thinc.api import Config, Model
+from thinc.api import Config, Model, NumpyOps
 
 from ..errors import Errors
 from ..extensions import register_extensions
@@ -40,20 +40,27 @@ def make_pii_span_scorer() -> Callable[..., Dict[str, Any]]:
 class PIIEntityRecognizer(EntityRecognizer):
     """EntityRecognizer that predicts PII types into a span group."""
 
-    def __init__(self, vocab: Any, model: Model, name: str, *, spans_key: str, **kwargs: Any) -> None:
+    def __init__(self, vocab: Any, model: Model, name: str, *, spans_key: str, use_blis: bool = True, **kwargs: Any) -> None:
         super().__init__(vocab, model, name, **kwargs)
         self.spans_key = spans_key
+        if not use_blis:
+            use_numpy_gemm(self.model)
 
     def predict(self, docs: Iterable[Doc]) -> Any:
         """Predict on copies without ``doc.ents``: entities preset by a generic NER would
         constrain the transition system, and ``predict`` must leave the docs untouched."""
-        return super().predict([_without_ents(doc) for doc in docs])
+        copies = [_without_ents(doc) if _has_ents(doc) else doc for doc in docs]
+        with one_blas_thread():
+            return super().predict(copies)
 
     def set_annotations(self, docs: Iterable[Doc], states_or_beams: Any) -> None:
         docs = list(docs)
         # The parser writes its entities to doc.ents: let it write to scratch copies and move
         # the predictions into the span group, so doc.ents stays as the generic NER left it.
-        scratch = [_without_ents(doc) for doc in docs]
+        # A doc without entities (no generic NER before: the fast pipeline) is its own scratch
+        # copy: its entities are read and reset to "missing", as the tokenizer left them
+        # (a Doc.copy per doc copies every span extension value).
+        scratch = [_without_ents(doc) if _has_ents(doc) else doc for doc in docs]
         super().set_annotations(scratch, states_or_beams)
         for doc, predicted in zip(docs, scratch):
             spans = [
@@ -61,6 +68,8 @@ class PIIEntityRecognizer(EntityRecognizer):
                 for ent in predicted.ents
                 if not is_list_number(doc, ent.start, ent.end)
             ]
+            if predicted is doc:
+                doc.set_ents([], default="missing")
             for span in spans:
                 span._.risk_explain["detector"] = self.name
             add_pii_spans(doc, spans, self.spans_key)
@@ -99,6 +108,38 @@ class PIIEntityRecognizer(EntityRecognizer):
         return super().score(examples, **{"spans_key": self.spans_key, **kwargs})
 
 
+def use_numpy_gemm(model: Model) -> None:
+    """Run the CPU matrix products of ``model`` through numpy's BLAS instead of thinc's BLIS:
+    on CPUs without a tuned BLIS kernel (e.g. AMD EPYC) numpy's is 2-3x faster, and the
+    tok2vec's products are most of the recognizer's time. Other ops (maxout, hashing) stay
+    thinc's; a model on another device (GPU) is left as it is."""
+    numpy_ops = None
+    for node in model.walk():
+        if type(node.ops) is NumpyOps and node.ops.use_blis:
+            numpy_ops = numpy_ops or NumpyOps(use_blis=False)
+            node.ops = numpy_ops
+
+
+_BLAS_CONTROLLER: List[Any] = []
+
+
+def one_blas_thread() -> ContextManager:
+    """numpy's BLAS limited to one thread while the recognizer predicts (BLIS, spaCy's
+    default, is single-threaded too): a document's products are small, and BLAS threads
+    spinning for them on a busy machine (or next to ``n_process`` workers) made one-doc
+    processing several times slower than BLIS."""
+    if not _BLAS_CONTROLLER:
+        from threadpoolctl import ThreadpoolController  # a scikit-learn dependency
+
+        _BLAS_CONTROLLER.append(ThreadpoolController())
+    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
+
+
+def _has_ents(doc: Doc) -> bool:
+    """Whether any token of ``doc`` has an entity annotation (IOB tag set, "O" included)."""
+    return doc.has_annotation("ENT_IOB")
+
+
 def _without_ents(doc: Doc) -> Doc:
     copy = doc.copy()
     copy.set_ents([], default="missing")
@@ -114,6 +155,7 @@ def _without_ents(doc: Doc) -> Doc:
         "update_with_oracle_cut_size": 100,
         "incorrect_spans_key": None,
         "spans_key": "pii",
+        "use_blis": False,
         "scorer": {"@scorers": "spacy_sanitize.pii_span_scorer.v1"},
     },
     default_score_weights={"pii_f": 1.0, "pii_p": 0.0, "pii_r": 0.0, "pii_per_type": None},
@@ -126,10 +168,13 @@ def make_pii_ner(
     update_with_oracle_cut_size: int,
     incorrect_spans_key: Optional[str],
     spans_key: str,
+    use_blis: bool,
     scorer: Optional[Callable],
 ) -> PIIEntityRecognizer:
     """model (Model): spaCy's transition-based NER model (tok2vec + parser head).
-    spans_key (str): span group the predictions are merged into."""
+    spans_key (str): span group the predictions are merged into.
+    use_blis (bool): thinc's BLIS matrix products (spaCy's default); False: numpy's BLAS (see
+        ``use_numpy_gemm``), the same predictions up to float rounding."""
     register_extensions()
     return PIIEntityRecognizer(
         nlp.vocab,
@@ -140,4 +185,5 @@ def make_pii_ner(
         incorrect_spans_key=incorrect_spans_key,
         scorer=scorer,
         spans_key=spans_key,
+        use_blis=use_blis,
     )
