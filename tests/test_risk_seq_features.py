@@ -103,3 +103,16 @@ def test_the_plain_cnn_settings_are_unchanged():
     assert make_cnn_tagger(pretrained=False, width=16, depth=2).config == {
         "@misc": "spacy_sanitize.seq_cnn.v1", "pretrained": False, "width": 16, "depth": 2, "learning_rate": 0.001, "mask_weight": 1.0,
     }
+
+
+def test_train_seq_with_span_features_trains_on_the_detectors_spans(tmp_path):
+    from spacy_sanitize.training.seq_train import main as train_seq
+
+    path = tmp_path / "cases.json"
+    srsly.write_json(path, [_case("a", 2), _case("b", 1)])
+    train_seq([str(path), str(tmp_path / "tagger"), "--width", "16", "--depth", "1", "--epochs", "1", "--span-features", "label,early",
+               "--detector", "default"])
+    tagger = load_tagger(tmp_path / "tagger")
+    assert tagger.settings["span_features"] == ["label", "early"]
+    with pytest.raises(ValueError, match="E521"):  # the features without the detector's spans
+        train_seq([str(path), str(tmp_path / "t2"), "--width", "16", "--depth", "1", "--epochs", "1", "--span-features", "label"])

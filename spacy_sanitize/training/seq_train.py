@@ -120,15 +120,24 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--threads", type=int, default=2, help="torch threads (transformer)")
     parser.add_argument("--width", type=int, default=0, help="cnn: a fresh tok2vec this wide instead of the pretrained one")
     parser.add_argument("--depth", type=int, default=4, help="cnn: layers of the fresh tok2vec (with --width)")
+    parser.add_argument("--window-size", type=int, default=1, help="cnn: words each layer of the fresh tok2vec sees on each side")
+    parser.add_argument("--span-features", default="", help="cnn: comma-separated features of the detected spans (label,count,early,position); needs --detector")
+    parser.add_argument("--detector", default=None, help="a shipped pipeline (default) whose detector's spans the training docs carry, as in the pipeline")
     args = parser.parse_args(argv)
-    tagger = cnn_tagger(args.width, args.depth) if args.family == "cnn" else dict(FAMILIES[args.family])
+    features = [f for f in args.span_features.split(",") if f]
+    tagger = cnn_tagger(args.width, args.depth, args.window_size, features) if args.family == "cnn" else dict(FAMILIES[args.family])
     if args.family == "transformer":
         import torch
 
         torch.set_num_threads(args.threads)  # the tool's choice; components leave threads alone
     references = read_tab(args.data, spacy.blank("en"))
     start = time.perf_counter()
-    nlp = train_risk_seq(references, tagger, args.epochs or DEFAULT_EPOCHS[args.family], seed=args.seed)
+    detected = None
+    if args.detector:
+        from ..pipeline import load_pipeline
+
+        detected = detected_rows(load_pipeline(args.detector), {ref._.doc_id: ref.text for ref in references})
+    nlp = train_risk_seq(references, tagger, args.epochs or DEFAULT_EPOCHS[args.family], seed=args.seed, detected=detected)
     save_tagger(nlp.get_pipe("risk_seq").tagger, args.output)
     # What it was fit on, so `spacy-sanitize evaluate` flags in-sample figures.
     from ..corpus import load_tab
