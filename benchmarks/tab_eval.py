@@ -192,6 +192,7 @@ def main() -> None:
         "rows": {"mask all annotated spans": scores(gold, gold_masks, tokens),
                  f"{args.pipeline}: mask all detected": scores(gold, masked(rows, 0.0, []), tokens)},
         "thresholds": {},
+        "threshold_grid": THRESHOLDS,  # the thresholds the inner CV chooses from (and the fixed-threshold rows)
     }
     by_id = {doc_id: [ref for ref in references if ref._.doc_id == doc_id] for doc_id in doc_ids}
     start = time.perf_counter()
