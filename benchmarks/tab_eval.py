@@ -91,8 +91,10 @@ class Masker:
     decision (risk >= threshold; a protected label or an unscored span is masked) followed by
     the masker's plan (all mentions of a masked entity, propagation), via ``masking_plan``."""
 
-    def __init__(self, texts: Dict[str, str], detected: Dict[str, List[Row]], persons: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(self, texts: Dict[str, str], detected: Dict[str, List[Row]], persons: Optional[Dict[str, Any]] = None,
+                 plan: Optional[PlanSettings] = None) -> None:
         self.nlp = spacy.blank("en")
+        self.plan = plan or PlanSettings()
         self.texts = texts
         self.detected = detected  # the spans of every doc (rows of any fold carry the same ones)
         self.docs: Dict[str, Doc] = {}
@@ -115,7 +117,7 @@ class Masker:
             decisions = {(r[0], r[1]): self.decision(doc_id, r, threshold, protect, person) for r in doc_rows}
             for span in doc.spans["pii"]:
                 span._.mask = decisions.get((span.start_char, span.end_char), True)
-            out[doc_id] = predicted_mask_offsets(doc, settings=PlanSettings())
+            out[doc_id] = predicted_mask_offsets(doc, settings=self.plan)
         return out
 
 
@@ -141,7 +143,7 @@ def cross_val_rows(references: List[Doc], texts: Dict[str, str], rows: Dict[str,
         held = {ids[i] for i in test}
         train = [ref for ref in references if ref._.doc_id not in held]
         start = time.perf_counter()
-        nlp = train_risk_seq(train, tagger, epochs, seed=seed + k)
+        nlp = train_risk_seq(train, tagger, epochs, seed=seed + k, detected=rows)
         out.update(tagged_rows(nlp, span_docs(blank, texts, rows, sorted(held))))
         print(f"{log} fold {k}: {len(train)} views, {time.perf_counter() - start:.0f}s", flush=True)
     return out
@@ -155,6 +157,9 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=2, help="passes over the annotator views (~4 per case)")
     parser.add_argument("--width", type=int, default=64, help="CNN: 0 = the pretrained tok2vec, else a fresh one this wide")
     parser.add_argument("--depth", type=int, default=3, help="CNN: layers of a fresh tok2vec (receptive field +-depth tokens)")
+    parser.add_argument("--window-size", type=int, default=1, help="CNN: words each layer sees on each side (fresh tok2vec)")
+    parser.add_argument("--span-features", default="", help="CNN: comma-separated features of the detected spans (label,count,early,position)")
+    parser.add_argument("--mask-titles", action="store_true", help="the masker's mask_titles: a PERSON span takes in the title before it")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--inner-folds", type=int, default=3, help="inner CV on the training folds for the threshold")
     parser.add_argument("--seed", type=int, default=0)
@@ -176,16 +181,18 @@ def main() -> None:
     texts = {doc.doc_id: doc.text for doc in gold}
     doc_ids = sorted(texts)
     rows = detected_rows([texts[i] for i in doc_ids], doc_ids, args.cache, args.pipeline)
-    tagger = cnn_tagger(args.width, args.depth) if args.family == "cnn" else dict(FAMILIES[args.family])
+    features = [f for f in args.span_features.split(",") if f]
+    tagger = cnn_tagger(args.width, args.depth, args.window_size, features) if args.family == "cnn" else dict(FAMILIES[args.family])
     tokens = Tokens()
-    masked = Masker(texts, rows, persons)
+    masked = Masker(texts, rows, persons, PlanSettings(mask_titles=args.mask_titles))
     gold_masks = {d.doc_id: [[m.start, m.end] for ms in d.annotations.values() for m in ms] for d in gold}
     results: Dict[str, Any] = {
         "data": str(args.data), "detector": args.pipeline, "folds": args.folds, "inner_folds": args.inner_folds,
-        "seed": args.seed, "tagger": tagger, "epochs": args.epochs, "protect_field": args.with_protect_field,
+        "seed": args.seed, "tagger": tagger, "epochs": args.epochs, "protect_field": args.with_protect_field, "mask_titles": args.mask_titles,
         "rows": {"mask all annotated spans": scores(gold, gold_masks, tokens),
                  f"{args.pipeline}: mask all detected": scores(gold, masked(rows, 0.0, []), tokens)},
         "thresholds": {},
+        "threshold_grid": THRESHOLDS,  # the thresholds the inner CV chooses from (and the fixed-threshold rows)
     }
     by_id = {doc_id: [ref for ref in references if ref._.doc_id == doc_id] for doc_id in doc_ids}
     start = time.perf_counter()

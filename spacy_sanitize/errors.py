@@ -354,6 +354,19 @@ class Errors(metaclass=ErrorsWithCodes):
         "the {what} of the transformer tagger must be positive and the stride at most window - "
         "2 (got window={window}, stride={stride})."
     )
+    E520 = (
+        "unknown risk_seq span features {features}; use some of: {known} (or none: "
+        "features = [])."
+    )
+    E521 = (
+        "the risk_seq tagger reads the detector's spans (span features) but the training docs "
+        "carry none under '{key}'; pass the detected spans (train_risk_seq(detected=...), "
+        "`train-seq --detector default`) so training sees what the pipeline gives it."
+    )
+    E522 = (
+        "span_features need a fresh tok2vec: set pretrained = false (and width, depth) in the "
+        "spacy_sanitize.seq_cnn.v1 tagger, or span_features = []."
+    )
 
     E601 = (
         "the risk_infer component '{name}' has no trained attacker, so it cannot tell which "

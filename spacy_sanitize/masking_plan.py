@@ -13,6 +13,8 @@ engine (``occurrences``) and name-part rule (``NamePartRule``).
    word (and, for PERSON, each name part, skipping titles, short and common words).
    PERSON strings match in any casing ("INGRID SOLHEIM", "kodnani") and as a plural
    ("the Solheims"), except a lower-case repeat of a single common word ("smith").
+5b. Titles (``mask_titles``): a PERSON region takes in the title right before it ("Mr
+   Galip Yalman", as TAB's court annotators mark a name; a title tells the gender).
 6. Layout: a region never covers a line break; it is split there and the separator kept.
 5. Overlaps: ``union`` merges overlapping regions into one (label and entity of the
    longest member); ``separate`` keeps the first and trims the next to what remains.
@@ -214,7 +216,7 @@ class PlanSettings:
     """The masker's settings that decide what is replaced (its config keys of the same
     names): spans_key, overlap (``union`` or ``separate``), allow_list, deny_list (strings
     or [text, label] pairs; ``deny_label`` for bare strings), propagate,
-    propagate_person_parts, min_propagate_chars."""
+    propagate_person_parts, min_propagate_chars, mask_titles."""
 
     spans_key: str = DEFAULT_SPANS_KEY
     overlap: str = "union"
@@ -224,6 +226,7 @@ class PlanSettings:
     propagate: bool = True
     propagate_person_parts: bool = True
     min_propagate_chars: int = 3
+    mask_titles: bool = False
     min_confidence: float = 0.0
     confidence_protect: Tuple[str, ...] = ("CODE", "PERSON")
     allow: FrozenSet[str] = field(init=False, repr=False, compare=False)
@@ -248,7 +251,7 @@ class PlanSettings:
         """The settings in a masker config (other keys are ignored, missing ones default)."""
         names = (
             "spans_key", "overlap", "allow_list", "deny_list", "deny_label", "propagate", "propagate_person_parts", "min_propagate_chars",
-            "min_confidence", "confidence_protect",
+            "mask_titles", "min_confidence", "confidence_protect",
         )
         return cls(**{name: cfg[name] for name in names if name in cfg})
 
@@ -416,7 +419,26 @@ def masking_plan(doc: Doc, settings: Optional[PlanSettings] = None, text: Option
     regions += deny_regions(text, settings.deny)
     if settings.propagate:
         regions += propagated_regions(text, regions, settings.allow, settings.propagate_person_parts, settings.min_propagate_chars)
+    if settings.mask_titles:
+        regions = with_titles(regions, text)
     return one_label_per_mention(split_at_line_breaks(resolve_overlaps(regions, settings.overlap), text), text)
+
+
+# A title word ("Mr", "Dr.", "Judge") and the spaces (not a line break) after it, ending
+# where a PERSON region starts.
+_TITLE_BEFORE = re.compile(r"(?<!\w)([A-Z][a-z]*\.?)[ \t]+$")
+
+
+def with_titles(regions: List[Region], text: str) -> List[Region]:
+    """PERSON regions extended to the title right before them ("Mr " of "Mr Galip Yalman")."""
+    out = []
+    for region in regions:
+        if region.label == "PERSON":
+            match = _TITLE_BEFORE.search(text, max(0, region.start - 16), region.start)
+            if match and match.group(1).rstrip(".").lower() in PERSON_TITLES:
+                region = replace(region, start=match.start())
+        out.append(region)
+    return out
 
 
 _LINE_BREAK = re.compile(r"\s*[\n\r\v\f\u2028\u2029\x1c-\x1e\x85]\s*")

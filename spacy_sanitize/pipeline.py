@@ -85,7 +85,7 @@ def compose_config(name: str) -> str:
     part_names = [compose.get("detector", DETECTOR_PART), *compose.get("include", []), name]
     components: List[str] = []
     initialize: List[str] = []
-    masker: List[str] = []
+    masker: Dict[str, str] = {}  # section -> text: a later part's block replaces an earlier one
     pipeline: List[str] = []
     for part in part_names:
         blocks = variant if part == name else _part_blocks(parts_path(part).read_text(encoding="utf-8"))[1]
@@ -94,7 +94,7 @@ def compose_config(name: str) -> str:
             if section.startswith("initialize."):
                 initialize.append(text)
             elif component == "masker":
-                masker.append(text)
+                masker[section] = text  # in place: a section keeps its position
             elif component is not None:
                 components.append(text)
                 if section.count(".") == 1 and part != name:
@@ -111,7 +111,7 @@ def compose_config(name: str) -> str:
         "[components]",
     ]
     tail = ["[initialize]", "[initialize.components]"]
-    return "\n\n".join([*head, *components, *masker, *tail, *initialize]) + "\n"
+    return "\n\n".join([*head, *components, *masker.values(), *tail, *initialize]) + "\n"
 
 
 def write_configs(check: bool = False) -> List[str]:

@@ -33,3 +33,12 @@ def test_ner_eval_titles_and_boundaries():
     counts = ner_eval.boundary_counts(gold, {"d": spans})
     assert counts == {"overlapped": 2, "exact": 1, "other_boundaries": 1, "title_left_out": 1}
     assert ner_eval.boundary_counts(gold, {"d": ner_eval.with_titles(TEXT, spans)})["exact"] == 2
+
+
+def test_tab_eval_masks_titles_with_names_when_asked():
+    from spacy_sanitize.masking_plan import PlanSettings
+
+    rows = {"d": ROWS}
+    plain = tab_eval.Masker({"d": TEXT}, rows)(rows, 0.0, [])["d"]
+    titled = tab_eval.Masker({"d": TEXT}, rows, plan=PlanSettings(mask_titles=True))(rows, 0.0, [])["d"]
+    assert [3, 15] in [list(p) for p in plain] and [0, 15] in [list(p) for p in titled] and [35, 46] in [list(p) for p in titled]

@@ -226,3 +226,38 @@ def test_the_delta_index_finds_what_the_engine_finds(strings):
     assert deltas._cover(strings) == occurrences(doc.text, strings)
     near = sorted(deltas._near(0, len(doc.text)))
     assert near == occurrences(doc.text, strings, overlapping=True)
+
+
+def _person_doc(text, spans):
+    doc = spacy.blank("en").make_doc(text)
+    doc.spans["pii"] = [doc.char_span(s, e, label=label) for s, e, label in spans]
+    for span in doc.spans["pii"]:
+        span._.entity_id = span.text
+    return doc
+
+
+def test_mask_titles_takes_the_title_into_person_regions_and_their_repeats():
+    """TAB marks "Mr Galip Yalman" whole: with mask_titles the title goes with the name (and
+    with the repeats propagation finds), never across a line break, never into other labels."""
+    text = "Mr Galip Yalman sued. Later Mr Yalman and Judge Ross spoke.\nDr\nGalip Yalman left Mr Smith Ltd today."
+    spans = [(text.index(w), text.index(w) + len(w), label) for w, label in [("Galip Yalman", "PERSON"), ("Ross", "PERSON"), ("Smith Ltd", "ORG")]]
+    doc = _person_doc(text, spans)
+
+    def masked(settings):
+        return [text[r.start : r.end] for r in masking_plan(doc, settings)]
+
+    plain = masked(PlanSettings())
+    assert "Galip Yalman" in plain and "Mr Galip Yalman" not in plain and "Yalman" in plain
+    titled = masked(PlanSettings(mask_titles=True))
+    assert titled[:3] == ["Mr Galip Yalman", "Mr Yalman", "Judge Ross"]
+    assert "Galip Yalman" in titled[3:] and "Dr\nGalip Yalman" not in titled  # "Dr" is on the line before
+    assert "Smith Ltd" in titled and "Mr Smith Ltd" not in titled  # an ORG keeps its own boundary
+    assert PlanSettings.from_config({"mask_titles": True}).mask_titles
+
+
+def test_masker_mask_titles_setting_reaches_the_plan():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("masker", config={"mask_titles": True, "strategy": {"@strategies": "spacy_sanitize.redact.v1"}})
+    doc = _person_doc("Mrs Ada Byron wrote.", [(4, 13, "PERSON")])
+    doc = nlp.get_pipe("masker")(doc)
+    assert doc._.replacements[0][0] == 0 and "Mrs" not in doc._.sanitized

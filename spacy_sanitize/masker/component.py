@@ -97,6 +97,7 @@ class Masker(LearnedState):
         nlp: Optional[Language] = None,
         min_confidence: float = 0.0,
         confidence_protect: Iterable[str] = ("CODE", "PERSON"),
+        mask_titles: bool = False,
     ) -> None:
         """strategy (Strategy): the default strategy (built from its config block
         ``{"@strategies": "spacy_sanitize.typed.v1", **params}``, or such a block).
@@ -113,6 +114,8 @@ class Masker(LearnedState):
         min_confidence (float): undecided spans whose entity's ``Span._.confidence`` is below
         it stay in clear (0: mask all); labels in ``confidence_protect`` always stay masked,
         and so do spans without a confidence (W041) and spans a decider decided (W040).
+        mask_titles (bool): a PERSON region takes in the title right before it ("Mr Galip
+        Yalman", as TAB annotates names; the court pipeline sets it).
 
         Which p the report uses: the doc's gold spans (``gold_key``), else ``p`` from the
         config when it is set, else the p learned by ``initialize`` (saved with the
@@ -137,6 +140,7 @@ class Masker(LearnedState):
             "propagate_person_parts": propagate_person_parts,
             "min_propagate_chars": min_propagate_chars, "p": p, "gold_key": gold_key,
             "min_confidence": min_confidence, "confidence_protect": list(confidence_protect),
+            "mask_titles": mask_titles,
         }
         self._unscored_warned = False
         # Learned by ``initialize``; used only where the config leaves p unset.
@@ -371,6 +375,7 @@ class Masker(LearnedState):
         "allow_list": [], "deny_list": [], "deny_label": "MISC", "propagate": True,
         "propagate_person_parts": True, "min_propagate_chars": 3, "p": None, "gold_key": None,
         "scorer": {"@scorers": "spacy_sanitize.tab_scorer.v1"}, "min_confidence": 0.0, "confidence_protect": ["CODE", "PERSON"],
+        "mask_titles": False,
     },
     requires=["doc.spans"],
     assigns=["doc._.sanitized", "doc._.replacements", "doc._.privacy"],
@@ -383,6 +388,7 @@ def make_masker(
     overlap: str, allow_list: List[str], deny_list: List[Any], deny_label: str, propagate: bool,
     propagate_person_parts: bool, min_propagate_chars: int, p: Optional[float], gold_key: Optional[str],
     scorer: Optional[Callable[..., Dict[str, Any]]], min_confidence: float = 0.0, confidence_protect: Sequence[str] = ("CODE", "PERSON"),
+    mask_titles: bool = False,
 ) -> Masker:
     """See ``Masker``. strategy and operators values are config blocks
     ``{"@strategies": "spacy_sanitize.<kind>.vN", **params}``, resolved by spaCy."""
@@ -390,5 +396,5 @@ def make_masker(
     return Masker(
         name, strategy, operators, spans_key, overlap, allow_list, deny_list, deny_label, propagate,
         propagate_person_parts, min_propagate_chars, p, gold_key, scorer=scorer, nlp=nlp,
-        min_confidence=min_confidence, confidence_protect=confidence_protect,
+        min_confidence=min_confidence, confidence_protect=confidence_protect, mask_titles=mask_titles,
     )

@@ -23,7 +23,7 @@ from spacy.util import minibatch
 
 from ..evaluation.scorer import score_tab
 from ..extensions import register_extensions
-from .seq_models import SeqTagger, load_tagger, save_tagger, token_labels
+from .seq_models import SeqTagger, load_tagger, reads_spans, save_tagger, token_labels
 from .base import FAIL_CLOSED_RISK, failure, isolate_failures, risk_key, write_risk
 from ..shipped import artefact_path, data_path
 from ..errors import Errors, Warnings
@@ -151,6 +151,8 @@ class RiskSeq(Pipe):
         validate_get_examples(get_examples, "RiskSeq.initialize")
         examples = list(get_examples())
         self._labels(examples[:10])
+        if reads_spans(self.tagger) and not any(self.spans_key in eg.predicted.spans for eg in examples[:10]):
+            raise ValueError(Errors.E521.format(key=self.spans_key))
         if self._weights is not None:
             self.tagger = load_tagger(self._weights)
         else:

@@ -22,6 +22,7 @@ from spacy.tokens import Doc
 from spacy.util import registry
 
 from ..lm import loader
+from . import seq_features  # noqa: F401 (registers spacy_sanitize.SpanFeatureTok2Vec.v1 for saved taggers)
 from ..lm.windows import strided_windows as windows  # noqa: F401 (the name risk_seq has always used)
 from ..errors import Errors
 
@@ -300,11 +301,14 @@ class CNNTagger(SeqTagger):
         if self.settings["pretrained"]:
             return self._pretrained[0]
         width = int(self.settings["width"])
-        return {
-            "@architectures": "spacy.HashEmbedCNN.v2", "width": width, "depth": int(self.settings["depth"]),
-            "embed_size": 2000, "window_size": 1, "maxout_pieces": 3, "subword_features": True,
-            "pretrained_vectors": None,
-        }
+        common = {"width": width, "depth": int(self.settings["depth"]), "embed_size": 2000, "window_size": int(self.settings.get("window_size", 1)), "maxout_pieces": 3}
+        features = list(self.settings.get("span_features") or [])
+        if features:
+            return {
+                "@architectures": "spacy_sanitize.SpanFeatureTok2Vec.v1", **common, "spans_key": self.settings.get("spans_key", "pii"),
+                "features": features, "feature_width": int(self.settings.get("feature_width", 16)),
+            }
+        return {"@architectures": "spacy.HashEmbedCNN.v2", **common, "subword_features": True, "pretrained_vectors": None}
 
     def _build(self, tok2vec_config: Dict[str, Any]) -> Any:
         from thinc.api import Softmax, chain, with_array
@@ -378,9 +382,30 @@ def make_cnn_tagger(
     depth: int = 4,
     learning_rate: float = 0.001,
     mask_weight: float = 1.0,
+    window_size: int = 1,
+    span_features: Sequence[str] = (),
+    spans_key: str = "pii",
+    feature_width: int = 16,
 ) -> CNNTagger:
     """pretrained (bool): start from the tok2vec of the installed small English pipeline
     (NORM/PREFIX/SUFFIX/SHAPE hash embeddings + 4 CNN layers, width 96), else a fresh
-    ``spacy.HashEmbedCNN.v2`` of ``width`` and ``depth``. mask_weight (float): loss weight
-    of MASK tokens (> 1 trades precision for recall)."""
-    return CNNTagger(pretrained=pretrained, width=width, depth=depth, learning_rate=learning_rate, mask_weight=mask_weight)
+    ``spacy.HashEmbedCNN.v2`` of ``width``, ``depth`` and ``window_size`` (it sees
+    +-depth*window_size tokens). mask_weight (float): loss weight of MASK tokens (> 1 trades
+    precision for recall). span_features (Sequence[str]): with a fresh tok2vec, also embed these
+    features of the detected spans in ``doc.spans[spans_key]`` (``seq_features``: label,
+    count, early, position; each ``feature_width`` wide); [] = the text only."""
+    settings: Dict[str, Any] = {"pretrained": pretrained, "width": width, "depth": depth, "learning_rate": learning_rate, "mask_weight": mask_weight}
+    # Only non-default new settings are written, so saved taggers of older releases and
+    # their backend.json stay as they were.
+    if window_size != 1:
+        settings["window_size"] = window_size
+    if span_features:
+        if pretrained:
+            raise ValueError(Errors.E522)
+        settings.update(span_features=list(span_features), spans_key=spans_key, feature_width=feature_width)
+    return CNNTagger(**settings)
+
+
+def reads_spans(tagger: SeqTagger) -> bool:
+    """Whether the tagger reads the detector's spans (it must be trained on docs carrying them)."""
+    return bool(tagger.settings.get("span_features"))

@@ -7,7 +7,7 @@ import argparse
 import random
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import spacy
 from spacy.language import Language
@@ -27,22 +27,51 @@ FAMILIES: Dict[str, Dict[str, Any]] = {
 DEFAULT_EPOCHS = {"cnn": 10, "transformer": 4}
 
 
-def cnn_tagger(width: int = 0, depth: int = 4) -> Dict[str, Any]:
+def cnn_tagger(width: int = 0, depth: int = 4, window_size: int = 1, span_features: Sequence[str] = ()) -> Dict[str, Any]:
     """The CNN tagger's config: width 0 = the pretrained tok2vec of the small English pipeline;
-    else a fresh one of ``width`` and ``depth`` (smaller and ~3x faster to train on long
-    court cases; it sees +-depth tokens)."""
+    else a fresh one of ``width``, ``depth`` and ``window_size`` (smaller and ~3x faster to
+    train on long court cases; it sees +-depth*window_size tokens), with embeddings of the
+    detected spans' ``span_features`` (``risk.seq_features``) when given."""
     tagger = dict(FAMILIES["cnn"])
     if width:
         tagger.update(pretrained=False, width=width, depth=depth)
+        if window_size != 1:
+            tagger["window_size"] = window_size
+        if span_features:
+            tagger["span_features"] = list(span_features)
     return tagger
 
 
-def examples_from(references: Sequence[Doc], nlp: Language) -> List[Example]:
-    """Examples whose predicted doc is a fresh tokenization of each reference text."""
+def set_detected(doc: Doc, rows: Sequence[Sequence[Any]], spans_key: str = "pii") -> Doc:
+    """Put detected spans, rows of [start_char, end_char, label, entity_id, ...], on ``doc``."""
+    spans = []
+    for start, end, label, entity_id, *_ in rows:
+        span = doc.char_span(start, end, label=label, alignment_mode="expand")
+        if span is not None:
+            span._.entity_id = entity_id
+            spans.append(span)
+    doc.spans[spans_key] = spans
+    return doc
+
+
+def detected_rows(nlp: Language, texts: Mapping[str, str], spans_key: str = "pii") -> Dict[str, List[List[Any]]]:
+    """The spans a detector pipeline finds in each text, as rows for ``set_detected``."""
+    from ..evaluation import detect_docs
+
+    ids = sorted(texts)
+    docs = detect_docs(nlp, [texts[i] for i in ids], ids)
+    return {doc._.doc_id: [[s.start_char, s.end_char, s.label_, s._.entity_id] for s in doc.spans.get(spans_key, [])] for doc in docs}
+
+
+def examples_from(references: Sequence[Doc], nlp: Language, detected: Optional[Mapping[str, Sequence[Sequence[Any]]]] = None) -> List[Example]:
+    """Examples whose predicted doc is a fresh tokenization of each reference text, carrying
+    the ``detected`` spans of its document when given (what risk_seq sees in a pipeline)."""
     out = []
     for reference in references:
         predicted = nlp.make_doc(reference.text)
         predicted._.doc_id = reference._.doc_id
+        if detected is not None:
+            set_detected(predicted, detected.get(reference._.doc_id, []))
         out.append(Example(predicted, reference))
     return out
 
@@ -54,9 +83,12 @@ def train_risk_seq(
     batch_size: int = 8,
     seed: int = 0,
     component_config: Optional[Dict[str, Any]] = None,
+    detected: Optional[Mapping[str, Sequence[Sequence[Any]]]] = None,
 ) -> Language:
     """A blank English pipeline with a ``risk_seq`` trained on the reference docs (which
-    carry gold ``mask`` spans), ``epochs`` shuffled passes in batches of ``batch_size`` docs."""
+    carry gold ``mask`` spans), ``epochs`` shuffled passes in batches of ``batch_size`` docs.
+    detected: per doc id, the detector's span rows (``set_detected``), needed by a tagger
+    with span features."""
     random.seed(seed)
     try:
         import torch
@@ -69,7 +101,7 @@ def train_risk_seq(
     fix_random_seed(seed)
     nlp = spacy.blank("en")
     nlp.add_pipe("risk_seq", config={"tagger": tagger, **(component_config or {})})
-    examples = examples_from(references, nlp)
+    examples = examples_from(references, nlp, detected)
     nlp.initialize(lambda: examples)
     for _ in range(epochs):
         random.shuffle(examples)
@@ -88,15 +120,24 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--threads", type=int, default=2, help="torch threads (transformer)")
     parser.add_argument("--width", type=int, default=0, help="cnn: a fresh tok2vec this wide instead of the pretrained one")
     parser.add_argument("--depth", type=int, default=4, help="cnn: layers of the fresh tok2vec (with --width)")
+    parser.add_argument("--window-size", type=int, default=1, help="cnn: words each layer of the fresh tok2vec sees on each side")
+    parser.add_argument("--span-features", default="", help="cnn: comma-separated features of the detected spans (label,count,early,position); needs --detector")
+    parser.add_argument("--detector", default=None, help="a shipped pipeline (default) whose detector's spans the training docs carry, as in the pipeline")
     args = parser.parse_args(argv)
-    tagger = cnn_tagger(args.width, args.depth) if args.family == "cnn" else dict(FAMILIES[args.family])
+    features = [f for f in args.span_features.split(",") if f]
+    tagger = cnn_tagger(args.width, args.depth, args.window_size, features) if args.family == "cnn" else dict(FAMILIES[args.family])
     if args.family == "transformer":
         import torch
 
         torch.set_num_threads(args.threads)  # the tool's choice; components leave threads alone
     references = read_tab(args.data, spacy.blank("en"))
     start = time.perf_counter()
-    nlp = train_risk_seq(references, tagger, args.epochs or DEFAULT_EPOCHS[args.family], seed=args.seed)
+    detected = None
+    if args.detector:
+        from ..pipeline import load_pipeline
+
+        detected = detected_rows(load_pipeline(args.detector), {ref._.doc_id: ref.text for ref in references})
+    nlp = train_risk_seq(references, tagger, args.epochs or DEFAULT_EPOCHS[args.family], seed=args.seed, detected=detected)
     save_tagger(nlp.get_pipe("risk_seq").tagger, args.output)
     # What it was fit on, so `spacy-sanitize evaluate` flags in-sample figures.
     from ..corpus import load_tab
