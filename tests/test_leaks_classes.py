@@ -139,6 +139,10 @@ def test_what_is_no_handle(codes, text):
         ("我叫赵磊。", "赵磊"),
         ("高橋健太さんに連絡しました。", "高橋健太"),
         ("担当の中村様から", "中村"),
+        # four characters (CJK_MAX), from the longest listed surname: none left in clear
+        ("私の名前は田中太郎です", "田中太郎"),
+        ("部長佐藤花子さん", "佐藤花子"),
+        ("会社員山田太郎さん", "山田太郎"),
         ("최지우 씨가 왔어요.", "최지우"),
         ("정하늘님께 보냅니다.", "정하늘님께"),  # Korean is not cut inside a word: the word
         ("श्रीमती कविता सिंह यहाँ हैं।", "कविता सिंह"),

@@ -89,18 +89,24 @@ def script_cues(path: Optional[str] = None) -> Dict[str, Dict[str, Any]]:
 
 def _cjk_name(run: str, surnames: frozenset, need_surname: bool) -> Optional[Tuple[int, int]]:
     """The name in ``run`` (the ideographs before an honorific), as (start, end) in it: the
-    whole run when it is short and starts with a surname, else from the first surname that
-    leaves one to three characters; without a surname (``need_surname`` off) the whole run
-    when it is short, else its last three characters."""
+    whole run when it is short and starts with a surname, else from the surname that leaves
+    one to ``CJK_MAX`` characters, the longest listed surname first ("部長佐藤花子": "佐藤花子",
+    not "藤花子"), the earlier start on a tie (one character more masked, never one left in
+    clear); without a surname (``need_surname`` off) the whole run when it is short, else
+    its last ``CJK_MAX`` characters."""
     n = len(run)
-    if n <= CJK_MAX and any(run[:k] in surnames for k in (1, 2, 3)):
+
+    def surname_at(i: int) -> int:
+        return max((k for k in (1, 2, 3) if run[i : i + k] in surnames), default=0)
+
+    if n <= CJK_MAX and surname_at(0):
         return 0, n
-    for i in range(1, n):
-        if any(run[i : i + k] in surnames for k in (1, 2, 3)) and 1 <= n - i <= 3:
-            return i, n
+    start = max(range(max(1, n - CJK_MAX), n), key=lambda i: (surname_at(i), -i), default=None)
+    if start is not None and surname_at(start):
+        return start, n
     if need_surname:
         return None
-    return (0, n) if n <= CJK_MAX else (n - 3, n)
+    return (0, n) if n <= CJK_MAX else (n - CJK_MAX, n)
 
 
 def _script(char: str) -> Optional[str]:
@@ -188,7 +194,7 @@ class ScriptDetector:
             while end < len(text) and text[end] in " \t":
                 end += 1
             start = end
-            while end < len(text) and end - start < 3 and CJK_NAME.match(text, end):
+            while end < len(text) and end - start < CJK_MAX and CJK_NAME.match(text, end):
                 end += 1
             if end > start:
                 found.append((start, end, self.label, f"{self.name}:cue"))
