@@ -37,7 +37,7 @@ from spacy.tokens import Doc, Token
 
 from ..extensions import register_extensions
 from ..shipped import data_path
-from ..spans import VALIDATED, add_char_spans, add_pii_spans, check_label
+from ..spans import add_char_spans, add_pii_spans, check_label
 from ..types import PERSON_TITLES
 
 WORD = re.compile(r"[^\W\d_]+")
@@ -153,14 +153,7 @@ class ScriptDetector:
         """Cued names are validated (``spans.VALIDATED``): a statistical model's span across
         the name and the words after it (an English NER reading Chinese) does not leave
         part of the name in clear text."""
-        spans = []
-        for start, end, label, detector in found:
-            span = doc.char_span(start, end, label=label, alignment_mode="expand")
-            if span is not None:
-                span._.risk_explain["detector"] = detector
-                span._.risk_explain[VALIDATED] = label
-                spans.append(span)
-        add_pii_spans(doc, spans, self.spans_key)
+        add_char_spans(doc, found, self.spans_key, validated=True)
 
     def _cued(self, text: str) -> List[Cue]:
         """Names found by an honorific after them or a title / "my name is" before them."""
