@@ -150,3 +150,13 @@ def test_add_char_spans_marks_validated_spans_when_asked(validated):
     # a validated span wins over the longer one it overlaps, keeping its part outside
     assert found == ([("Call", "ORG"), ("Ann Lee", "PERSON")] if validated else [("Call Ann Lee", "ORG")])
     assert is_validated(doc.spans["pii"][-1]) is validated
+
+
+def test_alternatives_put_the_longest_word_first_and_match_its_spaces():
+    import re
+
+    from spacy_sanitize.detect._regex import alternatives
+
+    assert re.match(alternatives(["Dr", "Dr med"]), "Dr  med. Ott").group() == "Dr  med"
+    assert re.match(alternatives(["Dr", "Dr med"], space=r"[ \t]+"), "Dr\nmed").group() == "Dr"
+    assert re.fullmatch(alternatives(["a.b"]), "axb") is None  # escaped

@@ -39,6 +39,7 @@ from ..extensions import register_extensions
 from ..shipped import data_path
 from ..spans import add_char_spans, add_pii_spans, check_label
 from ..types import PERSON_TITLES
+from ._regex import alternatives
 
 WORD = re.compile(r"[^\W\d_]+")
 JOINER = re.compile(r"[\s\u200e\u200f·'’-]*")
@@ -59,6 +60,10 @@ PUNCT = "\"'.,;:!?()[]«»“”„।॥،؛؟—–-"
 Cue = Tuple[int, int, str, str]
 
 
+def _compiled(words: List[str]) -> Optional["re.Pattern[str]"]:
+    return re.compile(alternatives(words)) if words else None
+
+
 @lru_cache(maxsize=4)
 def script_cues(path: Optional[str] = None) -> Dict[str, Dict[str, Any]]:
     """The cues of ``data/names/scripts.json`` (or ``path``), compiled: per script, the
@@ -69,15 +74,10 @@ def script_cues(path: Optional[str] = None) -> Dict[str, Dict[str, Any]]:
     for script, cues in data.items():
         if script.startswith("_"):
             continue
-
-        def alternatives(words: List[str]) -> Optional["re.Pattern[str]"]:
-            ordered = sorted((re.escape(w).replace(r"\ ", r"\s+") for w in words), key=len, reverse=True)
-            return re.compile("|".join(ordered)) if ordered else None
-
         out[script] = {
-            "suffixes": alternatives(cues.get("suffixes", [])),
-            "surname_suffixes": alternatives(cues.get("surname_suffixes", [])),
-            "prefixes": alternatives(cues.get("prefixes", [])),
+            "suffixes": _compiled(cues.get("suffixes", [])),
+            "surname_suffixes": _compiled(cues.get("surname_suffixes", [])),
+            "prefixes": _compiled(cues.get("prefixes", [])),
             "endings": sorted(cues.get("endings", []), key=len, reverse=True),
             "surnames": frozenset(cues.get("surnames", "").split()),
             "stops": frozenset(cues.get("stops", "").split()),
