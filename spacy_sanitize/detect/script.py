@@ -64,11 +64,11 @@ def _compiled(words: List[str]) -> Optional["re.Pattern[str]"]:
     return re.compile(alternatives(words)) if words else None
 
 
-@lru_cache(maxsize=4)
-def script_cues(path: Optional[str] = None) -> Dict[str, Dict[str, Any]]:
-    """The cues of ``data/names/scripts.json`` (or ``path``), compiled: per script, the
-    ``suffixes`` and ``prefixes`` patterns, the ``surnames``, ``stops`` and ``not_names`` sets."""
-    with open(path or data_path("names") / "scripts.json", encoding="utf8") as stream:
+@lru_cache(maxsize=1)
+def script_cues() -> Dict[str, Dict[str, Any]]:
+    """The cues of ``data/names/scripts.json``, compiled: per script, the ``suffixes`` and
+    ``prefixes`` patterns, the ``surnames``, ``stops`` and ``not_names`` sets."""
+    with open(data_path("names") / "scripts.json", encoding="utf8") as stream:
         data = json.load(stream)
     out: Dict[str, Dict[str, Any]] = {}
     for script, cues in data.items():
