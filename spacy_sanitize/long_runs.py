@@ -64,6 +64,8 @@ def pipe_input(nlp: Language, text: str) -> Union[str, Doc]:
 
 def make_doc(nlp: Language, text: str) -> Doc:
     """``nlp.make_doc(text)`` in time linear in the length of its whitespace-free runs."""
+    if isinstance(nlp.tokenizer, LinearTokenizer):
+        return nlp.make_doc(text)  # it cuts the runs itself: a second scan would cut nothing new
     return tokenize(nlp.make_doc, nlp.vocab, text)
 
 

@@ -119,15 +119,17 @@ def add_pii_spans(doc: Doc, spans: Iterable[Span], key: str = "pii", overwrite: 
     doc.spans[key] = longest_non_overlapping(existing, spans)
 
 
-def add_char_spans(doc: Doc, found: Iterable[Tuple[int, int, str, str]], key: str = "pii") -> None:
+def add_char_spans(doc: Doc, found: Iterable[Tuple[int, int, str, str]], key: str = "pii", validated: bool = False) -> None:
     """Add rule matches given as characters, ``(start, end, label, detector)``: each becomes
     the token span covering [start, end) (none when no token is there), records its
-    detector in ``Span._.risk_explain["detector"]``, and joins ``doc.spans[key]`` by the
-    longest-span rule."""
+    detector in ``Span._.risk_explain["detector"]`` (and, with ``validated``, its label
+    under ``VALIDATED``), and joins ``doc.spans[key]`` by the longest-span rule."""
     spans = []
     for start, end, label, detector in found:
         span = doc.char_span(start, end, label=label, alignment_mode="expand")
         if span is not None:
             span._.risk_explain["detector"] = detector
+            if validated:
+                span._.risk_explain[VALIDATED] = label
             spans.append(span)
     add_pii_spans(doc, spans, key)

@@ -1,7 +1,8 @@
 import pytest
+import spacy
 from spacy.tokens import Span
 
-from spacy_sanitize.spans import add_pii_spans
+from spacy_sanitize.spans import add_char_spans, add_pii_spans, is_validated
 
 
 @pytest.mark.parametrize(
@@ -138,3 +139,24 @@ def test_paragraph_numbers_are_not_quantities(nlp_blank):
     doc.ents = [Span(doc, 0, 1, label="CARDINAL"), Span(doc, 5, 6, label="CARDINAL"), Span(doc, 9, 10, label="CARDINAL")]
     doc = nlp_blank.get_pipe("pii_ent_mapper")(doc)
     assert [s.text for s in doc.spans["pii"]] == ["3"]
+
+
+@pytest.mark.parametrize("validated", [False, True])
+def test_add_char_spans_marks_validated_spans_when_asked(validated):
+    doc = spacy.blank("en")("Call Ann Lee now")
+    doc.spans["pii"] = [Span(doc, 0, 3, label="ORG")]  # "Call Ann Lee", longer
+    add_char_spans(doc, [(5, 12, "PERSON", "test")], validated=validated)
+    found = [(s.text, s.label_) for s in doc.spans["pii"]]
+    # a validated span wins over the longer one it overlaps, keeping its part outside
+    assert found == ([("Call", "ORG"), ("Ann Lee", "PERSON")] if validated else [("Call Ann Lee", "ORG")])
+    assert is_validated(doc.spans["pii"][-1]) is validated
+
+
+def test_alternatives_put_the_longest_word_first_and_match_its_spaces():
+    import re
+
+    from spacy_sanitize.detect._regex import alternatives
+
+    assert re.match(alternatives(["Dr", "Dr med"]), "Dr  med. Ott").group() == "Dr  med"
+    assert re.match(alternatives(["Dr", "Dr med"], space=r"[ \t]+"), "Dr\nmed").group() == "Dr"
+    assert re.fullmatch(alternatives(["a.b"]), "axb") is None  # escaped

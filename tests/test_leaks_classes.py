@@ -139,6 +139,10 @@ def test_what_is_no_handle(codes, text):
         ("我叫赵磊。", "赵磊"),
         ("高橋健太さんに連絡しました。", "高橋健太"),
         ("担当の中村様から", "中村"),
+        # four characters (CJK_MAX), from the longest listed surname: none left in clear
+        ("私の名前は田中太郎です", "田中太郎"),
+        ("部長佐藤花子さん", "佐藤花子"),
+        ("会社員山田太郎さん", "山田太郎"),
         ("최지우 씨가 왔어요.", "최지우"),
         ("정하늘님께 보냅니다.", "정하늘님께"),  # Korean is not cut inside a word: the word
         ("श्रीमती कविता सिंह यहाँ हैं।", "कविता सिंह"),
@@ -275,3 +279,23 @@ def test_any_header_recipient_is_a_name(titles, surname, given_name, field, quot
 def test_any_signed_name_is_a_name(titles, name, closing, quote):
     text = f"{quote}See you then.\n{quote}{closing}\n{quote}{name}" if closing != "--" else f"{quote}See you then. -- {name}"
     assert (name, "PERSON") in _spans(titles, text)
+
+
+@pytest.mark.parametrize(
+    "text,label,kept",
+    [
+        ("Hollins Court\nHigh Street\nLondon", "LOC", ["Hollins Court", "High Street", "London"]),
+        ("Acme Ltd\nGeneral Services", "ORG", ["Acme Ltd", "General Services"]),
+        ("Hollins Court\nTo: Ann", "LOC", ["Hollins Court"]),  # a field label still goes
+    ],
+)
+def test_refine_keeps_common_word_lines_of_places_and_organisations(text, label, kept):
+    # only a PERSON line of common words is no name: "High Street" of an address is PII
+    nlp = spacy.blank("en")
+    refine = nlp.add_pipe("pii_refine")
+    doc = nlp.make_doc(text)
+    end = [t.i for t in doc if t.text == ":"][:1] or [len(doc)]
+    span = Span(doc, 0, end[0], label=label)
+    span._.risk_explain = {"detector": "pii_ner"}
+    doc.spans["pii"] = [span]
+    assert [s.text for s in refine(doc).spans["pii"]] == kept

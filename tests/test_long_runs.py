@@ -58,3 +58,17 @@ def test_an_e_mail_inside_minified_json_is_still_masked():
     (_, docs, offsets), = sanitize_texts(codes_nlp(), [text])
     sanitized, _ = merged_output(docs, offsets)
     assert "@example.com" not in sanitized
+
+
+@pytest.mark.parametrize("text", RUNS[:5], ids=range(5))
+def test_a_linear_tokenizer_scans_the_runs_once(text, monkeypatch):
+    from spacy_sanitize import long_runs
+
+    nlp = spacy.blank("en")
+    nlp.tokenizer = long_runs.create_tokenizer()(nlp)
+    expected = [t.text for t in nlp.make_doc(text)]
+    scans = []
+    real_cuts = long_runs.cuts
+    monkeypatch.setattr(long_runs, "cuts", lambda t: scans.append(len(t)) or real_cuts(t))
+    assert [t.text for t in make_doc(nlp, text)] == expected
+    assert scans == [len(text)]  # the tokenizer's own scan, no second one

@@ -43,7 +43,7 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     "account_number": r"(?i)\b(?:user(?:name)?|login|handle|account|acct|member|customer|player|uid)(?:[ \t]?(?:id|no\.?|number))?[ \t]*[:#=]?[ \t]*#?(?P<id>\d{3,12})\b",
     # handles: "first.last" in parentheses ("User 48213 (k.yamamoto)"), words joined by "_"
     # ("s_achterberg"); a file name in parentheses ("(setup.py)") is none
-    "handle": r"(?<=\()(?P<id>[A-Za-z][A-Za-z0-9]{0,31}(?:[._][A-Za-z0-9]{1,32}){1,3})(?=\))",
+    "handle": r"(?<=\()[A-Za-z][A-Za-z0-9]{0,31}(?:[._][A-Za-z0-9]{1,32}){1,3}(?=\))",
     "snake_handle": r"(?<![\w.@/#$-])[A-Za-z][A-Za-z0-9]{0,31}_[A-Za-z0-9_]{0,31}[A-Za-z0-9](?![\w@/$-]|\.\w)",
 }
 FILE_EXTENSIONS = frozenset(
@@ -263,6 +263,7 @@ class CodeDetector:
                 chars[m.start() : m.end()] = " " * (m.end() - m.start())
             text = "".join(chars)
         for key, pattern in self.patterns.items():
+            group = "id" if "id" in pattern.groupindex else 0
             for match in pattern.finditer(text):
                 value = match.group()
                 if key == "id_token" and NOT_IDS.match(value):
@@ -275,7 +276,7 @@ class CodeDetector:
                     continue
                 if key == "handle" and not _is_handle(value):
                     continue
-                found.append((*match.span("id" if "id" in pattern.groupindex else 0), key))
+                found.append((*match.span(group), key))
         for key, pattern in self.validated.items():
             for match in pattern.finditer(text):
                 if self._is_valid(key, match.group()):

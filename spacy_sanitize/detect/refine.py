@@ -236,8 +236,8 @@ class SpanRefiner:
         return doc
 
     def _line_parts(self, span: Span) -> List[Span]:
-        """``span`` cut at its line breaks, without the parts that are a field label or only
-        common words ("Bartosz Nowak\nSent:" -> "Bartosz Nowak"); all parts when every part
+        """``span`` cut at its line breaks, without the parts that are a field label or (in a
+        PERSON span) only common words ("Bartosz Nowak\nSent:" -> "Bartosz Nowak"); all parts when every part
         is such (the span is never lost); the span itself when it holds no line break."""
         doc = span.doc
         breaks = [t.i for t in span if t.is_space and "\n" in t.text]
@@ -258,7 +258,8 @@ class SpanRefiner:
             if end < len(doc) and doc[end].text in (":", "："):
                 return False  # a field label: "Sent:", "To:"
             words = [t for t in doc[start:end] if t.is_alpha]
-            if span.label_ in ("DATETIME", "QUANTITY", "CODE") or not words:
+            # common words are no name, but are a place or an organisation ("High Street")
+            if span.label_ != "PERSON" or not words:
                 return True
             return any(t.lower_ in given or t.lower_ in family or not is_common_word(t.text) for t in words)
 

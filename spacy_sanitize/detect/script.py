@@ -37,8 +37,9 @@ from spacy.tokens import Doc, Token
 
 from ..extensions import register_extensions
 from ..shipped import data_path
-from ..spans import VALIDATED, add_char_spans, add_pii_spans, check_label
+from ..spans import add_char_spans, add_pii_spans, check_label
 from ..types import PERSON_TITLES
+from ._regex import alternatives
 
 WORD = re.compile(r"[^\W\d_]+")
 JOINER = re.compile(r"[\s\u200e\u200f·'’-]*")
@@ -59,25 +60,24 @@ PUNCT = "\"'.,;:!?()[]«»“”„।॥،؛؟—–-"
 Cue = Tuple[int, int, str, str]
 
 
-@lru_cache(maxsize=4)
-def script_cues(path: Optional[str] = None) -> Dict[str, Dict[str, Any]]:
-    """The cues of ``data/names/scripts.json`` (or ``path``), compiled: per script, the
-    ``suffixes`` and ``prefixes`` patterns, the ``surnames``, ``stops`` and ``not_names`` sets."""
-    with open(path or data_path("names") / "scripts.json", encoding="utf8") as stream:
+def _compiled(words: List[str]) -> Optional["re.Pattern[str]"]:
+    return re.compile(alternatives(words)) if words else None
+
+
+@lru_cache(maxsize=1)
+def script_cues() -> Dict[str, Dict[str, Any]]:
+    """The cues of ``data/names/scripts.json``, compiled: per script, the ``suffixes`` and
+    ``prefixes`` patterns, the ``surnames``, ``stops`` and ``not_names`` sets."""
+    with open(data_path("names") / "scripts.json", encoding="utf8") as stream:
         data = json.load(stream)
     out: Dict[str, Dict[str, Any]] = {}
     for script, cues in data.items():
         if script.startswith("_"):
             continue
-
-        def alternatives(words: List[str]) -> Optional["re.Pattern[str]"]:
-            ordered = sorted((re.escape(w).replace(r"\ ", r"\s+") for w in words), key=len, reverse=True)
-            return re.compile("|".join(ordered)) if ordered else None
-
         out[script] = {
-            "suffixes": alternatives(cues.get("suffixes", [])),
-            "surname_suffixes": alternatives(cues.get("surname_suffixes", [])),
-            "prefixes": alternatives(cues.get("prefixes", [])),
+            "suffixes": _compiled(cues.get("suffixes", [])),
+            "surname_suffixes": _compiled(cues.get("surname_suffixes", [])),
+            "prefixes": _compiled(cues.get("prefixes", [])),
             "endings": sorted(cues.get("endings", []), key=len, reverse=True),
             "surnames": frozenset(cues.get("surnames", "").split()),
             "stops": frozenset(cues.get("stops", "").split()),
@@ -89,18 +89,24 @@ def script_cues(path: Optional[str] = None) -> Dict[str, Dict[str, Any]]:
 
 def _cjk_name(run: str, surnames: frozenset, need_surname: bool) -> Optional[Tuple[int, int]]:
     """The name in ``run`` (the ideographs before an honorific), as (start, end) in it: the
-    whole run when it is short and starts with a surname, else from the first surname that
-    leaves one to three characters; without a surname (``need_surname`` off) the whole run
-    when it is short, else its last three characters."""
+    whole run when it is short and starts with a surname, else from the surname that leaves
+    one to ``CJK_MAX`` characters, the longest listed surname first ("部長佐藤花子": "佐藤花子",
+    not "藤花子"), the earlier start on a tie (one character more masked, never one left in
+    clear); without a surname (``need_surname`` off) the whole run when it is short, else
+    its last ``CJK_MAX`` characters."""
     n = len(run)
-    if n <= CJK_MAX and any(run[:k] in surnames for k in (1, 2, 3)):
+
+    def surname_at(i: int) -> int:
+        return max((k for k in (1, 2, 3) if run[i : i + k] in surnames), default=0)
+
+    if n <= CJK_MAX and surname_at(0):
         return 0, n
-    for i in range(1, n):
-        if any(run[i : i + k] in surnames for k in (1, 2, 3)) and 1 <= n - i <= 3:
-            return i, n
+    start = max(range(max(1, n - CJK_MAX), n), key=lambda i: (surname_at(i), -i), default=None)
+    if start is not None and surname_at(start):
+        return start, n
     if need_surname:
         return None
-    return (0, n) if n <= CJK_MAX else (n - 3, n)
+    return (0, n) if n <= CJK_MAX else (n - CJK_MAX, n)
 
 
 def _script(char: str) -> Optional[str]:
@@ -147,14 +153,7 @@ class ScriptDetector:
         """Cued names are validated (``spans.VALIDATED``): a statistical model's span across
         the name and the words after it (an English NER reading Chinese) does not leave
         part of the name in clear text."""
-        spans = []
-        for start, end, label, detector in found:
-            span = doc.char_span(start, end, label=label, alignment_mode="expand")
-            if span is not None:
-                span._.risk_explain["detector"] = detector
-                span._.risk_explain[VALIDATED] = label
-                spans.append(span)
-        add_pii_spans(doc, spans, self.spans_key)
+        add_char_spans(doc, found, self.spans_key, validated=True)
 
     def _cued(self, text: str) -> List[Cue]:
         """Names found by an honorific after them or a title / "my name is" before them."""
@@ -188,7 +187,7 @@ class ScriptDetector:
             while end < len(text) and text[end] in " \t":
                 end += 1
             start = end
-            while end < len(text) and end - start < 3 and CJK_NAME.match(text, end):
+            while end < len(text) and end - start < CJK_MAX and CJK_NAME.match(text, end):
                 end += 1
             if end > start:
                 found.append((start, end, self.label, f"{self.name}:cue"))

@@ -55,6 +55,7 @@ from ..extensions import register_extensions
 from ..masking_plan import COMMON_WORDS, is_common_word
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
+from ._regex import alternatives
 from .names import name_lists
 
 DEFAULT_TITLES: List[str] = ["Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Lady", "Lord", "Judge", "Justice", "Madam", "Monsieur", "Madame", "Herr", "Frau"]
@@ -159,10 +160,6 @@ def _field_name(text: str, start: int, end: int, titles: frozenset) -> Optional[
     return first, last
 
 
-def _alternatives(words: List[str]) -> str:
-    return "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in words), key=len, reverse=True))
-
-
 class TitleDetector:
     def __init__(
         self,
@@ -182,24 +179,24 @@ class TitleDetector:
         self.name = name
         self.label = check_label(label)
         self.spans_key = spans_key
-        self.pattern = re.compile(rf"\b(?:{_alternatives(titles)})(\.?)\s+({NAME_RUN})")
+        self.pattern = re.compile(rf"\b(?:{alternatives(titles)})(\.?)\s+({NAME_RUN})")
         # cues are matched in any casing ("Née", "Married name:"); the name words are not
-        self.variant = re.compile(rf"(?<!\w)(?i:{_alternatives(variant_cues)})(?:[ \t]*[:,][ \t]*|[ \t]+)({NAME_RUN})") if variant_cues else None
+        self.variant = re.compile(rf"(?<!\w)(?i:{alternatives(variant_cues)})(?:[ \t]*[:,][ \t]*|[ \t]+)({NAME_RUN})") if variant_cues else None
         self.kinship = (
-            re.compile(rf"(?<!\w)(?i:{_alternatives(kinship)})(?:,[ \t]*|[ \t]+)(?:(?:named|called)[ \t]+)?({NAME_RUN}|[a-z]+\b)") if kinship else None
+            re.compile(rf"(?<!\w)(?i:{alternatives(kinship)})(?:,[ \t]*|[ \t]+)(?:(?:named|called)[ \t]+)?({NAME_RUN}|[a-z]+\b)") if kinship else None
         )
         self.list_item = re.compile(rf"[ \t]*({NAME_RUN})")
         self.titles = frozenset(t.lower() for t in titles)
-        labels = "|".join(sorted((re.escape(f).replace(r"\ ", r"[ \t]+") for f in fields or []), key=len, reverse=True))
+        labels = alternatives(fields or [], space=r"[ \t]+")
         # the value: up to the end of the line, a wide gap, a table or list separator
         # (Markdown emphasis may close the label before or after its colon: "**Name:**", "**Applicant**:")
         self.field = re.compile(rf"(?im)(?<![^\W_])(?<![.-])(?:{labels})[*_]{{0,2}}[ \t]*[:=][ \t]*([^\n|;<>()\t]*?)(?=[ \t]{{2,}}|[\n|;<>()\t]|$)") if labels else None
-        address = "|".join(sorted((re.escape(f).replace(r"\ ", r"[ \t]+") for f in address_fields or []), key=len, reverse=True))
+        address = alternatives(address_fields or [], space=r"[ \t]+")
         self.address = re.compile(rf"(?im)^[ \t>*_-]*(?:{address})[*_]{{0,2}}[ \t]*:[ \t]*(\S[^\n|<>\t]*?)[ \t]*$") if address else None
         # at the start of a line only (after quote marks): "subject to: approval" is no header
-        self.header = re.compile(rf"(?m)^[ \t>]*(?i:{_alternatives(headers)})[ \t]*:[ \t]*([^\n]*)") if headers else None
+        self.header = re.compile(rf"(?m)^[ \t>]*(?i:{alternatives(headers)})[ \t]*:[ \t]*([^\n]*)") if headers else None
         self.sign_off = (
-            re.compile(rf"(?m)^[ \t>]*(?i:{_alternatives(sign_offs)})(?:[ \t]*[,!.][ \t]*(?:\n[ \t>]*)?|[ \t]*\n[ \t>]*)({NAME_RUN})[ \t]*$")
+            re.compile(rf"(?m)^[ \t>]*(?i:{alternatives(sign_offs)})(?:[ \t]*[,!.][ \t]*(?:\n[ \t>]*)?|[ \t]*\n[ \t>]*)({NAME_RUN})[ \t]*$")
             if sign_offs else None
         )
         self.dash_sign_off = re.compile(rf"(?m)(?:^|[ \t>])(?:--|—|–)[ \t]*({NAME_RUN})[ \t]*$") if sign_offs else None
