@@ -37,9 +37,6 @@ PROSE_MEASURE = re.compile(r"(?<![\w.])(\d+\.\d{3,}|\d+\.\d+x)(?![\w.]*\d|/\d)")
 # empties this set at merge. Until then a missing marker is tolerated (a marker that is
 # present is still checked). See is_pending for the keys.
 PENDING = {
-    "docs/pii_ner.md", "docs/confidence.md",  # fast
-    "README.md|| system | P | R_all | F1 | R_direct | R_quasi | detection", "README.md|| input | processes",
-    "README.md~`fast` (retrained", "README.md~Memory stays flat",  # fast: the Presidio, big-file and n_process figures
     "docs/court.md", "docs/risk_seq.md", "docs/risk_vote.md", "README.md#Sequence labelling",  # court
 }
 
