@@ -28,7 +28,7 @@ from spacy.tokens import Doc
 
 from ..errors import Errors
 from ..risk.infer import RiskInfer, parse_kind
-from ..risk.infer.attacker import LinearAttacker, accuracy_at_k, attr_nlp, sequences_of, train_attacker
+from ..risk.infer.attacker import LinearAttacker, accuracy_at_k, attr_nlp, gram_set, kind_sizes, sequences_of, train_attacker
 
 logger = logging.getLogger(__name__)
 
@@ -90,14 +90,13 @@ class AttackerFactory:
         out = []
         params = {k: v for k, v in self.params.items() if k != "ngram_max"}
         for analyzer, attr in kinds or self.kinds:
-            sizes = {"ngram_min": 3, "ngram_max": 5} if analyzer == "char" else {"ngram_min": 1, "ngram_max": self.params.get("ngram_max", 2)}
-            shape = LinearAttacker([], {}, np.zeros((0, 0)), np.zeros(0), attr, analyzer=analyzer, **sizes)
+            sizes = kind_sizes(analyzer, self.params.get("ngram_max", 2))
             seqs = self.sequences(texts, attr)
             grams = []
             for text, seq in zip(texts, seqs):  # feature sets cached: every fold trains on them again
                 key = (analyzer, attr, text)
                 if key not in self._grams:
-                    self._grams[key] = shape.gram_set(seq)
+                    self._grams[key] = gram_set(seq, analyzer, **sizes)
                 grams.append(self._grams[key])
             out.append(train_attacker(seqs, labels, attr=attr, analyzer=analyzer, grams=grams, **sizes, **params))
         return out

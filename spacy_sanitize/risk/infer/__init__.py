@@ -46,7 +46,7 @@ from ...errors import Errors, Warnings
 from ...extensions import register_extensions
 from ...spans import add_pii_spans, check_label
 from ..base import FittedThreshold, risk_key
-from .attacker import LinearAttacker, read_labeled, sequences_of, softmax, train_attacker
+from .attacker import LinearAttacker, kind_sizes, read_labeled, sequences_of, softmax, train_attacker
 from .delta import EntityDeltas
 from .fitting import fit_threshold
 from .search import SEARCHES, SearchResult, build_problem, ensemble_greedy_search, ensemble_problems, run_search, shortfall, total_variation
@@ -377,8 +377,7 @@ class RiskInfer(AttackerView, FittedThreshold):
                 if kind_attr not in seqs_of:
                     with tokenizer_nlp.select_pipes(enable=earlier):
                         seqs_of[kind_attr] = sequences_of(texts, tokenizer_nlp, kind_attr)
-                grams = {"ngram_min": 3, "ngram_max": 5} if analyzer == "char" else {"ngram_max": ngram_max}
-                trained.append(train_attacker(seqs_of[kind_attr], labels, attr=kind_attr, analyzer=analyzer, min_df=min_df, max_features=max_features, C=C, **grams))
+                trained.append(train_attacker(seqs_of[kind_attr], labels, attr=kind_attr, analyzer=analyzer, min_df=min_df, max_features=max_features, C=C, **kind_sizes(analyzer, ngram_max)))
             self.set_attackers(trained)
         if threshold_path:
             self.fitted_threshold = fit_threshold(self, threshold_path)
