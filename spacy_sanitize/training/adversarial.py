@@ -35,10 +35,15 @@ logger = logging.getLogger(__name__)
 Kind = Tuple[str, str]  # (analyzer, attr)
 
 
-def fold_indices(n: int, folds: int, seed: int = 0) -> List[np.ndarray]:
-    """Documents split into ``folds`` folds by a seeded permutation (by document)."""
+def fold_indices(n: int, folds: int, seed: int = 0) -> Tuple[List[np.ndarray], np.ndarray]:
+    """Documents split into ``folds`` folds by a seeded permutation (by document): the
+    document indices of each fold, and the fold of each document."""
     order = np.random.default_rng(seed).permutation(n)
-    return [np.sort(order[f::folds]) for f in range(folds)]
+    parts = [np.sort(order[f::folds]) for f in range(folds)]
+    fold_of = np.empty(n, dtype=np.int64)
+    for k, part in enumerate(parts):
+        fold_of[part] = k
+    return parts, fold_of
 
 
 @dataclass
@@ -145,12 +150,9 @@ def adversarial_rounds(
     labels = [str(x) for x in labels]
     if folds < 2 or n < folds:
         raise ValueError(Errors.E714.format(folds=folds, n=n))
-    parts = fold_indices(n, folds, seed)
-    fold_of = np.empty(n, dtype=np.int64)
-    for k, part in enumerate(parts):
-        fold_of[part] = k
+    parts, fold_of = fold_indices(n, folds, seed)
     raw = [d.text for d in docs]
-    adapt = [parse_kind(k) for k in adapt_kinds] if adapt_kinds else None
+    adapt = [parse_kind(k) for k in adapt_kinds] if adapt_kinds else factory.kinds
     result = RoundsResult(folds=parts)
     ensembles = []
     for k, test in enumerate(parts):
@@ -195,10 +197,32 @@ def adversarial_rounds(
     return result
 
 
+def adaptive_attack(
+    factory: AttackerFactory,
+    texts: Sequence[str],
+    labels: Sequence[str],
+    parts: Sequence[np.ndarray],
+    fold_of: np.ndarray,
+    kind: Kind,
+) -> Tuple[List[Tuple[np.ndarray, List[str]]], List[LinearAttacker]]:
+    """The adaptive attacker of ``kind``, cross-fitted: per fold, trained on ``texts`` of the
+    other folds and scored on the fold's own. RETURNS: per document, its probabilities
+    and classes; per fold, the attacker."""
+    rows: List[Tuple[np.ndarray, List[str]]] = [(np.zeros(0), [])] * len(texts)
+    attackers = []
+    for k, test in enumerate(parts):
+        train = np.flatnonzero(fold_of != k)
+        attacker = factory.train([texts[i] for i in train], [labels[i] for i in train], [kind])[0]
+        for i, seq in zip(test, factory.sequences([texts[i] for i in test], attacker.attr)):
+            rows[i] = (attacker.proba_seq(seq), list(attacker.classes))
+        attackers.append(attacker)
+    return rows, attackers
+
+
 def accuracy_of(proba: Sequence[Tuple[np.ndarray, List[str]]], labels: Sequence[str], k: int = 1) -> float:
     """Top-k accuracy of per-document (probabilities, classes) rows."""
     hits = [accuracy_at_k(p[None, :], classes, [g], k) for (p, classes), g in zip(proba, labels)]
     return float(np.mean(hits)) if hits else 0.0
 
 
-__all__ = ["AttackerFactory", "RoundsResult", "Sanitized", "accuracy_of", "adversarial_rounds", "fold_indices", "sanitize"]
+__all__ = ["AttackerFactory", "RoundsResult", "Sanitized", "accuracy_of", "adaptive_attack", "adversarial_rounds", "fold_indices", "sanitize"]
