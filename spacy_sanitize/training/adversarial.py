@@ -181,7 +181,7 @@ def adversarial_rounds(
                 adaptive[i] = (first.proba_seq(seq), list(first.classes))
             new_members.append(members)
         result.adaptive.append(adaptive)
-        accuracy = float(np.mean([classes[int(np.argmax(p))] == labels[i] for i, (p, classes) in enumerate(adaptive)]))
+        accuracy = accuracy_of(adaptive, labels)
         progress(f"round {round_}: adaptive accuracy {accuracy:.3f}")
         if target is not None and accuracy <= target:
             result.stopped = "target"
