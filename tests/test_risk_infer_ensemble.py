@@ -247,14 +247,16 @@ def test_cost_grows_linearly_with_the_entities(ensemble_nlp):
 # --- adversarial rounds --------------------------------------------------------------------
 
 class RecordingFactory(AttackerFactory):
-    """Remembers the texts of every training, in order."""
+    """Remembers the texts and the kinds (None: the factory's) of every training, in order."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.calls = []
+        self.kinds_trained = []
 
     def train(self, texts, labels, kinds=None):
         self.calls.append(list(texts))
+        self.kinds_trained.append(None if kinds is None else [f"{a}:{b}" for a, b in kinds])
         return super().train(texts, labels, kinds)
 
 
@@ -268,8 +270,11 @@ def test_adversarial_rounds_never_train_on_the_fold_they_sanitize():
         warnings.simplefilter("ignore")
         result = adversarial_rounds(docs, labels, nlp.get_pipe("risk_infer"), nlp.get_pipe("masker"), factory, folds=3, rounds=2)
     fold_of = {int(i): k for k, part in enumerate(result.folds) for i in part}
-    assert len(result.trace) == len(factory.calls) == 3 + 3 * 3  # defenders, then one adversary per fold and round
-    for row, texts in zip(result.trace, factory.calls):
+    # defenders, then one adversary per fold and round (its scoring kind; the other kinds
+    # of the rounds that go on are trained apart, on the same texts)
+    scoring = [texts for texts, kinds in zip(factory.calls, factory.kinds_trained) if kinds in (None, ["word:LOWER"])]
+    assert len(result.trace) == len(scoring) == 3 + 3 * 3
+    for row, texts in zip(result.trace, scoring):
         k = row["sanitizes_fold"]
         assert k not in row["trained_on_folds"] and sorted(row["trained_on_folds"] + [k]) == [0, 1, 2]
         # and by content: neither the raw nor any sanitized text of fold k was trained on
@@ -277,8 +282,23 @@ def test_adversarial_rounds_never_train_on_the_fold_they_sanitize():
         assert not own & set(texts)
     # the ensembles grow by one adversary per round, and each fold's text was sanitized
     assert [len(e[0]) for e in result.ensembles] == [2, 4, 6]
+    assert [a.analyzer for a in result.ensembles[2][0]] == ["word", "char"] * 3  # the members keep the kinds' order
     assert all(text for s in result.sanitized for text in s.texts)
     assert all(fold_of[i] in range(3) for i in range(len(rows)))
+
+
+def test_rounds_train_only_the_scoring_kind_once_they_stop():
+    """Only the first adapted kind scores a round: the others are trained for the rounds
+    whose adversaries join the ensembles, never for the last (old code trained every kind
+    for every fold of every round and threw the last round's away)."""
+    rows = toy_corpus()
+    nlp = toy_nlp(criterion="prior", tv_bound=0.1)
+    docs = [nlp.get_pipe("span_ruler")(nlp.make_doc(r["text"])) for r in rows]
+    factory = RecordingFactory(["word:LOWER", "char:LOWER"], min_df=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        adversarial_rounds(docs, [r["meta"]["city"] for r in rows], nlp.get_pipe("risk_infer"), nlp.get_pipe("masker"), factory, folds=3, rounds=1)
+    assert factory.kinds_trained == [None] * 3 + [["word:LOWER"]] * 3 + [["char:LOWER"]] * 3 + [["word:LOWER"]] * 3
 
 
 def test_rounds_stop_at_the_target():

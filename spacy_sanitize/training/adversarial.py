@@ -168,18 +168,11 @@ def adversarial_rounds(
             sanitize(docs, test, infer, masker, ensembles[k], out)
         result.sanitized.append(out)
         result.ensembles.append([list(e) for e in ensembles])
-        # the adversary of this round: trained on the sanitized text of the other folds
-        adaptive: List[Tuple[np.ndarray, List[str]]] = [(np.zeros(0), [])] * n
-        new_members = []
-        for k, test in enumerate(parts):
-            train = np.flatnonzero(fold_of != k)
-            members = factory.train([out.texts[i] for i in train], [labels[i] for i in train], adapt)
-            result.trace.append({"round": round_, "fold": k, "purpose": "adaptive", "trained_on_folds": sorted({int(fold_of[i]) for i in train}), "sanitizes_fold": k})
-            first = members[0]
-            seqs = factory.sequences([out.texts[i] for i in test], first.attr)
-            for i, seq in zip(test, seqs):
-                adaptive[i] = (first.proba_seq(seq), list(first.classes))
-            new_members.append(members)
+        # the adversary of this round: trained on the sanitized text of the other folds;
+        # only its first kind scores, so the other kinds are trained once the round goes on
+        adaptive, scorers = adaptive_attack(factory, out.texts, labels, parts, fold_of, adapt[0])
+        for k in range(len(parts)):
+            result.trace.append({"round": round_, "fold": k, "purpose": "adaptive", "trained_on_folds": sorted({int(f) for f in fold_of if f != k}), "sanitizes_fold": k})
         result.adaptive.append(adaptive)
         accuracy = accuracy_of(adaptive, labels)
         progress(f"round {round_}: adaptive accuracy {accuracy:.3f}")
@@ -188,7 +181,10 @@ def adversarial_rounds(
             break
         if round_ == rounds:
             break
-        ensembles = [e + m for e, m in zip(ensembles, new_members)]
+        for k, (ensemble, scorer) in enumerate(zip(ensembles, scorers)):
+            train = np.flatnonzero(fold_of != k)
+            rest = factory.train([out.texts[i] for i in train], [labels[i] for i in train], adapt[1:]) if len(adapt) > 1 else []
+            ensemble += [scorer] + rest  # the order factory.train(adapt) gives
     if train_final:
         final = factory.train(raw + list(extra_texts), labels + list(extra_labels))
         for sanitized in result.sanitized[:-1]:  # the rounds whose adversaries joined the ensembles
