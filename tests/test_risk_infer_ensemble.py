@@ -116,6 +116,16 @@ def test_every_attacker_ends_within_the_bound_of_its_prior(ensemble_nlp):
         assert int(np.argmax(p)) == int(np.argmax(attacker.prior())) == CLASSES.index("KYO")
 
 
+def test_find_removals_returns_how_the_call_ended(ensemble_nlp):
+    """The per-call outcome comes back from find_removals, not through attributes on the
+    shared component (which another call could overwrite before __call__ read them)."""
+    infer = ensemble_nlp.get_pipe("risk_infer")
+    removed, _, _, _, state = infer.find_removals(ensemble_nlp.make_doc("I love tokyo and the temple."))
+    assert state["success"] and len(state["tv_before"]) == len(state["tv_after"]) == len(state["shortfall"]) == 2
+    assert max(state["shortfall"]) <= 0 and state["label"] == ["KYO", "KYO"] and len(removed) == 2
+    assert not any(hasattr(infer, name) for name in ("_tv_before", "_tv_now", "_short_now", "_label_now"))
+
+
 def test_one_attacker_alone_leaves_the_other_clue(ensemble_nlp):
     infer = ensemble_nlp.get_pipe("risk_infer")
     infer.set_attackers([kyoto_attacker()])
