@@ -316,6 +316,17 @@ def read_labeled(path: Union[str, Path], label_field: str = "label", text_field:
     return ids, texts, labels
 
 
+def read_labeled_files(paths: Iterable[Union[str, Path]], label_field: str = "label", text_field: str = "text") -> Tuple[List[str], List[str]]:
+    """(texts, labels) of several JSONL files read with ``read_labeled``, in order."""
+    texts: List[str] = []
+    labels: List[str] = []
+    for path in paths:
+        _, t, lab = read_labeled(path, label_field, text_field)
+        texts += t
+        labels += lab
+    return texts, labels
+
+
 def sequences_of(texts: Iterable[str], nlp: Language, attr: str = "LOWER", digits_to_zero: bool = True, batch_size: int = 16) -> List[List[str]]:
     docs = nlp.pipe(texts, batch_size=batch_size) if attr == "LEMMA" else (nlp.make_doc(t) for t in texts)
     return [doc_sequence(doc, attr, digits_to_zero) for doc in docs]
