@@ -415,3 +415,43 @@ def test_the_attack_cli_takes_the_rounds_options():
     args = parser.parse_args(["attack", "d.jsonl", "--criterion", "guess", "--tv-bound", "0.1", "--tv-bound", "0.05", "--rounds", "3", "--plot", "x.png", "--remove-stop-words"])
     assert (args.criterion, args.tv_bound, args.rounds, args.plot, args.remove_stop_words) == ("guess", [0.1, 0.05], 3, "x.png", True)
     assert parser.parse_args(["attack", "d.jsonl"]).criterion == "maxprob"  # the seed's report stays the default
+
+
+# --- the masker's view (placeholder = "masker") ---------------------------------------------
+
+def numbered_nlp(patterns, with_infer: bool) -> spacy.language.Language:
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("span_ruler", config={"spans_key": "pii"})
+    ruler.add_patterns([{"label": "LOC", "pattern": [{"LOWER": w}]} for w in patterns])
+    if with_infer:
+        infer = nlp.add_pipe("risk_infer", config={"placeholder": "masker", "label": "LOC", "threshold": 0.7, "score_existing": False})
+        infer.set_attackers([kyoto_attacker()])
+    nlp.add_pipe("masker", config={"strategy": {"@strategies": "spacy_sanitize.numbered.v1", "across_docs": True}})
+    return nlp
+
+
+def test_the_masker_view_does_not_advance_numbered_across_docs():
+    """risk_infer renders each doc with the pipeline's masker on a copy; the copy must not
+    number entities the real masker numbers after risk_infer added its spans (old code:
+    the copy gave "osaka" LOC 1 first, so "tokyo", found by risk_infer, became LOC 2)."""
+    texts = ["I love tokyo and osaka.", "Then osaka and gion again."]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with_infer = [d._.sanitized for d in numbered_nlp(["osaka", "gion"], True).pipe(texts)]
+    alone = [d._.sanitized for d in numbered_nlp(["tokyo", "osaka", "gion"], False).pipe(texts)]
+    assert with_infer == alone == ["I love [LOC 1] and [LOC 2].", "Then [LOC 2] and [LOC 3] again."]
+
+
+def test_the_masker_view_keeps_the_one_time_secret_warning(monkeypatch):
+    """The trial rendering draws the surrogates' one-time secret (the view must read the
+    surrogates the masker writes): its warning, given there, still reaches the user once."""
+    from spacy_sanitize.masker.strategies.keyed import DEFAULT_SECRET_ENV
+
+    monkeypatch.delenv(DEFAULT_SECRET_ENV, raising=False)
+    nlp = numbered_nlp(["osaka"], True)
+    nlp.replace_pipe("masker", "masker", config={"strategy": {"@strategies": "spacy_sanitize.surrogate.v1"}})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        docs = list(nlp.pipe(["I love tokyo and osaka.", "Then osaka again."]))
+    assert [str(w.message)[:6] for w in caught].count("[W100]") == 1
+    assert "osaka" not in docs[1]._.sanitized.lower()

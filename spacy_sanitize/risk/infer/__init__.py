@@ -119,7 +119,8 @@ class RiskInfer(AttackerView, FittedThreshold):
         # maxprob criterion, the risk scores and the fitted threshold
         self.attackers: List[LinearAttacker] = []
         self._placeholder_forms: Dict[Tuple[str, bool, str, str, bool], List[str]] = {}
-        self._rendered: Dict[Any, List[str]] = {}
+        self._rendered_doc: Optional[Doc] = None  # the masker's rendering of the last doc
+        self._rendered: Tuple[Any, List[str]] = ((), [])
 
 
     @property
