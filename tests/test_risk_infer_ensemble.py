@@ -444,7 +444,7 @@ def test_the_masker_view_does_not_advance_numbered_across_docs():
 
 def test_the_masker_view_keeps_the_one_time_secret_warning(monkeypatch):
     """The trial rendering draws the surrogates' one-time secret (the view must read the
-    surrogates the masker writes): its warning, given there, still reaches the user once."""
+    surrogates the masker writes): its warning still reaches the user, once."""
     from spacy_sanitize.masker.strategies.keyed import DEFAULT_SECRET_ENV
 
     monkeypatch.delenv(DEFAULT_SECRET_ENV, raising=False)

@@ -14,9 +14,6 @@ from ...masking_plan import PlanSettings, Region, masking_plan
 from .attacker import LinearAttacker, token_form
 
 MASKER = "masker"  # placeholder setting: read each region as the pipeline's masker writes it
-# warnings of state the trial rendering must keep (the one-time secret: the view has to read
-# the surrogates the masker will write), so the real masker call will not give them again
-_KEPT_STATE_WARNINGS = ("W100", "W104")
 
 
 class Rendered(str):
@@ -128,16 +125,19 @@ class AttackerView:
         the real call numbers this doc's entities, risk_infer's included, as without
         risk_infer in the pipeline."""
         masker = self._masker()
+        for strategy in masker.strategies():
+            chooser = getattr(strategy, "chooser", None)
+            if chooser is not None:
+                # the secret must be the real call's (the view reads the surrogates the
+                # masker writes): drawn here, so its one-time warning (W100/W104) is given
+                _ = chooser.key
         owners = [masker, *masker.strategies()]
         saved = [(owner, _mutable_state(owner)) for owner in owners]
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             rows = list(masker.mask(doc.copy())._.replacements or [])
         for owner, state in saved:
             _restore_state(owner, state)
-        for warning in caught:
-            if any(code in str(warning.message) for code in _KEPT_STATE_WARNINGS):
-                warnings.warn(warning.message, stacklevel=3)
         return rows
 
     def plan(self, doc: Doc, spans_key: Optional[str] = None) -> List[Region]:
