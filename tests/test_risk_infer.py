@@ -341,6 +341,21 @@ def test_attacker_cli_train_and_evaluate(tmp_path, capsys):
     assert result["n"] == 18 and result["accuracy"] > 0.9
 
 
+def test_labelled_files_are_read_in_order_and_the_train_cli_takes_several(tmp_path):
+    from spacy_sanitize.cli import main as cli_main
+    from spacy_sanitize.risk.infer.attacker import read_labeled_files
+
+    rows = toy_corpus()
+    srsly.write_jsonl(tmp_path / "a.jsonl", rows[:10])
+    srsly.write_jsonl(tmp_path / "b.jsonl", [{"text": r["text"], "label": r["meta"]["city"]} for r in rows[10:]])
+    texts, labels = read_labeled_files([tmp_path / "a.jsonl"], "meta.city")
+    assert texts == [r["text"] for r in rows[:10]] and labels == [r["meta"]["city"] for r in rows[:10]]
+    texts, labels = read_labeled_files([tmp_path / "b.jsonl", tmp_path / "b.jsonl"])
+    assert texts == [r["text"] for r in rows[10:]] * 2
+    assert cli_main(["attacker", "train", str(tmp_path / "a.jsonl"), str(tmp_path / "a.jsonl"), str(tmp_path / "model"), "--label-field", "meta.city", "--min-df", "1", "--max-chars", "20"]) == 0
+    assert srsly.read_json(tmp_path / "model" / "attacker.json")["meta"]["n_train"] == 20
+
+
 def test_train_attacker_binary_and_ngrams():
     seqs = [["red", "apple"], ["green", "apple"], ["red", "wine"], ["green", "tea"]]
     attacker = train_attacker(seqs, ["R", "G", "R", "G"], min_df=1)

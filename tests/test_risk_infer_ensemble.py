@@ -116,6 +116,16 @@ def test_every_attacker_ends_within_the_bound_of_its_prior(ensemble_nlp):
         assert int(np.argmax(p)) == int(np.argmax(attacker.prior())) == CLASSES.index("KYO")
 
 
+def test_find_removals_returns_how_the_call_ended(ensemble_nlp):
+    """The per-call outcome comes back from find_removals, not through attributes on the
+    shared component (which another call could overwrite before __call__ read them)."""
+    infer = ensemble_nlp.get_pipe("risk_infer")
+    removed, _, _, _, state = infer.find_removals(ensemble_nlp.make_doc("I love tokyo and the temple."))
+    assert state["success"] and len(state["tv_before"]) == len(state["tv_after"]) == len(state["shortfall"]) == 2
+    assert max(state["shortfall"]) <= 0 and state["label"] == ["KYO", "KYO"] and len(removed) == 2
+    assert not any(hasattr(infer, name) for name in ("_tv_before", "_tv_now", "_short_now", "_label_now"))
+
+
 def test_one_attacker_alone_leaves_the_other_clue(ensemble_nlp):
     infer = ensemble_nlp.get_pipe("risk_infer")
     infer.set_attackers([kyoto_attacker()])
@@ -247,14 +257,16 @@ def test_cost_grows_linearly_with_the_entities(ensemble_nlp):
 # --- adversarial rounds --------------------------------------------------------------------
 
 class RecordingFactory(AttackerFactory):
-    """Remembers the texts of every training, in order."""
+    """Remembers the texts and the kinds (None: the factory's) of every training, in order."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.calls = []
+        self.kinds_trained = []
 
     def train(self, texts, labels, kinds=None):
         self.calls.append(list(texts))
+        self.kinds_trained.append(None if kinds is None else [f"{a}:{b}" for a, b in kinds])
         return super().train(texts, labels, kinds)
 
 
@@ -268,8 +280,11 @@ def test_adversarial_rounds_never_train_on_the_fold_they_sanitize():
         warnings.simplefilter("ignore")
         result = adversarial_rounds(docs, labels, nlp.get_pipe("risk_infer"), nlp.get_pipe("masker"), factory, folds=3, rounds=2)
     fold_of = {int(i): k for k, part in enumerate(result.folds) for i in part}
-    assert len(result.trace) == len(factory.calls) == 3 + 3 * 3  # defenders, then one adversary per fold and round
-    for row, texts in zip(result.trace, factory.calls):
+    # defenders, then one adversary per fold and round (its scoring kind; the other kinds
+    # of the rounds that go on are trained apart, on the same texts)
+    scoring = [texts for texts, kinds in zip(factory.calls, factory.kinds_trained) if kinds in (None, ["word:LOWER"])]
+    assert len(result.trace) == len(scoring) == 3 + 3 * 3
+    for row, texts in zip(result.trace, scoring):
         k = row["sanitizes_fold"]
         assert k not in row["trained_on_folds"] and sorted(row["trained_on_folds"] + [k]) == [0, 1, 2]
         # and by content: neither the raw nor any sanitized text of fold k was trained on
@@ -277,8 +292,23 @@ def test_adversarial_rounds_never_train_on_the_fold_they_sanitize():
         assert not own & set(texts)
     # the ensembles grow by one adversary per round, and each fold's text was sanitized
     assert [len(e[0]) for e in result.ensembles] == [2, 4, 6]
+    assert [a.analyzer for a in result.ensembles[2][0]] == ["word", "char"] * 3  # the members keep the kinds' order
     assert all(text for s in result.sanitized for text in s.texts)
     assert all(fold_of[i] in range(3) for i in range(len(rows)))
+
+
+def test_rounds_train_only_the_scoring_kind_once_they_stop():
+    """Only the first adapted kind scores a round: the others are trained for the rounds
+    whose adversaries join the ensembles, never for the last (old code trained every kind
+    for every fold of every round and threw the last round's away)."""
+    rows = toy_corpus()
+    nlp = toy_nlp(criterion="prior", tv_bound=0.1)
+    docs = [nlp.get_pipe("span_ruler")(nlp.make_doc(r["text"])) for r in rows]
+    factory = RecordingFactory(["word:LOWER", "char:LOWER"], min_df=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        adversarial_rounds(docs, [r["meta"]["city"] for r in rows], nlp.get_pipe("risk_infer"), nlp.get_pipe("masker"), factory, folds=3, rounds=1)
+    assert factory.kinds_trained == [None] * 3 + [["word:LOWER"]] * 3 + [["char:LOWER"]] * 3 + [["word:LOWER"]] * 3
 
 
 def test_rounds_stop_at_the_target():
@@ -385,3 +415,43 @@ def test_the_attack_cli_takes_the_rounds_options():
     args = parser.parse_args(["attack", "d.jsonl", "--criterion", "guess", "--tv-bound", "0.1", "--tv-bound", "0.05", "--rounds", "3", "--plot", "x.png", "--remove-stop-words"])
     assert (args.criterion, args.tv_bound, args.rounds, args.plot, args.remove_stop_words) == ("guess", [0.1, 0.05], 3, "x.png", True)
     assert parser.parse_args(["attack", "d.jsonl"]).criterion == "maxprob"  # the seed's report stays the default
+
+
+# --- the masker's view (placeholder = "masker") ---------------------------------------------
+
+def numbered_nlp(patterns, with_infer: bool) -> spacy.language.Language:
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("span_ruler", config={"spans_key": "pii"})
+    ruler.add_patterns([{"label": "LOC", "pattern": [{"LOWER": w}]} for w in patterns])
+    if with_infer:
+        infer = nlp.add_pipe("risk_infer", config={"placeholder": "masker", "label": "LOC", "threshold": 0.7, "score_existing": False})
+        infer.set_attackers([kyoto_attacker()])
+    nlp.add_pipe("masker", config={"strategy": {"@strategies": "spacy_sanitize.numbered.v1", "across_docs": True}})
+    return nlp
+
+
+def test_the_masker_view_does_not_advance_numbered_across_docs():
+    """risk_infer renders each doc with the pipeline's masker on a copy; the copy must not
+    number entities the real masker numbers after risk_infer added its spans (old code:
+    the copy gave "osaka" LOC 1 first, so "tokyo", found by risk_infer, became LOC 2)."""
+    texts = ["I love tokyo and osaka.", "Then osaka and gion again."]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with_infer = [d._.sanitized for d in numbered_nlp(["osaka", "gion"], True).pipe(texts)]
+    alone = [d._.sanitized for d in numbered_nlp(["tokyo", "osaka", "gion"], False).pipe(texts)]
+    assert with_infer == alone == ["I love [LOC 1] and [LOC 2].", "Then [LOC 2] and [LOC 3] again."]
+
+
+def test_the_masker_view_keeps_the_one_time_secret_warning(monkeypatch):
+    """The trial rendering draws the surrogates' one-time secret (the view must read the
+    surrogates the masker writes): its warning still reaches the user, once."""
+    from spacy_sanitize.masker.strategies.keyed import DEFAULT_SECRET_ENV
+
+    monkeypatch.delenv(DEFAULT_SECRET_ENV, raising=False)
+    nlp = numbered_nlp(["osaka"], True)
+    nlp.replace_pipe("masker", "masker", config={"strategy": {"@strategies": "spacy_sanitize.surrogate.v1"}})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        docs = list(nlp.pipe(["I love tokyo and osaka.", "Then osaka again."]))
+    assert [str(w.message)[:6] for w in caught].count("[W100]") == 1
+    assert "osaka" not in docs[1]._.sanitized.lower()

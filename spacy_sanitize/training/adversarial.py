@@ -28,17 +28,22 @@ from spacy.tokens import Doc
 
 from ..errors import Errors
 from ..risk.infer import RiskInfer, parse_kind
-from ..risk.infer.attacker import LinearAttacker, accuracy_at_k, attr_nlp, sequences_of, train_attacker
+from ..risk.infer.attacker import LinearAttacker, accuracy_at_k, attr_nlp, gram_set, kind_sizes, sequences_of, train_attacker
 
 logger = logging.getLogger(__name__)
 
 Kind = Tuple[str, str]  # (analyzer, attr)
 
 
-def fold_indices(n: int, folds: int, seed: int = 0) -> List[np.ndarray]:
-    """Documents split into ``folds`` folds by a seeded permutation (by document)."""
+def fold_indices(n: int, folds: int, seed: int = 0) -> Tuple[List[np.ndarray], np.ndarray]:
+    """Documents split into ``folds`` folds by a seeded permutation (by document): the
+    document indices of each fold, and the fold of each document."""
     order = np.random.default_rng(seed).permutation(n)
-    return [np.sort(order[f::folds]) for f in range(folds)]
+    parts = [np.sort(order[f::folds]) for f in range(folds)]
+    fold_of = np.empty(n, dtype=np.int64)
+    for k, part in enumerate(parts):
+        fold_of[part] = k
+    return parts, fold_of
 
 
 @dataclass
@@ -90,14 +95,13 @@ class AttackerFactory:
         out = []
         params = {k: v for k, v in self.params.items() if k != "ngram_max"}
         for analyzer, attr in kinds or self.kinds:
-            sizes = {"ngram_min": 3, "ngram_max": 5} if analyzer == "char" else {"ngram_min": 1, "ngram_max": self.params.get("ngram_max", 2)}
-            shape = LinearAttacker([], {}, np.zeros((0, 0)), np.zeros(0), attr, analyzer=analyzer, **sizes)
+            sizes = kind_sizes(analyzer, self.params.get("ngram_max", 2))
             seqs = self.sequences(texts, attr)
             grams = []
             for text, seq in zip(texts, seqs):  # feature sets cached: every fold trains on them again
                 key = (analyzer, attr, text)
                 if key not in self._grams:
-                    self._grams[key] = shape.gram_set(seq)
+                    self._grams[key] = gram_set(seq, analyzer, **sizes)
                 grams.append(self._grams[key])
             out.append(train_attacker(seqs, labels, attr=attr, analyzer=analyzer, grams=grams, **sizes, **params))
         return out
@@ -146,12 +150,9 @@ def adversarial_rounds(
     labels = [str(x) for x in labels]
     if folds < 2 or n < folds:
         raise ValueError(Errors.E714.format(folds=folds, n=n))
-    parts = fold_indices(n, folds, seed)
-    fold_of = np.empty(n, dtype=np.int64)
-    for k, part in enumerate(parts):
-        fold_of[part] = k
+    parts, fold_of = fold_indices(n, folds, seed)
     raw = [d.text for d in docs]
-    adapt = [parse_kind(k) for k in adapt_kinds] if adapt_kinds else None
+    adapt = [parse_kind(k) for k in adapt_kinds] if adapt_kinds else factory.kinds
     result = RoundsResult(folds=parts)
     ensembles = []
     for k, test in enumerate(parts):
@@ -167,27 +168,23 @@ def adversarial_rounds(
             sanitize(docs, test, infer, masker, ensembles[k], out)
         result.sanitized.append(out)
         result.ensembles.append([list(e) for e in ensembles])
-        # the adversary of this round: trained on the sanitized text of the other folds
-        adaptive: List[Tuple[np.ndarray, List[str]]] = [(np.zeros(0), [])] * n
-        new_members = []
-        for k, test in enumerate(parts):
-            train = np.flatnonzero(fold_of != k)
-            members = factory.train([out.texts[i] for i in train], [labels[i] for i in train], adapt)
-            result.trace.append({"round": round_, "fold": k, "purpose": "adaptive", "trained_on_folds": sorted({int(fold_of[i]) for i in train}), "sanitizes_fold": k})
-            first = members[0]
-            seqs = factory.sequences([out.texts[i] for i in test], first.attr)
-            for i, seq in zip(test, seqs):
-                adaptive[i] = (first.proba_seq(seq), list(first.classes))
-            new_members.append(members)
+        # the adversary of this round: trained on the sanitized text of the other folds;
+        # only its first kind scores, so the other kinds are trained once the round goes on
+        adaptive, scorers = adaptive_attack(factory, out.texts, labels, parts, fold_of, adapt[0])
+        for k in range(len(parts)):
+            result.trace.append({"round": round_, "fold": k, "purpose": "adaptive", "trained_on_folds": sorted({int(f) for f in fold_of if f != k}), "sanitizes_fold": k})
         result.adaptive.append(adaptive)
-        accuracy = float(np.mean([classes[int(np.argmax(p))] == labels[i] for i, (p, classes) in enumerate(adaptive)]))
+        accuracy = accuracy_of(adaptive, labels)
         progress(f"round {round_}: adaptive accuracy {accuracy:.3f}")
         if target is not None and accuracy <= target:
             result.stopped = "target"
             break
         if round_ == rounds:
             break
-        ensembles = [e + m for e, m in zip(ensembles, new_members)]
+        for k, (ensemble, scorer) in enumerate(zip(ensembles, scorers)):
+            train = np.flatnonzero(fold_of != k)
+            rest = factory.train([out.texts[i] for i in train], [labels[i] for i in train], adapt[1:]) if len(adapt) > 1 else []
+            ensemble += [scorer] + rest  # the order factory.train(adapt) gives
     if train_final:
         final = factory.train(raw + list(extra_texts), labels + list(extra_labels))
         for sanitized in result.sanitized[:-1]:  # the rounds whose adversaries joined the ensembles
@@ -196,10 +193,32 @@ def adversarial_rounds(
     return result
 
 
+def adaptive_attack(
+    factory: AttackerFactory,
+    texts: Sequence[str],
+    labels: Sequence[str],
+    parts: Sequence[np.ndarray],
+    fold_of: np.ndarray,
+    kind: Kind,
+) -> Tuple[List[Tuple[np.ndarray, List[str]]], List[LinearAttacker]]:
+    """The adaptive attacker of ``kind``, cross-fitted: per fold, trained on ``texts`` of the
+    other folds and scored on the fold's own. RETURNS: per document, its probabilities
+    and classes; per fold, the attacker."""
+    rows: List[Tuple[np.ndarray, List[str]]] = [(np.zeros(0), [])] * len(texts)
+    attackers = []
+    for k, test in enumerate(parts):
+        train = np.flatnonzero(fold_of != k)
+        attacker = factory.train([texts[i] for i in train], [labels[i] for i in train], [kind])[0]
+        for i, seq in zip(test, factory.sequences([texts[i] for i in test], attacker.attr)):
+            rows[i] = (attacker.proba_seq(seq), list(attacker.classes))
+        attackers.append(attacker)
+    return rows, attackers
+
+
 def accuracy_of(proba: Sequence[Tuple[np.ndarray, List[str]]], labels: Sequence[str], k: int = 1) -> float:
     """Top-k accuracy of per-document (probabilities, classes) rows."""
     hits = [accuracy_at_k(p[None, :], classes, [g], k) for (p, classes), g in zip(proba, labels)]
     return float(np.mean(hits)) if hits else 0.0
 
 
-__all__ = ["AttackerFactory", "RoundsResult", "Sanitized", "accuracy_of", "adversarial_rounds", "fold_indices", "sanitize"]
+__all__ = ["AttackerFactory", "RoundsResult", "Sanitized", "accuracy_of", "adaptive_attack", "adversarial_rounds", "fold_indices", "sanitize"]

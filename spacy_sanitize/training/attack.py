@@ -55,11 +55,6 @@ def short_snippet(text: str, chars: int = 300, section: str = "start") -> str:
     return piece.strip()
 
 
-def _fold_indices(n: int, folds: int, seed: int) -> List[np.ndarray]:
-    order = np.random.default_rng(seed).permutation(n)
-    return [np.sort(order[f::folds]) for f in range(folds)]
-
-
 def run_attack_benchmark(
     texts: Sequence[str],
     labels: Sequence[str],
@@ -80,6 +75,8 @@ def run_attack_benchmark(
 ) -> Dict[str, Any]:
     """Run the benchmark; ``nlp`` must contain a ``masker`` and the risk_infer component
     ``infer_name`` (its settings, threshold included, are used as they are)."""
+    from .adversarial import fold_indices
+
     attacker_params = dict(attacker_params or {})
     infer: RiskInfer = nlp.get_pipe(infer_name)
     masker = nlp.get_pipe("masker")
@@ -105,7 +102,7 @@ def run_attack_benchmark(
     infer_reports: List[Dict[str, Any]] = []
     comparisons: List[Dict[str, Any]] = []
     infer_seconds = 0.0
-    for fold, test in enumerate(_fold_indices(n, folds, seed)):
+    for fold, test in enumerate(fold_indices(n, folds, seed)[0]):
         train = np.setdiff1d(np.arange(n), test)
         train_labels = [labels[i] for i in train] + list(extra_labels)
         attacker = train_attacker([raw_seqs[i] for i in train] + list(extra_seqs), train_labels, **attacker_params)
@@ -339,7 +336,7 @@ def run_rounds_benchmark(
     with ``tab_gold_path`` (TAB gold of the same documents, matched by ``doc_ids``), the
     TAB P and R_all of the masking. ``docs``: the documents already run through ``nlp``
     without risk_infer (else they are run here)."""
-    from .adversarial import AttackerFactory, adversarial_rounds, fold_indices
+    from .adversarial import AttackerFactory, adaptive_attack, adversarial_rounds, fold_indices
 
     started = time.perf_counter()
     labels = [str(x) for x in labels]
@@ -351,10 +348,7 @@ def run_rounds_benchmark(
         with nlp.select_pipes(disable=[infer_name]):
             docs = list(nlp.pipe(texts, batch_size=8))
     n = len(docs)
-    parts = fold_indices(n, folds, seed)
-    fold_of = np.empty(n, dtype=np.int64)
-    for fold, part in enumerate(parts):
-        fold_of[part] = fold
+    parts, fold_of = fold_indices(n, folds, seed)
     tab = None
     if tab_gold_path:
         from ..corpus.tab import load_tab
@@ -368,21 +362,12 @@ def run_rounds_benchmark(
         top = max(set(train_labels), key=train_labels.count)
         majority += sum(labels[i] == top for i in test)
 
-    def adaptive_on(level_texts: Sequence[str]) -> List[Tuple[np.ndarray, List[str]]]:
-        out: List[Tuple[np.ndarray, List[str]]] = [(np.zeros(0), [])] * n
-        for fold, test in enumerate(parts):
-            train = np.flatnonzero(fold_of != fold)
-            attacker = factory.train([level_texts[i] for i in train], [labels[i] for i in train], factory.kinds[:1])[0]
-            for i, seq in zip(test, factory.sequences([level_texts[i] for i in test], attacker.attr)):
-                out[i] = (attacker.proba_seq(seq), list(attacker.classes))
-        return out
-
     raw_texts = [d.text for d in docs]
     b_texts = [d._.sanitized for d in docs]
     b_rows = [[list(r) for r in d._.replacements or []] for d in docs]
     levels = [
-        _level_row("raw", raw_texts, None, labels, parts, fixed, adaptive_on(raw_texts), factory, k, None),
-        _level_row("masking", b_texts, b_rows, labels, parts, fixed, adaptive_on(b_texts), factory, k, tab),
+        _level_row("raw", raw_texts, None, labels, parts, fixed, adaptive_attack(factory, raw_texts, labels, parts, fold_of, factory.kinds[0])[0], factory, k, None),
+        _level_row("masking", b_texts, b_rows, labels, parts, fixed, adaptive_attack(factory, b_texts, labels, parts, fold_of, factory.kinds[0])[0], factory, k, tab),
     ]
     traces: Dict[str, Any] = {}
     saved = (infer.criterion, infer.tv_bound, list(infer.attackers))

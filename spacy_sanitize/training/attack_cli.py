@@ -13,7 +13,7 @@ import srsly
 
 from ..errors import Errors
 from ..io import InputError
-from ..risk.infer.attacker import ATTRS, read_labeled
+from ..risk.infer.attacker import ATTRS, read_labeled, read_labeled_files
 from ..risk.infer.search import SEARCHES
 
 logger = logging.getLogger("spacy_sanitize")
@@ -87,12 +87,7 @@ def run_attack(args: argparse.Namespace) -> int:
         ids, texts, labels = [ids[i] for i in keep], [texts[i] for i in keep], [labels[i] for i in keep]
     if args.max_chars:
         texts = [t[: args.max_chars] for t in texts]
-    extra_texts: List[str] = []
-    extra_labels: List[str] = []
-    for path in args.extra_train:
-        _, t, lab = read_labeled(path, args.extra_label_field, "text")
-        extra_texts += t
-        extra_labels += lab
+    extra_texts, extra_labels = read_labeled_files(args.extra_train, args.extra_label_field)
     nlp = load_pipeline(args.pipeline)
     nlp.add_pipe("risk_infer", before="masker", config={"threshold": args.threshold, "search": args.search, "max_removals": args.max_removals, "score_existing": args.criterion == "maxprob", "keep_stop_words": not args.remove_stop_words})
     if args.criterion != "maxprob":
@@ -113,10 +108,7 @@ def run_attack(args: argparse.Namespace) -> int:
         progress=lambda message: logger.info(message),
     )
     result["settings"] = {k: v for k, v in vars(args).items() if k != "func"}
-    print(json.dumps(result, indent=1))
-    if args.output:
-        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(args.output, result)
+    _write(args, result)
     return 0
 
 

@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import srsly
 
-from ..risk.infer.attacker import ATTRS, LinearAttacker, accuracy_at_k, attr_nlp, read_labeled, sequences_of, train_attacker
+from ..risk.infer.attacker import ATTRS, LinearAttacker, accuracy_at_k, attr_nlp, read_labeled, read_labeled_files, sequences_of, train_attacker
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -48,12 +48,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         from ..pipeline import load_pipeline
 
         _, texts, labels = read_labeled(args.data, args.label_field, args.text_field)
-        extra_texts: List[str] = []
-        extra_labels: List[str] = []
-        for path in args.extra_train:
-            _, t, lab = read_labeled(path, "label", "text")
-            extra_texts += t
-            extra_labels += lab
+        extra_texts, extra_labels = read_labeled_files(args.extra_train)
         nlp = load_pipeline(args.pipeline)
         nlp.add_pipe("risk_infer", before="masker", config={"criterion": args.criterion, "tv_bound": args.tv_bound, "score_existing": False})
         summary = train_adversarial_ensemble(
@@ -65,12 +60,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         if len(args.inputs) < 2:
             parser.error("give at least one JSONL file and the output directory")
         *data_paths, output = args.inputs
-        texts: List[str] = []
-        labels: List[str] = []
-        for data_path in data_paths:
-            _, t, lab = read_labeled(data_path, args.label_field, args.text_field)
-            texts += [x[: args.max_chars] if args.max_chars else x for x in t]
-            labels += lab
+        texts, labels = read_labeled_files(data_paths, args.label_field, args.text_field)
+        texts = [x[: args.max_chars] if args.max_chars else x for x in texts]
         seqs = sequences_of(texts, attr_nlp(args.attr), args.attr)
         attacker = train_attacker(seqs, labels, attr=args.attr, ngram_max=args.ngram_max, min_df=args.min_df, max_features=args.max_features, C=args.C)
         attacker.to_disk(output)

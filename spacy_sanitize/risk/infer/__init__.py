@@ -46,7 +46,7 @@ from ...errors import Errors, Warnings
 from ...extensions import register_extensions
 from ...spans import add_pii_spans, check_label
 from ..base import FittedThreshold, risk_key
-from .attacker import LinearAttacker, read_labeled, sequences_of, softmax, train_attacker
+from .attacker import LinearAttacker, kind_sizes, read_labeled, sequences_of, softmax, train_attacker
 from .delta import EntityDeltas
 from .fitting import fit_threshold
 from .search import SEARCHES, SearchResult, build_problem, ensemble_greedy_search, ensemble_problems, run_search, shortfall, total_variation
@@ -118,13 +118,9 @@ class RiskInfer(AttackerView, FittedThreshold):
         # the attacker ensemble (learned, saved); the first one is "the" attacker of the
         # maxprob criterion, the risk scores and the fitted threshold
         self.attackers: List[LinearAttacker] = []
-        # per call of the prior criterion: each attacker's TV and predicted class
-        self._tv_before: List[float] = []
-        self._tv_now: List[float] = []
-        self._short_now: List[float] = []
-        self._label_now: List[str] = []
         self._placeholder_forms: Dict[Tuple[str, bool, str, str, bool], List[str]] = {}
-        self._rendered: Dict[Any, List[str]] = {}
+        self._rendered_doc: Optional[Doc] = None  # the masker's rendering of the last doc
+        self._rendered: Tuple[Any, List[str]] = ((), [])
 
 
     @property
@@ -154,10 +150,12 @@ class RiskInfer(AttackerView, FittedThreshold):
             return {"beam_width": self.beam_width, "max_removals": self.max_removals}
         return {"max_removals": self.max_removals, "criterion": self.greedy_criterion}
 
-    def find_removals(self, doc: Doc) -> Tuple[Set[int], List[SearchResult], np.ndarray, np.ndarray]:
+    def find_removals(self, doc: Doc) -> Tuple[Set[int], List[SearchResult], np.ndarray, np.ndarray, Dict[str, Any]]:
         """Token indices to remove, the searches that chose them (one per round: a round
-        re-checks the text with the chosen words masked), and the attacker's probabilities
-        before and after the removals."""
+        re-checks the text with the chosen words masked), the attacker's probabilities
+        before and after the removals, and how the call ended: ``success`` (the criterion
+        is met) and, for the prior criteria, each attacker's ``tv_before``, ``tv_after``,
+        ``shortfall`` and predicted ``label`` after."""
         attacker = self._check()
         if self.criterion != "maxprob":
             return self._find_removals_prior(doc)
@@ -179,9 +177,9 @@ class RiskInfer(AttackerView, FittedThreshold):
             if not new:
                 break
             removed |= new
-        return removed, results, p_before, p_now
+        return removed, results, p_before, p_now, {"success": bool(p_now.max() < self.threshold)}
 
-    def _find_removals_prior(self, doc: Doc) -> Tuple[Set[int], List[SearchResult], np.ndarray, np.ndarray]:
+    def _find_removals_prior(self, doc: Doc) -> Tuple[Set[int], List[SearchResult], np.ndarray, np.ndarray, Dict[str, Any]]:
         """``criterion = "prior"``: remove words until every attacker's posterior is within
         total variation ``tv_bound`` of its prior (the text tells no attacker more than it
         knew without it); ``"guess"``: or until its best guess is its prior's (the text no
@@ -194,16 +192,16 @@ class RiskInfer(AttackerView, FittedThreshold):
         token_region, labels = self.token_regions(doc, regions), self.region_labels(doc, regions)
         priors = [a.prior() for a in self.attackers]
         p_before: Optional[np.ndarray] = None
+        tv_before: List[float] = []
         for round_ in range(self.max_rounds + 1):
             views = [self.sequence(doc, token_region, labels, removed, attacker=a) for a in self.attackers]
             p_all = [a.proba_seq(v[0]) for a, v in zip(self.attackers, views)]
-            self._tv_now = [float(total_variation(p, prior)) for p, prior in zip(p_all, priors)]
-            self._short_now = [float(shortfall(p, prior, self.tv_bound, self.criterion == "guess")) for p, prior in zip(p_all, priors)]
-            self._label_now = [a.classes[int(p.argmax())] for a, p in zip(self.attackers, p_all)]
+            tv_now = [float(total_variation(p, prior)) for p, prior in zip(p_all, priors)]
+            short_now = [float(shortfall(p, prior, self.tv_bound, self.criterion == "guess")) for p, prior in zip(p_all, priors)]
             p_now = p_all[0]
             if p_before is None:
-                p_before, self._tv_before = p_now, list(self._tv_now)
-            if max(self._short_now) <= 0 or round_ == self.max_rounds:
+                p_before, tv_before = p_now, list(tv_now)
+            if max(short_now) <= 0 or round_ == self.max_rounds:
                 break
             keyed = [(forms, rem, [self._form(doc[i]) if i >= 0 else None for i in index]) for forms, rem, index in views]
             result = ensemble_greedy_search(ensemble_problems(self.attackers, keyed), priors, self.tv_bound, self.max_removals, self.criterion == "guess")
@@ -214,26 +212,22 @@ class RiskInfer(AttackerView, FittedThreshold):
                 break
             removed |= new
         assert p_before is not None
-        return removed, results, p_before, p_now
-
-    def _succeeded(self, p_after: np.ndarray) -> bool:
-        if self.criterion != "maxprob":
-            return bool(max(self._short_now) <= 0)
-        return bool(p_after.max() < self.threshold)
+        labels_now = [a.classes[int(p.argmax())] for a, p in zip(self.attackers, p_all)]
+        state = {"success": bool(max(short_now) <= 0), "tv_before": tv_before, "tv_after": tv_now, "shortfall": short_now, "label": labels_now}
+        return removed, results, p_before, p_now, state
 
     def __call__(self, doc: Doc) -> Doc:
         attacker = self._check()
         started = time.perf_counter()
         existing = list(doc.spans.get(self.spans_key, []))
-        removed, results, p_before, p_after = self.find_removals(doc)
-        success = self._succeeded(p_after)
+        removed, results, p_before, p_after, state = self.find_removals(doc)
+        success = state["success"]
         new_spans = self._write_removals(doc, removed, p_after)
         if not success:
             reason = results[-1].reason if results else "nothing_removable"
             if self.criterion != "maxprob":
-                worst = int(np.argmax(self._short_now))
-                label = self._label_now[worst]
-                warnings.warn(Warnings.W710.format(bound=self.tv_bound, worst=max(self._short_now), label=label, reason=reason), stacklevel=2)
+                worst = int(np.argmax(state["shortfall"]))
+                warnings.warn(Warnings.W710.format(bound=self.tv_bound, worst=state["shortfall"][worst], label=state["label"][worst], reason=reason), stacklevel=2)
             else:
                 warnings.warn(Warnings.W601.format(label=attacker.classes[int(p_after.argmax())], threshold=self.threshold, reached=float(p_after.max()), reason=reason), stacklevel=2)
         if self.score_existing:
@@ -254,7 +248,7 @@ class RiskInfer(AttackerView, FittedThreshold):
             "seconds": time.perf_counter() - started,
         }
         if self.criterion != "maxprob":
-            doc._.risk_infer.update({"tv_bound": self.tv_bound, "tv_before": list(self._tv_before), "tv_after": list(self._tv_now), "n_attackers": len(self.attackers)})
+            doc._.risk_infer.update({"tv_bound": self.tv_bound, "tv_before": state["tv_before"], "tv_after": state["tv_after"], "n_attackers": len(self.attackers)})
         return doc
 
     def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
@@ -377,8 +371,7 @@ class RiskInfer(AttackerView, FittedThreshold):
                 if kind_attr not in seqs_of:
                     with tokenizer_nlp.select_pipes(enable=earlier):
                         seqs_of[kind_attr] = sequences_of(texts, tokenizer_nlp, kind_attr)
-                grams = {"ngram_min": 3, "ngram_max": 5} if analyzer == "char" else {"ngram_max": ngram_max}
-                trained.append(train_attacker(seqs_of[kind_attr], labels, attr=kind_attr, analyzer=analyzer, min_df=min_df, max_features=max_features, C=C, **grams))
+                trained.append(train_attacker(seqs_of[kind_attr], labels, attr=kind_attr, analyzer=analyzer, min_df=min_df, max_features=max_features, C=C, **kind_sizes(analyzer, ngram_max)))
             self.set_attackers(trained)
         if threshold_path:
             self.fitted_threshold = fit_threshold(self, threshold_path)

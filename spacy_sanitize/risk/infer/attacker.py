@@ -81,8 +81,23 @@ def char_occurrences(seq: TokenSeq, ngram_min: int, ngram_max: int) -> Iterator[
                 yield "#" + padded[start : start + n], i, i + 1  # '#': never equal to a word n-gram
 
 
-def ngram_set(seq: TokenSeq, ngram_max: int) -> List[str]:
-    return list({gram for gram, _, _ in ngram_occurrences(seq, ngram_max)})
+def occurrences_of(seq: TokenSeq, analyzer: str, ngram_min: int, ngram_max: int) -> Iterator[Tuple[str, int, int]]:
+    """(feature, first token, end token) of every feature occurrence of ``seq`` for the
+    ``analyzer`` (``word`` n-grams never use ``ngram_min``: every size from 1 counts)."""
+    if analyzer == "char":
+        return char_occurrences(seq, ngram_min, ngram_max)
+    return ngram_occurrences(seq, ngram_max)
+
+
+def gram_set(seq: TokenSeq, analyzer: str, ngram_min: int, ngram_max: int) -> List[str]:
+    """The distinct features of ``seq`` (a binary attacker's feature set)."""
+    return list({g for g, _, _ in occurrences_of(seq, analyzer, ngram_min, ngram_max)})
+
+
+def kind_sizes(analyzer: str, ngram_max: int) -> Dict[str, int]:
+    """The n-gram sizes of an attacker kind: character 3- to 5-grams, or word 1- to
+    ``ngram_max``-grams."""
+    return {"ngram_min": 3, "ngram_max": 5} if analyzer == "char" else {"ngram_min": 1, "ngram_max": ngram_max}
 
 
 def softmax(z: np.ndarray) -> np.ndarray:
@@ -125,12 +140,10 @@ class LinearAttacker:
 
     def occurrences(self, seq: TokenSeq) -> Iterator[Tuple[str, int, int]]:
         """(feature, first token, end token) of every feature occurrence of ``seq``."""
-        if self.analyzer == "char":
-            return char_occurrences(seq, self.ngram_min, self.ngram_max)
-        return ngram_occurrences(seq, self.ngram_max)
+        return occurrences_of(seq, self.analyzer, self.ngram_min, self.ngram_max)
 
     def gram_set(self, seq: TokenSeq) -> List[str]:
-        return list({g for g, _, _ in self.occurrences(seq)})
+        return gram_set(seq, self.analyzer, self.ngram_min, self.ngram_max)
 
     def prior(self) -> np.ndarray:
         """The class frequencies the attacker was trained on (what it knows with no text
@@ -255,12 +268,11 @@ def train_attacker(
     if len(sequences) != len(labels) or len(set(labels)) < 2:
         raise ValueError(Errors.E607.format(n=len(sequences), n_labels=len(labels), n_classes=len(set(labels))))
     min_df = min(min_df, max(1, len(sequences) // 2))
-    shape = LinearAttacker([], {}, np.zeros((0, 0)), np.zeros(0), attr, ngram_max, digits_to_zero, {}, analyzer, ngram_min)
     if grams is not None:
         sequences = list(range(len(grams)))  # the analyzer looks the feature sets up
     pipeline = Pipeline(
         [
-            ("ngrams", CountVectorizer(analyzer=(lambda i: grams[i]) if grams is not None else lambda seq: shape.gram_set(seq), binary=True, min_df=min_df, max_features=max_features, dtype=np.float32)),
+            ("ngrams", CountVectorizer(analyzer=(lambda i: grams[i]) if grams is not None else lambda seq: gram_set(seq, analyzer, ngram_min, ngram_max), binary=True, min_df=min_df, max_features=max_features, dtype=np.float32)),
             ("logreg", LogisticRegression(C=C, max_iter=max_iter)),
         ]
     )
@@ -302,6 +314,17 @@ def read_labeled(path: Union[str, Path], label_field: str = "label", text_field:
     if not texts:
         raise ValueError(Errors.E608.format(path=path, label_field=label_field, text_field=text_field))
     return ids, texts, labels
+
+
+def read_labeled_files(paths: Iterable[Union[str, Path]], label_field: str = "label", text_field: str = "text") -> Tuple[List[str], List[str]]:
+    """(texts, labels) of several JSONL files read with ``read_labeled``, in order."""
+    texts: List[str] = []
+    labels: List[str] = []
+    for path in paths:
+        _, t, lab = read_labeled(path, label_field, text_field)
+        texts += t
+        labels += lab
+    return texts, labels
 
 
 def sequences_of(texts: Iterable[str], nlp: Language, attr: str = "LOWER", digits_to_zero: bool = True, batch_size: int = 16) -> List[List[str]]:

@@ -2,6 +2,7 @@
 their placeholder (or a gap), removed words become gaps. A mixin of ``RiskInfer``: the
 view reads the component's settings (placeholder, span group, stop words, attacker)."""
 import bisect
+import warnings
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
@@ -22,6 +23,32 @@ class Rendered(str):
 View = Tuple[List[Optional[str]], List[bool], List[int]]  # forms, removable, doc token index (-1: placeholder)
 
 
+_CONTAINERS = (dict, list, set)
+
+
+def _mutable_state(owner: Any) -> Dict[str, Any]:
+    """A copy of an object's own flags, counters and containers (not of the objects it
+    holds: a strategy's keyed chooser keeps its secret)."""
+    return {
+        name: type(value)(value) if isinstance(value, _CONTAINERS) else value
+        for name, value in getattr(owner, "__dict__", {}).items()
+        if value is None or isinstance(value, (bool, int, float, str, *_CONTAINERS))
+    }
+
+
+def _restore_state(owner: Any, state: Dict[str, Any]) -> None:
+    for name, value in state.items():
+        current = getattr(owner, name, None)
+        if isinstance(value, _CONTAINERS) and type(current) is type(value):
+            current.clear()  # in place: whoever else holds the container sees it restored
+            if isinstance(current, list):
+                current.extend(value)
+            else:
+                current.update(value)
+        else:
+            setattr(owner, name, value)
+
+
 class AttackerView:
     """The view methods of ``RiskInfer`` (the attributes are set by its constructor)."""
 
@@ -31,7 +58,8 @@ class AttackerView:
     keep_stop_words: bool
     attacker: Optional[LinearAttacker]
     _placeholder_forms: Dict[Tuple[str, bool, str, str, bool], List[str]]
-    _rendered: Dict[Any, List[str]]
+    _rendered_doc: Optional[Doc]
+    _rendered: Tuple[Any, List[str]]
 
     def _placeholder(self, label: str, attacker: Optional[LinearAttacker] = None) -> List[str]:
         """The attacker's forms of the placeholder of ``label`` (cached per placeholder and
@@ -73,20 +101,44 @@ class AttackerView:
         """What the attacker reads for each region: its label (rendered with
         ``placeholder``), or with ``placeholder = "masker"`` the text the pipeline's masker
         writes for it (a generalizing strategy's "[a city]" is what the attacker sees).
-        The masker runs on a copy of the doc, once per document and plan."""
+        The masker runs on a copy of the doc, once per document and plan, and leaves no
+        trace (``_trial_replacements``)."""
         if self.placeholder != MASKER:
             return [r.label for r in regions]
-        key = (id(doc), len(doc), tuple((r.start, r.end, r.label, r.entity_id) for r in regions))
-        if key not in self._rendered:
-            rows = sorted(self._masker().mask(doc.copy())._.replacements or [], key=lambda row: row[0])
+        # keyed on the doc object itself: an id() can be reused once a doc is collected
+        key = (len(doc), tuple((r.start, r.end, r.label, r.entity_id) for r in regions))
+        if self._rendered_doc is not doc or self._rendered[0] != key:
+            rows = sorted(self._trial_replacements(doc), key=lambda row: row[0])
             starts = [int(row[0]) for row in rows]
             labels = []
             for region in regions:
                 first, last = bisect.bisect_left(starts, region.start), bisect.bisect_left(starts, region.end)
                 labels.append(Rendered(" ".join(str(row[4]) for row in rows[first:last])))
-            self._rendered.clear()  # one document at a time
-            self._rendered[key] = labels
-        return self._rendered[key]
+            self._rendered_doc, self._rendered = doc, (key, labels)  # one document at a time
+        return self._rendered[1]
+
+    def _trial_replacements(self, doc: Doc) -> List[Any]:
+        """The masker's replacements for a copy of ``doc``, as if it had not run: its
+        warnings are the real call's to give (they would come twice, and once-only ones
+        would fire here, before risk_infer's own spans), and the state it keeps between
+        calls (numbered ``across_docs`` counters, its once-only checks) is put back, so
+        the real call numbers this doc's entities, risk_infer's included, as without
+        risk_infer in the pipeline."""
+        masker = self._masker()
+        for strategy in masker.strategies():
+            chooser = getattr(strategy, "chooser", None)
+            if chooser is not None:
+                # the secret must be the real call's (the view reads the surrogates the
+                # masker writes): drawn here, so its one-time warning (W100/W104) is given
+                _ = chooser.key
+        owners = [masker, *masker.strategies()]
+        saved = [(owner, _mutable_state(owner)) for owner in owners]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rows = list(masker.mask(doc.copy())._.replacements or [])
+        for owner, state in saved:
+            _restore_state(owner, state)
+        return rows
 
     def plan(self, doc: Doc, spans_key: Optional[str] = None) -> List[Region]:
         return masking_plan(doc, self.plan_settings(spans_key))
