@@ -10,8 +10,9 @@ must say why it holds no measurement:
 A body row whose first cell says "(published" (the seeds' published figures, not measured here)
 is exempt from the match.
 
-Prose: a paragraph with a number of three or more decimals, or a speed-up like 2.4x, is a
-measurement (0.12 or 10x are not: too common in settings and targets); each such number must match a results file named by a marker in the paragraph's
+Prose: a paragraph with a number of two or more decimals, or a speed-up like 2.4x, is a
+measurement (0.5 or 10x are not: too common in settings and targets; a leading minus is part of the number);
+each such number must match a results file named by a marker in the paragraph's
 section (heading to next heading), unless a `numbers: not measured` marker precedes the paragraph.
 """
 import bisect
@@ -31,7 +32,7 @@ NOT_MEASURED = re.compile(r"^\s*<!--\s*numbers:\s*not measured\s*\((.+)\)\s*-->\
 HEADING = re.compile(r"^#{1,6} ")
 # A sign, digits (optionally grouped by commas), decimals; not part of a word, a version or a date.
 NUMBER = re.compile(r"(?<![\w.])((?<![\w.])[+\-−](?=\d))?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)(?![\w.]*\d)([kM](?![A-Za-z]))?(%?)")
-PROSE_MEASURE = re.compile(r"(?<![\w.])(\d+\.\d{3,}|\d+\.\d+x)(?![\w.]*\d|/\d)")  # not 192.168/16
+PROSE_MEASURE = re.compile(r"(?<![\w.])((?<![\w.])[\-−](?=\d))?(\d+\.\d{2,}|\d+\.\d+x)(?![\w.]*\d|/\d)")  # not 192.168/16
 
 @dataclass
 class Table:
@@ -209,7 +210,8 @@ def test_table_numbers_come_from_results(table: Table) -> None:
 
 
 def _measured(paragraph: Paragraph) -> List[str]:
-    return PROSE_MEASURE.findall(paragraph.text)
+    # The sign counts: a threshold of -1.25 is not matched by a 1.25 elsewhere in the file.
+    return [sign + number for sign, number in PROSE_MEASURE.findall(paragraph.text)]
 
 
 @pytest.mark.parametrize("paragraph", [pytest.param(p, id=f"{p.page}:{p.line}") for p in PARAGRAPHS if _measured(p)])
@@ -222,7 +224,7 @@ def test_prose_measurements_come_from_results(paragraph: Paragraph) -> None:
     values = result_values(paragraph.sources)
     stale = []
     for shown in _measured(paragraph):
-        plain = shown.rstrip("x")
+        plain = shown.rstrip("x").replace("−", "-")
         decimals = len(plain.split(".")[1]) if "." in plain else 0
         if not matches(float(plain), 0.5 * 10 ** -decimals, False, values):
             stale.append(shown)
@@ -263,6 +265,14 @@ def test_checker_matches_at_shown_precision_and_flags_the_rest(tmp_path: Path) -
     assert marked.sources == ["r.json"] and body_rows(marked) == ["| ours | 0.7 |"]
     [prose] = [paragraph for paragraph in paragraphs if _measured(paragraph)]
     assert prose.sources == ["r.json"] and _measured(prose) == ["0.1234", "2.4x"]
+
+
+def test_prose_rule_takes_two_decimals_and_signs() -> None:
+    """Two-decimal figures are measurements too (P 0.76); a sign belongs to the number; versions, IPs, ranges' ends are plain."""
+    text = ("P 0.76 at threshold -1.25 and −0.91, a 1.8x gain; p 0.5, spaCy 3.8.0, 10.0.0.1, 192.168/16, "
+            "grid 0.02-0.7, target 10x, 12.5 %")
+    prose = Paragraph("page.md", 1, "A", text, [], False)
+    assert _measured(prose) == ["0.76", "-1.25", "−0.91", "1.8x", "0.02"]
 
 
 def test_the_docs_carry_markers() -> None:
