@@ -209,10 +209,6 @@ class PIIConfidence(LearnedState):
             span._.confidence = round(p, 4)
         return doc
 
-    def pipe(self, docs: Iterable[Doc], batch_size: int = 128) -> Iterable[Doc]:
-        for doc in docs:
-            yield self(doc)
-
     def initialize(
         self,
         get_examples: Optional[Callable[[], Iterable[Example]]] = None,

@@ -32,7 +32,7 @@ import logging
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 import srsly
@@ -250,10 +250,6 @@ class RiskInfer(AttackerView, FittedThreshold):
         if self.criterion != "maxprob":
             doc._.risk_infer.update({"tv_bound": self.tv_bound, "tv_before": state["tv_before"], "tv_after": state["tv_after"], "n_attackers": len(self.attackers)})
         return doc
-
-    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
-        for doc in stream:
-            yield self(doc)
 
     def _write_removals(self, doc: Doc, removed: Set[int], p_after: np.ndarray) -> int:
         """Turn the removed tokens into spans; returns how many new spans were added."""
