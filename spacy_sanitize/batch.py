@@ -130,7 +130,9 @@ class RecordSanitizer:
     def _failed(self, record_id: Any, err: Exception) -> Dict[str, Any]:
         kind = error_kind(err)
         if self.on_error == "raise":
-            raise RecordError(Errors.E952.format(id=record_id, kind=kind)) from err
+            # not chained: the cause's message may quote the record's text, and a traceback
+            # (or Ray, passing the chain to the driver) would print it
+            raise RecordError(Errors.E952.format(id=record_id, kind=kind)) from None
         return {"sanitized": self.failed_text, "spans": [], "replacements": [], "error": kind}
 
     def __call__(self, batch: "pyarrow.Table") -> "pyarrow.Table":
@@ -230,9 +232,9 @@ def sanitize_dataframe(df: "pandas.DataFrame", column: str = "text", pipeline: P
     ``replacements`` hold lists of dicts). Records are named in errors by ``id_column``
     when given and present, else by their index label. Needs pandas only."""
     id_column = options.pop("id_column", None)
-    sanitizer = RecordSanitizer(pipeline, text_column=column, id_column=id_column, **options)
-    if column not in df.columns:
+    if column not in df.columns:  # before the pipeline loads
         raise ValueError(Errors.E953.format(column=column, columns=", ".join(map(str, df.columns))))
+    sanitizer = RecordSanitizer(pipeline, text_column=column, id_column=id_column, **options)
     ids = df[id_column].tolist() if id_column is not None and id_column in df.columns else df.index.tolist()
     results = sanitizer.sanitize(df[column].tolist(), ids)
     import pandas as pd

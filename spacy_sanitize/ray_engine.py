@@ -15,7 +15,12 @@ from .io import InputError
 
 SUFFIXES = {".jsonl": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
 # options of the local engine that the Ray engine does not implement: refused, not ignored
-LOCAL_ONLY = (("protect_field", None, "--protect-field"), ("submission", None, "--submission"), ("skip_bad", False, "--skip-bad"), ("n_process", 1, "--n-process"))
+LOCAL_ONLY = (
+    ("protect_field", None, "--protect-field"), ("submission", None, "--submission"), ("skip_bad", False, "--skip-bad"),
+    ("n_process", 1, "--n-process"), ("mapping", None, "--mapping"), ("min_confidence", 0.0, "--min-confidence"),
+    ("confidence_protect", None, "--confidence-protect"), ("manifest", None, "--manifest"),
+    ("manifest_in_records", False, "--manifest-in-records"),
+)
 
 
 def input_files(source: str) -> Tuple[List[str], str]:
@@ -82,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         # or write task that waits for one never runs (the pool holds them all)
         io_args = {"num_cpus": 0}
         read = ray_data.read_parquet if input_format == "parquet" else partial(ray_data.read_json, lines=True)
-        ds = read(paths, num_cpus=0)
+        ds = read(paths, **io_args)
         out = sanitize_dataset(
             ds, args.pipeline, text_field(args), id_column=args.id_field, num_workers=args.num_workers or 1,
             batch_size=args.batch_size, strategy=args.strategy, operators=args.operators, on_error=args.on_error or "mask",

@@ -101,6 +101,8 @@ def test_on_error_raise_stops_with_the_record_id():
     with pytest.raises(RecordError, match=r"E952.*'b'.*ValueError") as info:
         sanitize_dataframe(df, column="text", pipeline=nlp, id_column="id", on_error="raise")
     assert "Zebulon" not in str(info.value)
+    # nor is the failed exception chained to it: a traceback would print its message
+    assert info.value.__cause__ is None and info.value.__suppress_context__
 
 
 def test_missing_text_is_a_failed_record_named_by_index():
@@ -175,6 +177,9 @@ def test_a_shipped_pipeline_by_name_with_a_strategy():
         (["--engine", "ray", "--protect-field", "meta.name"], "E959"),  # not implemented with Ray
         (["--engine", "ray", "--n-process", "2"], "E959"),
         (["--engine", "ray", "--text-field", "doc.body"], "E959"),
+        (["--engine", "ray", "--mapping", "map.json"], "E959"),  # the Ray engine writes no mapping: refused
+        (["--engine", "ray", "--min-confidence", "0.5"], "E959"),
+        (["--engine", "ray", "--manifest", "run.json"], "E959"),
         (["--engine", "ray", "--batch-size", "0"], "E954"),
     ],
 )
