@@ -104,12 +104,13 @@ def markup_pieces(text: str) -> List[Piece]:
     return out
 
 
-def visible_parts(text: str, start: int, end: int, hidden: List[Tuple[int, int]]) -> List[Tuple[int, int]]:
+def visible_parts(text: str, start: int, end: int, hidden: List[Tuple[int, int]], lo: int = 0) -> List[Tuple[int, int]]:
     """The parts of ``text[start:end]`` outside the ``hidden`` ranges (sorted), without
-    their surrounding whitespace (and none that is only whitespace)."""
+    their surrounding whitespace (and none that is only whitespace). ``lo``: the first
+    hidden range that may overlap (the ranges before it end before ``start``)."""
     parts: List[Tuple[int, int]] = []
     cursor = start
-    for h_start, h_end in hidden:
+    for h_start, h_end in (hidden[k] for k in range(lo, len(hidden))):
         if h_end <= cursor:
             continue
         if h_start >= end:

@@ -61,12 +61,15 @@ def split_at_markup(regions: List[Region], text: str) -> List[Region]:
     hidden = hidden_ranges(text) if regions and may_have_markup(text) else []
     if not hidden:
         return regions
+    ends = [e for _, e in hidden]  # sorted and disjoint: bisection finds a region's first overlap
     out: List[Region] = []
     for region in regions:
-        if not any(s < region.end and region.start < e for s, e in hidden):
+        first = bisect.bisect_right(ends, region.start)
+        if first == len(hidden) or hidden[first][0] >= region.end:
             out.append(region)
             continue
-        out.extend(replace_region(region, start=s, end=e) for s, e in visible_parts(text, region.start, region.end, hidden))
+        parts = visible_parts(text, region.start, region.end, hidden, lo=first)
+        out.extend(replace_region(region, start=s, end=e) for s, e in parts)
     return out
 
 
