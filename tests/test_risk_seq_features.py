@@ -116,3 +116,17 @@ def test_train_seq_with_span_features_trains_on_the_detectors_spans(tmp_path):
     assert tagger.settings["span_features"] == ["label", "early"]
     with pytest.raises(ValueError, match="E521"):  # the features without the detector's spans
         train_seq([str(path), str(tmp_path / "t2"), "--width", "16", "--depth", "1", "--epochs", "1", "--span-features", "label"])
+
+
+def test_a_saved_span_feature_tagger_is_checked_for_the_spans_it_reads(references, tmp_path):
+    # the check looked at the config-built tagger (no span features), not the loaded one that runs
+    from spacy.training import Example
+
+    tagger = dict(cnn_tagger(16, 1, span_features=["label"]), learning_rate=0.01)
+    trained = train_risk_seq(references, tagger, epochs=1, detected=_detected(references)).get_pipe("risk_seq").tagger
+    save_tagger(trained, tmp_path / "tagger")
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("risk_seq", config={"weights": str(tmp_path / "tagger")})
+    examples = [Example(nlp.make_doc(ref.text), ref) for ref in references]
+    with pytest.raises(ValueError, match="E521"):
+        component.initialize(lambda: examples, nlp=nlp)

@@ -151,11 +151,13 @@ class RiskSeq(Pipe):
         validate_get_examples(get_examples, "RiskSeq.initialize")
         examples = list(get_examples())
         self._labels(examples[:10])
-        if reads_spans(self.tagger) and not any(self.spans_key in eg.predicted.spans for eg in examples[:10]):
-            raise ValueError(Errors.E521.format(key=self.spans_key))
         if self._weights is not None:
             self.tagger = load_tagger(self._weights)
-        else:
+        # the tagger that will run, and the span group its features read
+        key = self.tagger.settings.get("spans_key", self.spans_key)
+        if reads_spans(self.tagger) and not any(key in eg.predicted.spans for eg in examples[:10]):
+            raise ValueError(Errors.E521.format(key=key))
+        if self._weights is None:
             self.tagger.initialize([eg.predicted for eg in examples[:16]])
 
     def update(
