@@ -42,15 +42,8 @@ def _bucket(n: int, edges: Sequence[int]) -> str:
     return f">{edges[-1]}"
 
 
-def _agreement(span: Span, ents: Sequence[Span]) -> str:
-    """How the generic NER's entities agree with ``span``: ``same`` (same offsets and a label
-    mapped to the span's), ``overlap`` (a mapped entity overlaps it), ``none``; ``no_ner``
-    when the doc has no entities (a pipeline without a generic NER)."""
-    return _EntIndex(ents).agreement(span.start, span.end, span.start_char, span.end_char, span.label_)
-
-
 class _EntIndex:
-    """The generic NER's entities of one doc, for ``_agreement`` by bisection: ``doc.ents``
+    """The generic NER's entities of one doc, for the NER-agreement feature by bisection: ``doc.ents``
     are sorted and do not overlap, so the ones overlapping a span are consecutive (a scan of
     every entity per span was quadratic on long court texts)."""
 
@@ -136,16 +129,9 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[str]
 
 def _detector(span: Span, user_data: Dict[Any, Any]) -> str:
     """``risk_explain["detector"]`` of ``span`` ("none" when unset), read from ``user_data``
-    where the explain dict exists (the extension's getter would copy-normalise it)."""
+    (the extension's getter would store an empty dict for every span without one)."""
     explain = user_data.get(("._.", "risk_explain", span.start_char, span.end_char))
-    if not isinstance(explain, dict):
-        explain = span._.risk_explain
-    return str(explain.get("detector", "none"))
-
-
-def _family(span: Span) -> str:
-    """The component that kept the span (``pii_ent_mapper`` of ``pii_ent_mapper:GPE``)."""
-    return str(span._.risk_explain.get("detector", "none")).split(":", 1)[0]
+    return str(explain.get("detector", "none")) if isinstance(explain, dict) else "none"
 
 
 class ConfidenceModel:
