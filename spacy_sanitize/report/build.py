@@ -2,11 +2,13 @@
 from the JSONL ``sanitize`` wrote (no re-run). Both go through the JSONL record form, so
 the report shows exactly what ``sanitize`` writes."""
 import json
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from collections import deque
+from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from spacy.language import Language
 
 from .data import entry, merge_privacy
+from .why import uncovered_rows
 
 RESULT_FIELDS = ("sanitized", "spans", "replacements")
 
@@ -32,6 +34,9 @@ def _region_sources(nlp: Language, doc: Any, offset: int) -> Dict[Tuple[int, int
     masker = nlp.get_pipe("masker") if "masker" in nlp.pipe_names else None
     if masker is None or not hasattr(masker, "regions"):
         return {}
+    spans = [(s.start_char, s.end_char) for s in doc.spans.get(masker.cfg["spans_key"], [])]
+    if not uncovered_rows(doc._.replacements or [], spans):
+        return {}  # every replacement is a detected span's: the plan is not computed a second time
     return {(r.start + offset, r.end + offset): r.source for r in masker.regions(doc)}
 
 
@@ -41,7 +46,7 @@ def run_records(nlp: Language, records: Iterable[Any], original: bool = True, ba
     from ..cli import RecordWriter
     from ..pipeline import sanitize_pieces
 
-    pending: List[Any] = []
+    pending: Deque[Any] = deque()
     sink = _Lines()
     writer = RecordWriter(sink, "jsonl", newline=False, submission=None)  # type: ignore[arg-type]
     privacy: List[Optional[Dict[str, Any]]] = []
@@ -62,7 +67,7 @@ def run_records(nlp: Language, records: Iterable[Any], original: bool = True, ba
         privacy.append(piece.doc._.privacy)
         if piece.last:
             writer.end()
-            record = pending.pop(0)
+            record = pending.popleft()
             line = sink.lines.pop()
             entries.append(entry(record.id, _text(record), line, original, sources))
     return entries, merge_privacy(privacy)
