@@ -118,7 +118,7 @@ def test_default_is_the_distilled_detector_without_en_core_web_sm():
     ensemble_only = ["tok2vec", "tagger", "attribute_ruler", "ner", "pii_ent_mapper"]
     kept = [n for n in ensemble["nlp"]["pipeline"] if n not in ensemble_only]
     assert [n for n in default["nlp"]["pipeline"] if n != "pii_propn"] == kept
-    assert default["nlp"]["pipeline"].index("pii_propn") == default["nlp"]["pipeline"].index("pii_ner") + 1
+    assert default["nlp"]["pipeline"].index("pii_propn") == default["nlp"]["pipeline"].index("pii_refine") + 1
     assert not [n for n, block in default["components"].items() if "source" in block]
     for name in kept:
         if name not in ("pii_ner", "pii_confidence"):

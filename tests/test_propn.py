@@ -47,6 +47,7 @@ def test_capitalised_runs(propn, text, expected):
         "The Regional Court dismissed the appeal.",
         "Yesterday it rained.",
         "she lives in a small town near the river.",
+        "DOB: 12/03/1990. SSN: 078-05-1120. Tel 555-1234",  # field labels are rare words, no names
         "She starred in Will & Grace for two seasons.",  # both words are common: missed, knowingly
     ],
 )
@@ -70,6 +71,11 @@ def test_only_what_no_detector_covered_is_added(propn):
     doc = nlp.get_pipe("pii_propn")(doc)
     assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("Penzance", "LOC"), ("Newlyn RFC", "ORG")]
     assert doc.spans["pii"][1]._.risk_explain["detector"] == "pii_propn"
+    # after a PERSON span (quotes between) a run is the person's name: nickname, surname
+    doc = nlp.make_doc('Byron Scott "Buster" Brannon played.')
+    doc.spans["pii"] = [Span(doc, 0, 2, label="PERSON")]
+    doc = nlp.get_pipe("pii_propn")(doc)
+    assert [(s.text, s.label_) for s in doc.spans["pii"]] == [("Byron Scott", "PERSON"), ("Buster", "PERSON"), ("Brannon", "PERSON")]
 
 
 def test_settings_are_read(propn):

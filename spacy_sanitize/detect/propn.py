@@ -11,11 +11,14 @@ capitalised word that starts a sentence ("When the FBI", "After Adolf Hitler") i
 of the run, as are leading titles ("Empress", "Dr"), and a lone common capitalised word at
 a sentence start is no run at all.
 
-It runs after the other detectors and adds only the parts of a run that no span covers, so
-it never overrides what they found or the label they gave. The label: ``PERSON`` when the
-run is two to four words, each a listed name or rare, the first a shipped given name (``detect/names.py``:
-"Marie-Claire Heureuse Félicité Bonheur"), ``ORG`` when its last word is an organisation
-head ("RFC", "University", "Society", ``org_heads``), else ``MISC``.
+It runs after the other detectors and pii_refine (which first completes their spans: "Empress
+of Hayti") and adds only the parts of a run that no span covers, so
+it never overrides what they found or the label they gave. The label: ``ORG`` when its last
+word is an organisation head ("RFC", "University", "Society", ``org_heads``); ``PERSON`` when
+the run is two to four words, each a listed name or rare, the first a shipped given name
+(``detect/names.py``: "Marie-Claire Heureuse Félicité Bonheur"), or when it follows a PERSON
+span, quotes between (the nickname and surname of 'Byron Scott "Buster" Brannon'); else
+``label`` (MISC).
 """
 from typing import List, Sequence, Set, Tuple
 
@@ -28,6 +31,7 @@ from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from .gazetteer.filters import SENTENCE_BREAKS, term_zipf
 from .names import NameLists, name_lists
+from .refine import FIELD_LABELS, FIELD_WORDS
 
 DEFAULT_CONNECTORS = [
     "of", "the", "and", "&", "de", "du", "des", "la", "le", "les", "von", "van", "der", "den",
@@ -42,8 +46,11 @@ DEFAULT_ORG_HEADS = [
     "studios", "press", "army", "navy", "police", "commission", "court", "tribunal", "office",
 ]
 DEFAULT_MAX_ZIPF = 4.0
+# labels of form fields ("DOB", "SSN", "Tel") are rare words but name no one
+NOT_NAMES = FIELD_LABELS | FIELD_WORDS
 # a quote or bracket before a word says nothing about the sentence: look at the word before it
 _OPENERS = frozenset({'"', "“", "‘", "'", "(", "["})
+_QUOTES = frozenset({'"', "“", "”", "‘", "’", "'"})
 _LINE_END = ("\n", "\r", "\u2028", "\u2029")
 _HYPHENS = frozenset({"-", "‐", "‑"})
 
@@ -75,55 +82,58 @@ class ProperNounDetector:
 
     def _rare(self, word: str) -> bool:
         lowered = word.lower()
-        return lowered not in COMMON_WORDS and term_zipf(lowered) < self.max_zipf
+        return lowered not in COMMON_WORDS and lowered not in NOT_NAMES and term_zipf(lowered) < self.max_zipf
 
     @staticmethod
-    def _sentence_start(doc: Doc, i: int) -> bool:
+    def _sentence_start(words: List[str], spaces: List[str], i: int) -> bool:
         j = i - 1
-        while j >= 0 and doc[j].text in _OPENERS and not doc[j].whitespace_.endswith(_LINE_END):
+        while j >= 0 and words[j] in _OPENERS and not spaces[j].endswith(_LINE_END):
             j -= 1
         if j < 0:
             return True
-        previous = doc[j]
-        return previous.is_space or previous.text in SENTENCE_BREAKS or any(e in previous.whitespace_ for e in _LINE_END)
+        return words[j].isspace() or words[j] in SENTENCE_BREAKS or any(e in spaces[j] for e in _LINE_END)
 
     def runs(self, doc: Doc) -> List[Tuple[int, int]]:
         """Token ranges of capitalised runs, sentence-initial common words left out."""
+        # token texts read once: a Token object per look-up was most of the time
+        words = [t.text for t in doc]
+        spaces = [t.whitespace_ for t in doc]
+        caps = [_capitalised(w) for w in words]
         found: List[Tuple[int, int]] = []
-        n = len(doc)
+        n = len(words)
         i = 0
         while i < n:
-            if not _capitalised(doc[i].text):
+            if not caps[i]:
                 i += 1
                 continue
             end = i + 1  # one past the last capitalised word (or closing number)
             j = i + 1
-            while j < n and not any(e in doc[j - 1].whitespace_ for e in _LINE_END):
-                text = doc[j].text
-                if _capitalised(text):
+            while j < n and not any(e in spaces[j - 1] for e in _LINE_END):
+                text = words[j]
+                if caps[j]:
                     end = j = j + 1
-                elif text in _HYPHENS and not doc[j - 1].whitespace_ and not doc[j].whitespace_ and j + 1 < n and _capitalised(doc[j + 1].text):
+                elif text in _HYPHENS and not spaces[j - 1] and not spaces[j] and j + 1 < n and caps[j + 1]:
                     j += 1  # "Marie-Claire", tokenized in three
                 elif (
-                    text.lower() in self.connectors and j + 1 < n and _capitalised(doc[j + 1].text)
+                    text.lower() in self.connectors and j + 1 < n and caps[j + 1]
                     # "Pontypool RFC and Newport RFC" are two
-                    and not (text.lower() in ("and", "&") and doc[j - 1].lower_ in self.org_heads)
+                    and not (text.lower() in ("and", "&") and words[j - 1].lower() in self.org_heads)
                 ):
                     j += 1
                 else:
-                    if _number(text) and doc[j - 1].whitespace_:
+                    if _number(text) and spaces[j - 1]:
                         end = j + 1
                     break
             start = i
             # titles stay in clear (as pii_titles leaves them), so does a sentence's first common word
             while start < end and (
-                doc[start].lower_.rstrip(".") in PERSON_TITLES
-                or (start == i and self._sentence_start(doc, start) and not self._rare(doc[start].text))
+                words[start].lower().rstrip(".") in PERSON_TITLES
+                or (start == i and self._sentence_start(words, spaces, start) and not self._rare(words[start]))
             ):
                 start += 1
-                while start < end and not _capitalised(doc[start].text):
+                while start < end and not caps[start]:
                     start += 1
-            if start < end and any(self._rare(doc[k].text) for k in range(start, end) if _capitalised(doc[k].text)):
+            if start < end and any(self._rare(words[k]) for k in range(start, end) if caps[k]):
                 found.append((start, end))
             i = max(end, i + 1)
         return found
@@ -139,8 +149,19 @@ class ProperNounDetector:
             return "PERSON"
         return self.label
 
+    @staticmethod
+    def _after_person(doc: Doc, start: int, persons: Set[int]) -> bool:
+        """Whether a PERSON span ends right before ``start``, quotes between ("Byron Scott
+        "Buster" Brannon": the nickname and the surname are the person's name too)."""
+        k = start - 1
+        while k >= 0 and doc[k].text in _QUOTES:
+            k -= 1
+        return k >= 0 and k in persons and "\n" not in doc[k].whitespace_
+
     def __call__(self, doc: Doc) -> Doc:
-        taken = {k for span in doc.spans.get(self.spans_key, []) for k in range(span.start, span.end)}
+        spans = doc.spans.get(self.spans_key, [])
+        taken = {k for span in spans for k in range(span.start, span.end)}
+        persons = {k for span in spans if span.label_ == "PERSON" for k in range(span.start, span.end)}
         lists = name_lists()
         found = []
         for start, end in self.runs(doc):
@@ -159,7 +180,12 @@ class ProperNounDetector:
                 while b > a and not (_capitalised(doc[b - 1].text) or (_number(doc[b - 1].text) and b == end)):
                     b -= 1
                 if a < b and any(self._rare(doc[m].text) for m in range(a, b) if _capitalised(doc[m].text)):
-                    found.append((doc[a].idx, doc[b - 1].idx + len(doc[b - 1].text), self._label(doc, a, b, lists), self.name))
+                    label = self._label(doc, a, b, lists)
+                    if label == self.label and self._after_person(doc, a, persons):
+                        label = "PERSON"
+                    if label == "PERSON":
+                        persons.update(range(a, b))
+                    found.append((doc[a].idx, doc[b - 1].idx + len(doc[b - 1].text), label, self.name))
                 k = part_end
         add_char_spans(doc, found, key=self.spans_key)
         return doc
