@@ -1,7 +1,7 @@
 """End-to-end TAB metrics of detection + masking of everything detected, on the annotated
-Wikipedia biographies, for the plain generic NER and for each stage of the default pipeline.
+Wikipedia biographies, for each stage of a pipeline (and the plain generic NER when it has one).
 
-    python benchmarks/default_pipeline.py [--wiki PATH] [--output benchmarks/results/default_pipeline.json]
+    python benchmarks/default_pipeline.py [--pipeline default] [--wiki PATH] [--output benchmarks/results/default_pipeline.json]
 """
 import argparse
 import time
@@ -17,12 +17,12 @@ DEFAULT_WIKI = wiki_dev_path()
 KEYS = MASKING_KEYS
 
 
-def run(wiki: Path) -> dict:
+def run(wiki: Path, pipeline: str = "default") -> dict:
     gold = load_tab(wiki)
     texts = [d.text for d in gold]
     tokens = Tokens()
-    full = load_pipeline("default")
-    variants = {"plain NER (all labels)": ["ner"]}
+    full = load_pipeline(pipeline)
+    variants = {"plain NER (all labels)": ["ner"]} if "ner" in full.pipe_names else {}
     stages = [name for name in full.pipe_names if name.startswith("pii_") or name == "masker"]
     for i in range(1, len(stages) + 1):
         variants[" + ".join(stages[:i])] = stages[:i]
@@ -49,10 +49,11 @@ def run(wiki: Path) -> dict:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
+    parser.add_argument("--pipeline", default="default")
     parser.add_argument("--wiki", type=Path, default=DEFAULT_WIKI)
     parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "default_pipeline.json")
     args = parser.parse_args()
     print("| pipeline | " + " | ".join(KEYS) + " | docs/s |\n|---|" + "---|" * (len(KEYS) + 1))
-    results = run(args.wiki)
+    results = run(args.wiki, args.pipeline)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(args.output, results)

@@ -1,10 +1,10 @@
 """The quality gates of a detector pipeline on both annotated corpora: TAB masking metrics
 (mask everything detected) and token-level detection F1 (unlabelled and labelled) on the
 Wikipedia biographies (wiki_dev) and the court cases (tab_dev), same method for every
-pipeline, so the distilled default can be compared with the one it replaces.
+pipeline, so the distilled default can be compared with the one it replaced (``ensemble``).
 
-    python benchmarks/detector_gates.py --pipelines default accurate [path/to/config.cfg ...]
-        [--candidate fast --baseline default]
+    python benchmarks/detector_gates.py --pipelines ensemble default accurate [path/to/config.cfg ...]
+        [--candidate default --baseline ensemble] [--ablate pii_propn]
 
 ``--candidate``/``--baseline``: check issue #18's gates for replacing the baseline (both
 measured in this run): masking R_all and R_direct on both corpora >= the baseline's,
@@ -17,7 +17,7 @@ Masking and unlabelled scores do not read types.
 import argparse
 import time
 from pathlib import Path
-from typing import Dict
+from typing import Dict, Sequence
 
 import srsly
 
@@ -29,9 +29,9 @@ DEFAULT_TAB = Path(wiki_dev_path()).parent.parent / "tab" / "tab_dev.json"
 LABELLED_F1_BAR = 0.76
 
 
-def gates(nlp, gold, tokens: Tokens) -> Dict:  # type: ignore[no-untyped-def]
+def gates(nlp, gold, tokens: Tokens, disable: Sequence[str] = ()) -> Dict:  # type: ignore[no-untyped-def]
     start = time.perf_counter()
-    docs = list(nlp.pipe([d.text for d in gold], batch_size=16))
+    docs = list(nlp.pipe([d.text for d in gold], batch_size=16, disable=list(disable)))
     seconds = time.perf_counter() - start
     masked = {d.doc_id: predicted_mask_offsets(doc) for d, doc in zip(gold, docs)}
     detected = {d.doc_id: detected_triples(doc) for d, doc in zip(gold, docs)}
@@ -57,29 +57,36 @@ def gate_verdicts(candidate: Dict, baseline: Dict) -> Dict[str, Dict]:
     return {gate: {"value": value, "bar": bar, "passed": value >= bar} for gate, (value, bar) in bars.items()}
 
 
+def report(name: str, corpus: str, r: Dict) -> None:
+    m = r["masking"]
+    print(
+        f"{name} {corpus}: R_all {m['R_all']:.3f} R_direct {m['R_direct']:.3f} R_quasi {m['R_quasi']:.3f} P {m['P']:.3f}"
+        f" | F1 unlabelled {r['detection_unlabelled']['F1']:.3f} labelled {r['detection_labelled']['F1']:.3f} | {r['docs_per_s']} docs/s",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pipelines", nargs="+", default=["default"])
     parser.add_argument("--wiki", type=Path, default=Path(wiki_dev_path()))
     parser.add_argument("--tab", type=Path, default=DEFAULT_TAB)
     parser.add_argument("--candidate", help="a pipeline of --pipelines whose gates against --baseline are checked")
-    parser.add_argument("--baseline", default="default")
+    parser.add_argument("--baseline", default="ensemble")
+    parser.add_argument("--ablate", nargs="*", default=[], help="components: each pipeline that has one is also measured without it ('NAME without COMPONENT')")
     parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "detector_gates.json")
     args = parser.parse_args()
     corpora = {"wiki_dev": load_tab(args.wiki), "tab_dev": load_tab(args.tab)}
     tokens = Tokens()
     results: Dict[str, Dict] = srsly.read_json(args.output) if args.output.exists() else {}
-    for name in args.pipelines:
-        nlp = load_pipeline(name)
-        results[name] = {"pipeline": nlp.pipe_names, **{corpus: gates(nlp, gold, tokens) for corpus, gold in corpora.items()}}
-        for corpus in corpora:
-            r = results[name][corpus]
-            m = r["masking"]
-            print(
-                f"{name} {corpus}: R_all {m['R_all']:.3f} R_direct {m['R_direct']:.3f} R_quasi {m['R_quasi']:.3f} P {m['P']:.3f}"
-                f" | F1 unlabelled {r['detection_unlabelled']['F1']:.3f} labelled {r['detection_labelled']['F1']:.3f} | {r['docs_per_s']} docs/s",
-                flush=True,
-            )
+    for pipeline in args.pipelines:
+        nlp = load_pipeline(pipeline)
+        rows = {pipeline: []} | {f"{pipeline} without {c}": [c] for c in args.ablate if c in nlp.pipe_names}
+        for name, disable in rows.items():
+            names = [n for n in nlp.pipe_names if n not in disable]
+            results[name] = {"pipeline": names, **{corpus: gates(nlp, gold, tokens, disable) for corpus, gold in corpora.items()}}
+            for corpus in corpora:
+                report(name, corpus, results[name][corpus])
     if args.candidate:
         verdicts = gate_verdicts(results[args.candidate], results[args.baseline])
         results["gates"] = {"candidate": args.candidate, "baseline": args.baseline, "passed": all(v["passed"] for v in verdicts.values()), "gates": verdicts}

@@ -4,7 +4,7 @@ the court texts), and what the extra processes cost: the machine's own two-proce
 deserialization (spaCy's workers send every Doc back as bytes, the parent rebuilds them
 one at a time) and the worker start-up.
 
-    python benchmarks/n_process.py [--pipeline fast] [--n-process 1 2] [--wiki-repeat 4]
+    python benchmarks/n_process.py [--pipeline default] [--n-process 1 2] [--wiki-repeat 4]
         [--court-limit 40] [--batch-size 32] [--output benchmarks/results/n_process.json]
 """
 import argparse
@@ -71,7 +71,7 @@ def transfer_cost(docs: List[Doc]) -> Dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pipeline", default="fast")
+    parser.add_argument("--pipeline", default="default")
     parser.add_argument("--n-process", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--wiki-repeat", type=int, default=4, help="the 70 biographies this many times")
     parser.add_argument("--court-limit", type=int, help="only the first this many of the 127 court texts")

@@ -88,8 +88,8 @@ def main() -> None:
     # were trained on all 70 biographies (cross-validated figures in docs/risk_*.md).
     # accurate's pii_relabel was too, but it only changes span types, which neither the
     # masking scores nor the unlabelled detection scores below read.
-    parser.add_argument("--pipelines", nargs="+", default=["default", "fast", "accurate"])
-    parser.add_argument("--one-doc-pipelines", nargs="+", default=["default", "fast"])
+    parser.add_argument("--pipelines", nargs="+", default=["default", "ensemble", "accurate"])
+    parser.add_argument("--one-doc-pipelines", nargs="+", default=["default", "ensemble"])
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--presidio-threshold", type=float, default=0.0)
     parser.add_argument("--rounds", type=int, default=3, help="timings per system and mode, interleaved; the best counts")

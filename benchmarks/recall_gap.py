@@ -1,10 +1,10 @@
 """Where a candidate pipeline's masking recall falls short of a baseline's (issue #18: the
-distilled ``fast`` against ``default``): the gold entities to mask that the baseline protects
+distilled ``default`` against ``ensemble``, the previous default): the gold entities to mask that the baseline protects
 (every mention masked) and the candidate does not, direct identifiers listed one by one
 (document, annotator, mention text and type, what the candidate detected around it), quasi
 identifiers counted per type with their mention texts; and the reverse counts.
 
-    PYTHONPATH=. python benchmarks/recall_gap.py [--candidate fast --baseline default] [--corpus PATH]
+    PYTHONPATH=. python benchmarks/recall_gap.py [--candidate default --baseline ensemble] [--corpus PATH]
 
 A mention counts as missed when any of its letters or digits is left unmasked (mask
 everything detected, as ``detector_gates.py``).
@@ -35,8 +35,8 @@ def missed(mask: np.ndarray, text: str, start: int, end: int) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--candidate", default="fast")
-    parser.add_argument("--baseline", default="default")
+    parser.add_argument("--candidate", default="default")
+    parser.add_argument("--baseline", default="ensemble")
     parser.add_argument("--corpus", type=Path, default=Path(wiki_dev_path()))
     parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "recall_gap.json")
     args = parser.parse_args()

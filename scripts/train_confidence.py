@@ -1,6 +1,6 @@
 """Fit the shipped pii_confidence model and measure its calibration:
 
-    python scripts/train_confidence.py WIKI.json TAB.json spacy_sanitize/data/pii_confidence [--pipeline default]
+    python scripts/train_confidence.py WIKI.json TAB.json spacy_sanitize/data/pii_confidence [--pipeline ensemble]
 
 The pipeline's detector (without the masker and pii_confidence) runs over the annotated
 documents; a detected span is a positive when an annotator masks most of its characters.
@@ -35,7 +35,7 @@ GRID_C = (0.1, 0.3, 1.0, 3.0)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("corpora", type=Path, nargs="+", help="TAB JSON files, then the output folder")
-    parser.add_argument("--pipeline", default="default")
+    parser.add_argument("--pipeline", default="ensemble")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

@@ -34,6 +34,10 @@ def shipped_configs() -> List[str]:
     return sorted(p.stem for p in config_path("default").parent.glob("*.cfg"))
 
 
+# Earlier names of shipped pipelines: the distilled pipeline was `fast` until it became the default.
+PIPELINE_ALIASES = {"fast": "default"}
+
+
 # Shipped configs are composed from parts (configs/parts/): a detector (detector.cfg, which
 # also holds the masker every pipeline ends with; a pipeline may name another with
 # `detector = "fast_detector"`), optional shared parts ("include") and a
@@ -177,6 +181,7 @@ def load_pipeline(name: Union[str, Path] = "default", overrides: Optional[Dict[s
     does: its non-sourced components are initialized without examples, which loads the
     shipped artefacts named in [initialize.components] (from ``paths.sanitize_data``, an
     override like any other) and fails there when one is missing."""
+    name = PIPELINE_ALIASES.get(str(name), name) if isinstance(name, str) else name
     try:
         if str(name) in shipped_configs():
             return load_config_pipeline(config_path(str(name)), overrides)

@@ -74,5 +74,10 @@ def default_nlp():
 
 
 @pytest.fixture(scope="session")
+def ensemble_nlp():
+    return spacy_sanitize.load_pipeline("ensemble")
+
+
+@pytest.fixture(scope="session")
 def accurate_nlp():
     return spacy_sanitize.load_pipeline("accurate")

@@ -283,7 +283,7 @@ def test_sanitize_writes_manifest_confidence_and_kept_count(tmp_path, capsys):
     assert all(isinstance(span["confidence"], float) for span in record["spans"])
     manifest = json.loads((tmp_path / "out.jsonl.manifest.json").read_text())
     assert manifest["pipeline"] == "default" and manifest["options"]["min_confidence"] == 0.5
-    assert {m["shipped"] for m in manifest["models"] if "shipped" in m} >= {"pii_ner", "pii_confidence"}
+    assert {m["shipped"] for m in manifest["models"] if "shipped" in m} >= {"pii_ner_distil", "pii_confidence_fast"}
     assert manifest["records"] == 1 and record["_sanitize"]["config_sha256"] == manifest["config_sha256"]
     kept = manifest["kept_below_min_confidence"]
     assert f"kept {kept} detected span(s) below --min-confidence 0.5" in capsys.readouterr().err

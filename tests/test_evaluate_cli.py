@@ -39,8 +39,8 @@ def write_pipeline(tmp_path: Path) -> Path:
     (data / "pii_ner").mkdir(parents=True)
     for child in data_path("pii_ner").iterdir():  # links: the package's files stay untouched
         (data / "pii_ner" / child.name).symlink_to(child)
-    default = Path(config_path("default")).read_text()
-    pii_ner = re.search(r"\[components\.pii_ner\].*?(?=\n\[components\.pii_refine\])", default, re.S).group(0)
+    ensemble = Path(config_path("ensemble")).read_text()  # its pii_ner is the one of data/pii_ner
+    pii_ner = re.search(r"\[components\.pii_ner\].*?(?=\n\[components\.pii_refine\])", ensemble, re.S).group(0)
     cfg = tmp_path / "small.cfg"
     cfg.write_text(
         f'[paths]\nsanitize_data = "{data}"\n\n[nlp]\nlang = "en"\npipeline = ["pii_ner", "masker"]\n\n[components]\n\n{pii_ner}\n\n'

@@ -328,14 +328,17 @@ def test_shipped_gazetteer_loads_offline_and_is_small():
     assert ("lung cancer", "DEM") in found
 
 
-def test_default_pipeline_has_the_gazetteer_before_coref():
+@pytest.mark.parametrize("pipeline", ["default", "ensemble"])
+def test_shipped_pipelines_have_the_gazetteer_before_coref(pipeline):
     from spacy_sanitize import load_pipeline
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        nlp = load_pipeline("default")
+        nlp = load_pipeline(pipeline)
     names = nlp.pipe_names
-    assert names.index("pii_ent_mapper") < names.index("pii_gazetteer") < names.index("pii_coref")
+    assert names.index("pii_gazetteer") < names.index("pii_ner") < names.index("pii_coref")
+    if "pii_ent_mapper" in names:
+        assert names.index("pii_ent_mapper") < names.index("pii_gazetteer")
     doc = nlp("Anna Berg is a Swedish footballer and politician.")
     labels = {span.text: span.label_ for span in doc.spans["pii"]}
     assert labels.get("footballer") == "DEM" and labels.get("politician") == "DEM"

@@ -9,7 +9,7 @@ TEXT = "Maya Kodnani was born in Mumbai on 3 April 1956. Kodnani joined the BJP.
 
 
 def test_default_pipeline_finds_spans_with_right_offsets(default_nlp):
-    assert {"pii_codes", "pii_ent_mapper", "pii_gazetteer", "pii_ner", "pii_coref", "masker"} <= set(default_nlp.pipe_names)
+    assert {"pii_codes", "pii_gazetteer", "pii_ner", "pii_propn", "pii_coref", "masker"} <= set(default_nlp.pipe_names)
     doc = default_nlp(TEXT)
     found = {(s.text, s.label_) for s in doc.spans["pii"]}
     assert {("Maya Kodnani", "PERSON"), ("Kodnani", "PERSON"), ("Mumbai", "LOC"), ("36110/97", "CODE")} <= found
@@ -104,22 +104,28 @@ def test_shipped_configs_share_the_accurate_detector(name):
         assert config["components"][component] == base["components"][component], component
 
 
-def test_fast_is_the_distilled_detector_without_en_core_web_sm():
-    """fast: no en_core_web_sm component, the recognizer distilled from accurate in place of the
-    generic NER, its mapping and the first pii_ner; every other component as default's."""
+def test_default_is_the_distilled_detector_without_en_core_web_sm():
+    """default: no en_core_web_sm component, the recognizer distilled from accurate in place of
+    the generic NER, its mapping and the first pii_ner, then pii_propn; every other component as
+    the ensemble's (the previous default). `fast`, its earlier name, loads it."""
     from thinc.api import Config
 
+    from spacy_sanitize import load_pipeline
     from spacy_sanitize.pipeline import config_path
 
+    ensemble = Config().from_disk(config_path("ensemble"), interpolate=False)
     default = Config().from_disk(config_path("default"), interpolate=False)
-    fast = Config().from_disk(config_path("fast"), interpolate=False)
     ensemble_only = ["tok2vec", "tagger", "attribute_ruler", "ner", "pii_ent_mapper"]
-    assert [n for n in default["nlp"]["pipeline"] if n not in ensemble_only] == fast["nlp"]["pipeline"]
-    assert not [n for n, block in fast["components"].items() if "source" in block]
-    for name in fast["nlp"]["pipeline"]:
-        if name != "pii_ner":
-            assert fast["components"][name] == default["components"][name], name
-    assert fast["initialize"]["components"]["pii_ner"]["shipped"] == "pii_ner_distil"
+    kept = [n for n in ensemble["nlp"]["pipeline"] if n not in ensemble_only]
+    assert [n for n in default["nlp"]["pipeline"] if n != "pii_propn"] == kept
+    assert default["nlp"]["pipeline"].index("pii_propn") == default["nlp"]["pipeline"].index("pii_ner") + 1
+    assert not [n for n, block in default["components"].items() if "source" in block]
+    for name in kept:
+        if name not in ("pii_ner", "pii_confidence"):
+            assert default["components"][name] == ensemble["components"][name], name
+    assert default["initialize"]["components"]["pii_ner"]["shipped"] == "pii_ner_distil"
+    assert default["initialize"]["components"]["pii_confidence"]["shipped"] == "pii_confidence_fast"
+    assert load_pipeline("fast").pipe_names == load_pipeline("default").pipe_names
 
 
 @pytest.mark.parametrize(
@@ -127,7 +133,7 @@ def test_fast_is_the_distilled_detector_without_en_core_web_sm():
     [
         # the README's first command installs no torch: the default pipeline must not need it
         ("default", "Anna Berg lives in Oslo; mail anna@example.org.", ("Anna", "anna@example.org")),
-        ("fast", "Maya Kodnani was born in Mumbai on 3 April 1956. Kodnani joined the BJP. Application no. 36110/97.", ("Kodnani", "Mumbai", "1956", "36110/97")),
+        ("ensemble", "Maya Kodnani was born in Mumbai on 3 April 1956. Kodnani joined the BJP. Application no. 36110/97.", ("Kodnani", "Mumbai", "1956", "36110/97")),
         # court's tagger is a thinc CNN
         ("court", "The applicant, Mr Galip Yalman, lives in Izmir.", ("Yalman",)),
     ],
@@ -144,12 +150,12 @@ def test_torch_free_pipelines_run_without_torch_and_mask(name, text, secrets):
     for secret in secrets:
         assert secret not in out.stdout, out.stdout
 
-def test_accurate_is_default_plus_relabel():
+def test_accurate_is_ensemble_plus_relabel():
     from thinc.api import Config
 
     from spacy_sanitize.pipeline import config_path
 
-    default = Config().from_disk(config_path("default"), interpolate=False)
+    default = Config().from_disk(config_path("ensemble"), interpolate=False)
     accurate = Config().from_disk(config_path("accurate"), interpolate=False)
     # pii_relabel brings en_core_web_sm's tagger for its tag features; the default reads no tags
     relabel = ["tok2vec", "tagger", "attribute_ruler", "pii_relabel"]

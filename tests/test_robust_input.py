@@ -67,7 +67,7 @@ def test_bytes_that_are_not_utf8_on_stdin_are_e017_as_in_a_file():
     assert b"E017" in result.stderr and result.stdout == b""
 
 
-CRLF_TEXT = "Write to jane.roe@example.com\r\nor call us.\rThanks.\r\n"
+CRLF_TEXT = "Please write to jane.roe@example.com\r\nor call us.\rThanks.\r\n"
 
 
 @pytest.mark.parametrize("layout", ["txt", "dir"])
@@ -79,7 +79,7 @@ def test_crlf_and_cr_are_kept_byte_for_byte_in_text(tmp_path, layout):
     source = folder / "note.txt" if layout == "txt" else folder
     out = tmp_path / "out"
     assert main(["sanitize", str(source), "-o", str(out), "-q", "--output-format", "text"]) == 0
-    assert out.read_bytes() == b"Write to [CODE]\r\nor call us.\rThanks.\r\n"
+    assert out.read_bytes() == b"Please write to [CODE]\r\nor call us.\rThanks.\r\n"
 
 
 def test_crlf_kept_in_jsonl_offsets_and_lines_ending_in_crlf(tmp_path):
@@ -87,7 +87,7 @@ def test_crlf_kept_in_jsonl_offsets_and_lines_ending_in_crlf(tmp_path):
     write_jsonl(source, [{"id": "a", "text": CRLF_TEXT}, {"id": "b", "text": "a\r\nb"}], end="\r\n")
     assert main(["sanitize", str(source), "-o", str(out), "-q"]) == 0
     rows = [json.loads(line) for line in out.read_text(encoding="utf8").splitlines()]
-    assert rows[0]["sanitized"] == "Write to [CODE]\r\nor call us.\rThanks.\r\n"
+    assert rows[0]["sanitized"] == "Please write to [CODE]\r\nor call us.\rThanks.\r\n"
     (start, end, *_), = rows[0]["replacements"]
     assert CRLF_TEXT[start:end] == "jane.roe@example.com"
     assert rows[1]["sanitized"] == "a\r\nb"
@@ -98,7 +98,7 @@ def test_crlf_on_stdin_is_kept():
         [sys.executable, "-m", "spacy_sanitize", "sanitize", "-", "-q"], input=CRLF_TEXT.encode(), capture_output=True
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout == b"Write to [CODE]\r\nor call us.\rThanks.\r\n"
+    assert result.stdout == b"Please write to [CODE]\r\nor call us.\rThanks.\r\n"
 
 
 RECORD = {"id": "r1", "title": "Letter from Anna Berg", "text": "Anna Berg lives in Oslo.", "meta": {"note": "call Bob Ray", "n": 3}, "tag": "x1"}

@@ -54,10 +54,10 @@ def test_sanitize_data_points_at_a_folder_with_the_same_layout(tmp_path):
     from spacy_sanitize.shipped import data_path
 
     shutil.copytree(data_path("gazetteer"), tmp_path / "gazetteer")
-    shutil.copytree(data_path("pii_confidence"), tmp_path / "pii_confidence")
-    with pytest.raises(OSError, match=r"\[E018\] shipped artefact 'pii_ner'"):
+    shutil.copytree(data_path("pii_confidence_fast"), tmp_path / "pii_confidence_fast")
+    with pytest.raises(OSError, match=r"\[E018\] shipped artefact 'pii_ner_distil'"):
         spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
-    shutil.copytree(data_path("pii_ner"), tmp_path / "pii_ner")
+    shutil.copytree(data_path("pii_ner_distil"), tmp_path / "pii_ner_distil")
     nlp = spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
     assert nlp(SAMPLE)._.sanitized == spacy_sanitize.load_pipeline("default")(SAMPLE)._.sanitized
 
@@ -115,7 +115,7 @@ def test_frequency_scorer_reads_the_shipped_counts_from_the_data_folder(tmp_path
     assert FrequencyScorer().counts_path == str(data_path("lm_counts", "counts.msgpack"))
 
 
-@pytest.mark.parametrize("config_name,shipped", [("default", "pii_ner"), ("fast", "pii_ner_distil")])
+@pytest.mark.parametrize("config_name,shipped", [("ensemble", "pii_ner"), ("default", "pii_ner_distil")])
 def test_pii_ner_initialize_loads_the_shipped_weights_or_says_why_not(nlp_blank, config_name, shipped):
     model = Config().from_disk(config_path(config_name))["components"]["pii_ner"]["model"]
     ner = nlp_blank.add_pipe("pii_ner", config={"model": model})

@@ -30,14 +30,15 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   only is dropped (with ``trim_edges``): a word of ``FIELD_LABELS`` before ":", "#", "no",
   "number" or a number, or an ORG of one short all-caps word before ":" or "#" and a
   number ("FBI: agents met" keeps its ORG); a number after a code label ("ID: 4471",
-  "sort code 20-00-00", "Tel 555-1234") is a CODE, not a DATETIME, QUANTITY or PERSON.
+  "sort code 20-00-00", "Tel 555-1234") is a CODE, not a DATETIME, QUANTITY or PERSON; so is
+  a PERSON span of one word with a digit ("EMP-1234", "jsmith42": a name has no digits).
 
 - **line breaks**: a span across a line break (generic NER reads "Bartosz Nowak\nSent:" as one
   name) is cut there into one span a line (with ``trim_edges``); a line's part that is a
   field label (right before ":") or only common words (not in the name lists: "Sent") is
   dropped, unless every part would be: a span never takes in the next field of a header.
 
-Spans found by rules (``pii_codes``, ``pii_script``, ``pii_titles``) are kept as they are.
+Spans found by rules (``pii_codes``, ``pii_script``, ``pii_titles``, ``pii_propn``) are kept as they are.
 A rewritten span keeps its label and ``Span._.risk_explain`` (copied to the new offsets)
 and records what changed in ``Span._.risk_explain["pii_refine"]``; the number of dropped
 spans is in ``doc.user_data["pii_refine"]``. Both drop rules can be switched off; neither
@@ -54,7 +55,7 @@ from ..masking_plan import is_common_word
 from ..types import DEFAULT_SPANS_KEY
 from .names import name_lists
 
-RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles")
+RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles", "pii_propn")
 WORD_CONNECTORS = frozenset({"to", "and", "through", "thru", "until", "till", "&"})
 DASHES = frozenset({"-", "–", "—", "−"})
 LEADING_DATE_WORDS = frozenset(
@@ -294,6 +295,8 @@ class SpanRefiner:
             part_label = label
             if label == "QUANTITY" and self._years_only(doc[s:e]):
                 part_label = "DATETIME"
+            elif label == "PERSON" and self.trim_edges and e - s == 1 and any(c.isdigit() for c in doc[s].text):
+                part_label = "CODE"  # "EMP-1234", "jsmith42": a name has no digits
             out.append((s, e, part_label))
         if self.drop_vague_dates:
             out = [(s, e, lab) for s, e, lab in out if lab != "DATETIME" or _dated(doc[s:e])]
