@@ -1,8 +1,10 @@
 """Grouped 5-fold cross-validation on the annotated court cases (TAB dev, 92 ECHR cases,
-356 annotator views), end to end from raw text: the default detector's spans, a risk_seq
+356 annotator views), end to end from raw text: the spans of `court`'s detector (``ensemble``, the
+previous ``default``), a risk_seq
 tagger trained on the training folds' annotations (all annotators of a case in one fold),
-the decision (risk >= a threshold chosen by inner CV on the training folds only, with or
-without the protected labels), the masker's plan (every mention of a masked entity, string
+the decision (risk >= a threshold chosen by inner CV on the training folds only, under each
+protection policy of ``POLICIES``: labels, listed names, name rules, validated codes, dates after
+cues, as ``decide/rules.py`` applies them), the masker's plan (every mention of a masked entity, string
 propagation) and the TAB metrics over the pooled out-of-fold predictions.
 
     python benchmarks/tab_eval.py --data ../shared/data/tab/tab_dev.json
@@ -32,24 +34,54 @@ from seq_eval import METRICS  # noqa: E402
 from spacy_sanitize import load_pipeline  # noqa: E402
 from spacy_sanitize.corpus import TabDocument, docs_to_tab, load_tab, read_tab, shared_data_dir  # noqa: E402
 from spacy_sanitize.decide.protect import matched_parts, name_parts, protect_from_record, protected_names  # noqa: E402
+from spacy_sanitize.decide.rules import ProtectRules  # noqa: E402
 from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predicted_mask_offsets, tab_scores  # noqa: E402
 from spacy_sanitize.masking_plan import PlanSettings  # noqa: E402
+from spacy_sanitize.spans import is_validated  # noqa: E402
 from spacy_sanitize.training.seq_train import FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
 
 THRESHOLDS = [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
 # The decision policies compared: the labels kept masked whatever the risk.
-POLICIES = {"no protection": [], "protect CODE": ["CODE"], "protect CODE, PERSON": ["CODE", "PERSON"]}
+# The decision policies compared: the decider's protection settings (risk_threshold's config
+# keys, decide/rules.py): what stays masked whatever the risk.
+DATE_CUES = ["born", "birth", "birthdate", "birthday", "dob", "d.o.b", "b.", "died", "death", "d.",
+             "né le", "née le", "naissance", "geboren", "admitted", "discharged"]
+NAMED = {"protect": ["CODE", "PERSON"], "protect_names": True}
+RULES = {**NAMED, "protect_detectors": ["pii_titles", "pii_script"], "protect_validated": True}
+POLICIES: Dict[str, Dict[str, Any]] = {
+    "no protection": {"protect": []},
+    "protect CODE": {"protect": ["CODE"]},
+    "protect CODE, PERSON": {"protect": ["CODE", "PERSON"]},
+    "protect CODE, PERSON, listed names": NAMED,
+    "protect CODE, PERSON, dates after cues": {"protect": ["CODE", "PERSON"], "protect_date_cues": DATE_CUES},
+    "protect CODE, PERSON, listed names, name rules, validated codes": RULES,
+    "protect CODE, PERSON, listed names, name rules, validated codes, dates after cues": {**RULES, "protect_date_cues": DATE_CUES},
+}
+# The policy parts/court.cfg ships (tests/test_court_benchmarks.py checks they agree).
+COURT_POLICY = "protect CODE, PERSON, listed names, name rules, validated codes, dates after cues"
 # A span row: [start, end, label, entity_id, risk]; risk None = masked (no score: fail closed).
+# Detected rows carry two more: [..., detector, validated] (risk_explain["detector"] and
+# spans.is_validated), which the span protection rules read.
 Row = List[Any]
+DETECTED_ROW_LEN = 7
 
 
 def detected_rows(texts: Sequence[str], doc_ids: Sequence[str], cache: Optional[Path], pipeline: str) -> Dict[str, List[Row]]:
-    """The detector's spans per document (cached: detection does not depend on the folds)."""
+    """The detector's spans per document (cached: detection does not depend on the folds). A
+    cache of an older format (rows without detector and validated) is detected again."""
     if cache is not None and cache.exists():
-        return json.loads(cache.read_text())
+        cached = json.loads(cache.read_text())
+        if all(len(row) == DETECTED_ROW_LEN for rows in cached.values() for row in rows):
+            return cached
     start = time.perf_counter()
     docs = detect_docs(load_pipeline(pipeline), texts, doc_ids)
-    rows = {doc._.doc_id: [[s.start_char, s.end_char, s.label_, s._.entity_id, None] for s in doc.spans.get("pii", [])] for doc in docs}
+    rows = {
+        doc._.doc_id: [
+            [s.start_char, s.end_char, s.label_, s._.entity_id, None, str(s._.risk_explain.get("detector", "")), is_validated(s)]
+            for s in doc.spans.get("pii", [])
+        ]
+        for doc in docs
+    }
     print(f"detected {len(docs)} docs in {time.perf_counter() - start:.0f}s", flush=True)
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -63,7 +95,7 @@ def span_docs(nlp, texts: Dict[str, str], rows: Dict[str, List[Row]], doc_ids: S
     for doc_id in doc_ids:
         doc = nlp.make_doc(texts[doc_id])
         spans = []
-        for start, end, label, entity_id, _ in rows[doc_id]:
+        for start, end, label, entity_id in (row[:4] for row in rows[doc_id]):
             span = doc.char_span(start, end, label=label, alignment_mode="expand")
             if span is not None:
                 span._.entity_id = entity_id
@@ -86,10 +118,19 @@ def tagged_rows(nlp, docs: List[Doc]) -> Dict[str, List[Row]]:
     }
 
 
+def policy_rules(settings: Dict[str, Any]) -> ProtectRules:
+    """The protection rules of a policy, as risk_threshold builds them from these settings."""
+    return ProtectRules(settings.get("protect", []), settings.get("protect_names", False), settings.get("protect_detectors"),
+                        settings.get("protect_validated", False), settings.get("protect_date_cues"), settings.get("date_cue_window", 5))
+
+
+NO_RULES = ProtectRules([])
+
+
 class Masker:
     """The masked character spans of span rows as the pipeline writes them: risk_threshold's
-    decision (risk >= threshold; a protected label or an unscored span is masked) followed by
-    the masker's plan (all mentions of a masked entity, propagation), via ``masking_plan``."""
+    decision (risk >= threshold; a span a protection rule holds or an unscored span is masked)
+    followed by the masker's plan (all mentions of a masked entity, propagation), via ``masking_plan``."""
 
     def __init__(self, texts: Dict[str, str], detected: Dict[str, List[Row]], persons: Optional[Dict[str, Any]] = None,
                  plan: Optional[PlanSettings] = None) -> None:
@@ -100,21 +141,27 @@ class Masker:
         self.docs: Dict[str, Doc] = {}
         # Doc._.protect per document (--with-protect-field), as name parts.
         self.person_parts = {doc_id: name_parts(protected_names(v)) for doc_id, v in (persons or {}).items()}
+        # (detector, validated) of each detected span, which out-of-fold rows do not carry
+        self.found = {doc_id: {(r[0], r[1]): (r[5], r[6]) if len(r) >= DETECTED_ROW_LEN else ("", False) for r in doc_rows}
+                      for doc_id, doc_rows in detected.items()}
 
-    def decision(self, doc_id: str, row: Row, threshold: float, protect: Sequence[str], person: bool) -> bool:
+    def decision(self, doc_id: str, row: Row, threshold: float, rules: ProtectRules, person: bool) -> bool:
         """risk_threshold's decision for one span row (unscored = masked: fail closed)."""
-        if row[2] in protect or row[4] is None or row[4] >= threshold:
+        if row[4] is None or row[4] >= threshold:
+            return True
+        detector, validated = self.found.get(doc_id, {}).get((row[0], row[1]), ("", False))
+        if rules.reason(row[2], self.texts[doc_id], row[0], row[1], detector, validated):
             return True
         parts = self.person_parts.get(doc_id) if person else None
         return bool(parts and matched_parts(self.texts[doc_id][row[0] : row[1]], parts))
 
-    def __call__(self, rows: Dict[str, List[Row]], threshold: float, protect: Sequence[str], person: bool = False) -> Dict[str, List[List[int]]]:
+    def __call__(self, rows: Dict[str, List[Row]], threshold: float, rules: ProtectRules, person: bool = False) -> Dict[str, List[List[int]]]:
         out = {}
         for doc_id, doc_rows in rows.items():
             if doc_id not in self.docs:
                 self.docs[doc_id] = span_docs(self.nlp, self.texts, self.detected, [doc_id])[0]
             doc = self.docs[doc_id]
-            decisions = {(r[0], r[1]): self.decision(doc_id, r, threshold, protect, person) for r in doc_rows}
+            decisions = {(r[0], r[1]): self.decision(doc_id, r, threshold, rules, person) for r in doc_rows}
             for span in doc.spans["pii"]:
                 span._.mask = decisions.get((span.start_char, span.end_char), True)
             out[doc_id] = predicted_mask_offsets(doc, settings=self.plan)
@@ -126,10 +173,10 @@ def scores(gold: Sequence[TabDocument], predictions: Dict[str, List[List[int]]],
     return {k: round(float(result[k]), 4) for k in METRICS}
 
 
-def choose_threshold(gold: Sequence[TabDocument], rows: Dict[str, List[Row]], protect: Sequence[str], tokens: Tokens, masked: Masker,
+def choose_threshold(gold: Sequence[TabDocument], rows: Dict[str, List[Row]], rules: ProtectRules, tokens: Tokens, masked: Masker,
                      person: bool = False) -> float:
     """The threshold with the best F1 on out-of-fold rows; ties go to the lower (safer) one."""
-    best = max(THRESHOLDS, key=lambda t: (scores(gold, masked(rows, t, protect, person), tokens)["F1"], -t))
+    best = max(THRESHOLDS, key=lambda t: (scores(gold, masked(rows, t, rules, person), tokens)["F1"], -t))
     return float(best)
 
 
@@ -152,7 +199,7 @@ def cross_val_rows(references: List[Doc], texts: Dict[str, str], rows: Dict[str,
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path, default=shared_data_dir() / "tab" / "tab_dev.json")
-    parser.add_argument("--pipeline", default="default", help="the detector (its masker is left out)")
+    parser.add_argument("--pipeline", default="ensemble", help="the detector (its masker is left out): court's, the previous default")
     parser.add_argument("--family", default="cnn", choices=sorted(FAMILIES))
     parser.add_argument("--epochs", type=int, default=2, help="passes over the annotator views (~4 per case)")
     parser.add_argument("--width", type=int, default=64, help="CNN: 0 = the pretrained tok2vec, else a fresh one this wide")
@@ -163,17 +210,17 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--inner-folds", type=int, default=3, help="inner CV on the training folds for the threshold")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--cache", type=Path, default=Path("corpus/tab_detected_default.json"))
+    parser.add_argument("--cache", type=Path, default=Path("corpus/tab_detected_ensemble.json"))
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/tab_eval.json"))
     parser.add_argument("--with-protect-field", default=None, metavar="FIELD",
                         help="also score every policy with Doc._.protect set from this record field (e.g. meta.applicant)")
     args = parser.parse_args()
-    # policy name -> (protected labels, whether the person to protect is given)
-    policies = {name: (labels, False) for name, labels in POLICIES.items()}
+    # policy name -> (protection rules, whether the person to protect is given)
+    policies = {name: (policy_rules(settings), False) for name, settings in POLICIES.items()}
     persons: Dict[str, Any] = {}
     if args.with_protect_field:
         persons = {d.doc_id: protect_from_record(d.meta, args.with_protect_field) for d in load_tab(args.data)}
-        policies.update({f"{name}, Doc._.protect = {args.with_protect_field}": (labels, True) for name, labels in POLICIES.items()})
+        policies.update({f"{name}, Doc._.protect = {args.with_protect_field}": (policy_rules(settings), True) for name, settings in POLICIES.items()})
 
     blank = spacy.blank("en")
     references = sorted(read_tab(args.data, blank), key=lambda d: (d._.doc_id, d._.annotator or ""))
@@ -190,9 +237,10 @@ def main() -> None:
         "data": str(args.data), "detector": args.pipeline, "folds": args.folds, "inner_folds": args.inner_folds,
         "seed": args.seed, "tagger": tagger, "epochs": args.epochs, "protect_field": args.with_protect_field, "mask_titles": args.mask_titles,
         "rows": {"mask all annotated spans": scores(gold, gold_masks, tokens),
-                 f"{args.pipeline}: mask all detected": scores(gold, masked(rows, 0.0, []), tokens)},
+                 f"{args.pipeline}: mask all detected": scores(gold, masked(rows, 0.0, NO_RULES), tokens)},
         "thresholds": {},
         "threshold_grid": THRESHOLDS,  # the thresholds the inner CV chooses from (and the fixed-threshold rows)
+        "policies": POLICIES,  # each policy's protection settings (risk_threshold's config keys)
     }
     by_id = {doc_id: [ref for ref in references if ref._.doc_id == doc_id] for doc_id in doc_ids}
     start = time.perf_counter()
@@ -215,25 +263,25 @@ def main() -> None:
         inner = oof["inner"][str(k)]
         inner_gold = [d for d in gold if d.doc_id not in held]
         test_rows = {doc_id: outer[doc_id] for doc_id in held}
-        for policy, (protect, person) in policies.items():
-            threshold = choose_threshold(inner_gold, inner, protect, tokens, masked, person)
+        for policy, (rules, person) in policies.items():
+            threshold = choose_threshold(inner_gold, inner, rules, tokens, masked, person)
             results["thresholds"].setdefault(policy, []).append(threshold)
-            predictions[policy].update(masked(test_rows, threshold, protect, person))
+            predictions[policy].update(masked(test_rows, threshold, rules, person))
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(results, indent=1))
     if args.with_protect_field:
-        results["rows"][f"{args.pipeline}: mask all detected, Doc._.protect = {args.with_protect_field}"] = scores(gold, masked(rows, 0.0, [], True), tokens)
+        results["rows"][f"{args.pipeline}: mask all detected, Doc._.protect = {args.with_protect_field}"] = scores(gold, masked(rows, 0.0, NO_RULES, True), tokens)
     for policy in policies:
         results["rows"][f"risk_seq {args.family} (grouped CV), {policy}"] = scores(gold, predictions[policy], tokens)
     # The same out-of-fold scores at fixed thresholds (not a CV result: the threshold is not chosen on training folds).
     results["fixed_thresholds"] = {
-        policy: {str(t): scores(gold, masked(outer, t, protect, person), tokens) for t in THRESHOLDS} for policy, (protect, person) in policies.items()
+        policy: {str(t): scores(gold, masked(outer, t, rules, person), tokens) for t in THRESHOLDS} for policy, (rules, person) in policies.items()
     }
     # Without the masker's plan (the decided spans only, as benchmarks/seq_eval.py scores).
     results["decided_spans_only"] = {
-        policy: scores(gold, {d: [[r[0], r[1]] for r in rs if masked.decision(d, r, t, protect, person)]
+        policy: scores(gold, {d: [[r[0], r[1]] for r in rs if masked.decision(d, r, t, rules, person)]
                               for d, rs in outer.items()}, tokens)
-        for (policy, (protect, person)), t in zip(policies.items(), [float(np.median(results["thresholds"][p])) for p in policies])
+        for (policy, (rules, person)), t in zip(policies.items(), [float(np.median(results["thresholds"][p])) for p in policies])
     }
     results["seconds"] = round(time.perf_counter() - start)
     args.output.write_text(json.dumps(results, indent=1))

@@ -368,6 +368,17 @@ class Errors(metaclass=ErrorsWithCodes):
         "spacy_sanitize.seq_cnn.v1 tagger, or span_features = []."
     )
 
+    # E53x: the deciders' protection rules (decide/rules.py)
+    E530 = (
+        "invalid decider setting {name}={value!r}: give a list of non-empty strings (or [] "
+        "to switch the rule off)."
+    )
+    E531 = "invalid decider setting {name}={value!r}: give true or false."
+    E532 = (
+        "invalid decider setting date_cue_window={value!r}: give the number of words (>= 1) "
+        "before a date that are searched for the protect_date_cues."
+    )
+
     E601 = (
         "the risk_infer component '{name}' has no trained attacker, so it cannot tell which "
         "words give the attribute away. Initialize it with a training file "

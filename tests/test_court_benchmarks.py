@@ -1,5 +1,5 @@
-"""The court benchmarks' own logic on tiny data: tab_eval's decision with the person to protect,
-ner_eval's boundary counts and title variant."""
+"""The court benchmarks' own logic on tiny data: tab_eval's decision with the person to protect
+and with the protection rules, ner_eval's boundary counts and title variant."""
 import sys
 from pathlib import Path
 
@@ -17,11 +17,12 @@ ROWS = [[3, 15, "PERSON", "e1", 0.1], [21, 27, "LOC", "e2", 0.1], [41, 46, "PERS
 
 def test_tab_eval_decision_with_the_applicant():
     masked = tab_eval.Masker({"d": TEXT}, {"d": ROWS}, persons={"d": "Galip Yalman"})
-    decide = [masked.decision("d", r, 0.5, [], True) for r in ROWS]
+    none, person = tab_eval.NO_RULES, tab_eval.policy_rules({"protect": ["PERSON"]})
+    decide = [masked.decision("d", r, 0.5, none, True) for r in ROWS]
     assert decide == [True, False, False]  # only the applicant's name stays masked
-    assert [masked.decision("d", r, 0.5, [], False) for r in ROWS] == [False, False, False]
-    assert [masked.decision("d", r, 0.5, ["PERSON"], False) for r in ROWS] == [True, False, True]
-    plan = masked({"d": ROWS}, 0.5, [], True)["d"]
+    assert [masked.decision("d", r, 0.5, none, False) for r in ROWS] == [False, False, False]
+    assert [masked.decision("d", r, 0.5, person, False) for r in ROWS] == [True, False, True]
+    plan = masked({"d": ROWS}, 0.5, none, True)["d"]
     assert [3, 15] in [list(p) for p in plan] and not any(p[0] == 21 for p in plan)
 
 
@@ -39,6 +40,36 @@ def test_tab_eval_masks_titles_with_names_when_asked():
     from spacy_sanitize.masking_plan import PlanSettings
 
     rows = {"d": ROWS}
-    plain = tab_eval.Masker({"d": TEXT}, rows)(rows, 0.0, [])["d"]
-    titled = tab_eval.Masker({"d": TEXT}, rows, plan=PlanSettings(mask_titles=True))(rows, 0.0, [])["d"]
+    plain = tab_eval.Masker({"d": TEXT}, rows)(rows, 0.0, tab_eval.NO_RULES)["d"]
+    titled = tab_eval.Masker({"d": TEXT}, rows, plan=PlanSettings(mask_titles=True))(rows, 0.0, tab_eval.NO_RULES)["d"]
     assert [3, 15] in [list(p) for p in plain] and [0, 15] in [list(p) for p in titled] and [35, 46] in [list(p) for p in titled]
+
+
+def test_tab_eval_decision_replays_the_protection_rules():
+    """tab_eval decides cached rows with risk_threshold's rules (decide/rules.py): detected rows
+    carry the detector and the validated flag, out-of-fold rows only the risk."""
+    text = "Yilmaz v. Turkey, born 3 May 1950, at LS21 3HJ; THORNBURY LIMITED."
+    at = text.index
+    detected = [[at("Yilmaz"), at("Yilmaz") + 6, "LOC", "e1", None, "pii_ner", False],
+                [at("Turkey"), at("Turkey") + 6, "LOC", "e2", None, "pii_ner", False],
+                [at("3 May"), at("3 May") + 10, "DATETIME", "e3", None, "pii_ner", False],
+                [at("LS21"), at("LS21") + 8, "LOC", "e4", None, "pii_ner", True],
+                [at("THORN"), at("THORN") + 17, "ORG", "e5", None, "pii_titles:company", False]]
+    oof = [row[:4] + [0.1] for row in detected]
+    masked = tab_eval.Masker({"d": text}, {"d": detected})
+    shipped = tab_eval.policy_rules(tab_eval.POLICIES["protect CODE, PERSON, listed names, name rules, validated codes, dates after cues"])
+    assert [masked.decision("d", r, 0.5, shipped, False) for r in oof] == [True, False, True, True, True]
+    labels_only = tab_eval.policy_rules(tab_eval.POLICIES["protect CODE, PERSON"])
+    assert [masked.decision("d", r, 0.5, labels_only, False) for r in oof] == [False] * 5
+
+
+def test_tab_eval_measures_the_protection_court_ships():
+    """The policy tab_eval reports as `court`'s has parts/court.cfg's protection settings."""
+    from spacy_sanitize.pipeline import config_path
+    from thinc.api import Config
+
+    decider = Config().from_disk(config_path("court"), interpolate=False)["components"]["risk_threshold"]
+    policy = tab_eval.POLICIES[tab_eval.COURT_POLICY]
+    keys = ("protect", "protect_names", "protect_detectors", "protect_validated", "protect_date_cues")
+    assert {k: decider.get(k) for k in keys} == {k: policy.get(k) for k in keys}
+    assert decider.get("date_cue_window", 5) == policy.get("date_cue_window", 5)

@@ -8,6 +8,10 @@ It is ``risk_vote`` with ``indicators = [indicator]``, ``rule = "k"``, ``k = 1``
 - a span without a score from the indicator is masked (fail closed);
 - labels in ``protect`` (default PERSON and CODE, as risk_vote; ``types_always_mask`` is its
   older name) are masked whatever the score, and the explanation says what the score decided;
+- so are, when switched on, the spans of risk_vote's other protection rules
+  (``decide/rules.py``): a word of the shipped name lists in a span of any label
+  (``protect_names``), a span found by a rule of ``protect_detectors``, a validated identifier
+  (``protect_validated``), a date after a cue of ``protect_date_cues`` ("born", "DOB");
 - the breakdown goes to ``Span._.risk_explain["threshold"]`` (the component's name without
   ``risk_``), in risk_vote's format.
 
@@ -46,6 +50,11 @@ class RiskThreshold(RiskVote):
         missing: str,
         protect: Optional[List[str]],
         types_always_mask: Optional[List[str]],
+        protect_names: bool = False,
+        protect_detectors: Optional[List[str]] = None,
+        protect_validated: bool = False,
+        protect_date_cues: Optional[List[str]] = None,
+        date_cue_window: int = 5,
     ) -> None:
         if missing != "mask":
             raise ValueError(Errors.E705.format(missing=missing))
@@ -68,6 +77,11 @@ class RiskThreshold(RiskVote):
             missing="mask",
             protect=protect,
             types_always_mask=types_always_mask,
+            protect_names=protect_names,
+            protect_detectors=protect_detectors,
+            protect_validated=protect_validated,
+            protect_date_cues=protect_date_cues,
+            date_cue_window=date_cue_window,
         )
         self.indicator = indicator
         self.threshold = None if threshold is None else float(threshold)
@@ -97,6 +111,11 @@ class RiskThreshold(RiskVote):
         "missing": "mask",
         "protect": None,
         "types_always_mask": None,
+        "protect_names": False,
+        "protect_detectors": [],
+        "protect_validated": False,
+        "protect_date_cues": [],
+        "date_cue_window": 5,
     },
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
@@ -110,6 +129,11 @@ def make_risk_threshold(
     missing: str,
     protect: Optional[List[str]],
     types_always_mask: Optional[List[str]],
+    protect_names: bool,
+    protect_detectors: List[str],
+    protect_validated: bool,
+    protect_date_cues: List[str],
+    date_cue_window: int,
 ) -> RiskThreshold:
     """indicator (str): the risk key to decide from (``seq`` for ``risk_seq``); required.
     threshold (Optional[float]): mask when risk >= threshold, in [0, 1]; null = the
@@ -117,6 +141,13 @@ def make_risk_threshold(
     missing (str): ``mask`` only (a span without a score is masked: fail closed).
     protect (Optional[List[str]]): PII labels masked whatever the score (likely direct
     identifiers); null = ``["CODE", "PERSON"]`` unless types_always_mask is set; [] = none.
-    types_always_mask (Optional[List[str]]): the older name of ``protect`` (lists joined)."""
+    types_always_mask (Optional[List[str]]): the older name of ``protect`` (lists joined).
+    protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window:
+    risk_vote's protection rules (``decide/rules.py``; off by default): a span with a word of
+    the shipped name lists, a span of these detectors, a validated identifier, a DATETIME span
+    with one of these cues among the date_cue_window words before it stay masked."""
     register_extensions()
-    return RiskThreshold(nlp, name, indicator, threshold, spans_key, missing, protect, types_always_mask)
+    return RiskThreshold(
+        nlp, name, indicator, threshold, spans_key, missing, protect, types_always_mask,
+        protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window,
+    )

@@ -14,6 +14,11 @@ Privacy fails closed:
 - labels in ``protect`` (likely direct identifiers, default PERSON and CODE: names and
   codes) are masked whatever the votes, so no indicator un-masks a name; the breakdown still
   says what the votes alone would have decided (``protect = []`` opts out);
+- so are, when switched on, spans of any label with a word of the shipped name lists
+  (``protect_names``), spans found by a rule of the ``protect_detectors``, validated
+  identifiers (``protect_validated``) and dates after a cue of ``protect_date_cues`` ("born",
+  "DOB") among the ``date_cue_window`` words before them: ``decide/rules.py`` (off by
+  default; the ``court`` pipeline sets them);
 - rule ``k`` with fewer than k indicators available needs all of them (k is capped at n);
 - when the document names the person to protect (``Doc._.protect``, see ``decide/protect.py``),
   every span sharing a name part with them is masked whatever its label and the votes
@@ -35,7 +40,9 @@ from spacy.tokens import Doc, Span
 from ..extensions import register_extensions
 from ..risk.base import AFTER_DECISION_FACTORIES, is_indicator, risk_key
 from ..errors import Errors
+from ..spans import is_validated
 from .protect import matched_parts, name_parts, protected_names
+from .rules import ProtectRules
 
 
 RULES = ("k", "any", "all", "majority", "mean")
@@ -96,6 +103,11 @@ class RiskVote:
         missing: str,
         protect: Optional[List[str]] = None,
         types_always_mask: Optional[List[str]] = None,
+        protect_names: bool = False,
+        protect_detectors: Optional[List[str]] = None,
+        protect_validated: bool = False,
+        protect_date_cues: Optional[List[str]] = None,
+        date_cue_window: int = 5,
     ) -> None:
         if rule not in RULES:
             raise ValueError(Errors.E700.format(rule=rule, rules=", ".join(RULES)))
@@ -119,6 +131,7 @@ class RiskVote:
         self.mean_threshold = float(mean_threshold)
         self.missing = missing
         self.protect = protected_labels(protect, types_always_mask)
+        self.rules = ProtectRules(self.protect, protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window)
         self._order_checked = False
 
     # ---------------------------------------------------------------- decision
@@ -184,14 +197,18 @@ class RiskVote:
             explain["protected_person"] = matched
             explain["reason"] = f"shares the name part(s) {matched} of the person to protect (Doc._.protect): masked whatever the votes"
             return True, explain
-        if span.label_ in self.protect:
+        reason = self.protection(span)
+        if reason:
             explain["votes_decision"] = mask
-            explain["reason"] = (
-                f"label {span.label_} is protected (protect, or types_always_mask in older configs): "
-                "masked whatever the votes; protect = [] opts out"
-            )
+            explain["reason"] = reason
             return True, explain
         return mask, explain
+
+    def protection(self, span: Span) -> Optional[str]:
+        """Why a protection rule keeps ``span`` masked whatever the votes (None: none does)."""
+        explain = span.doc.user_data.get(("._.", "risk_explain", span.start_char, span.end_char))
+        detector = str(explain.get("detector", "")) if isinstance(explain, dict) else ""
+        return self.rules.reason(span.label_, span.doc.text, span.start_char, span.end_char, detector, is_validated(span))
 
     def _decide_by_votes(self, span: Span) -> Tuple[bool, Dict[str, Any]]:
         votes, scores = self.votes(span)
@@ -233,6 +250,11 @@ class RiskVote:
         "missing": "mask",
         "protect": None,
         "types_always_mask": None,
+        "protect_names": False,
+        "protect_detectors": [],
+        "protect_validated": False,
+        "protect_date_cues": [],
+        "date_cue_window": 5,
     },
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
@@ -250,6 +272,11 @@ def make_risk_vote(
     missing: str,
     protect: Optional[List[str]],
     types_always_mask: Optional[List[str]],
+    protect_names: bool,
+    protect_detectors: List[str],
+    protect_validated: bool,
+    protect_date_cues: List[str],
+    date_cue_window: int,
 ) -> RiskVote:
     """indicators (List[str]): risk keys to combine (``seq``, ``web``...); empty = every key
     present on the span. thresholds (Dict[str, float]): per-key vote threshold (risk >=
@@ -259,7 +286,16 @@ def make_risk_vote(
     protect (Optional[List[str]]): PII labels masked whatever the votes (likely direct
     identifiers); null = ``["CODE", "PERSON"]`` unless types_always_mask is set; [] = none.
     types_always_mask (Optional[List[str]]): the older name of ``protect``, still honoured
-    (the two lists are joined)."""
+    (the two lists are joined).
+    protect_names (bool): also keep masked a span of any label with a word of the shipped
+    given or family name lists (a surname typed LOC or ORG); false = off.
+    protect_detectors (List[str]): detectors (prefixes of ``risk_explain["detector"]``, e.g.
+    ``pii_titles``, ``pii_script``) whose spans stay masked whatever their label; [] = none.
+    protect_validated (bool): keep masked the identifiers whose format or check digits were
+    verified (postcodes, phone numbers, IBANs...), whatever their label; false = off.
+    protect_date_cues (List[str]): cues ("born", "date of birth", "DOB") that keep a DATETIME
+    span masked when one is among the date_cue_window words before it; [] = off.
+    date_cue_window (int): how many words before a date are searched for the cues (>= 1)."""
     register_extensions()
     return RiskVote(
         nlp,
@@ -274,6 +310,11 @@ def make_risk_vote(
         missing,
         protect,
         types_always_mask,
+        protect_names,
+        protect_detectors,
+        protect_validated,
+        protect_date_cues,
+        date_cue_window,
     )
 
 

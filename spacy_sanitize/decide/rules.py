@@ -1,0 +1,152 @@
+"""The protection rules of the deciders (``risk_vote``, ``risk_threshold``): what keeps a
+detected span masked whatever the risk indicators say. One code path for both deciders (and for
+``benchmarks/tab_eval.py``, which replays them on cached detections).
+
+An indicator trained on court decisions learns "ORG and LOC spans stay in clear" and "dates of
+procedure stay in clear"; it then also un-masks a surname the recognizer typed ORG, a date of
+birth or a postcode. The rules name what no score may un-mask:
+
+- ``labels`` (setting ``protect``): spans of these PII labels (names and codes by default);
+- ``names`` (``protect_names``): a span of any label with a word of two or more letters in the
+  shipped given or family name lists (``detect/names.py``: names that are not also common
+  words), e.g. "Yilmaz" typed LOC, "HOLLOWAY" typed ORG; a listed word that is also a word of a
+  country or region name (pycountry: "London", "Ireland", "York") or of a nationality,
+  religion, ethnic group or language of the shipped gazetteer ("Irish", "English",
+  "Christian") is no evidence of a
+  person (by grouped CV on TAB, keeping them cost 1.7 points of precision: docs/court.md);
+- ``detectors`` (``protect_detectors``): spans a rule of these detectors found, whatever the
+  label they gave (prefixes of ``Span._.risk_explain["detector"]``: ``pii_titles`` for names
+  after titles, in fields, captions and company names; ``pii_script`` for names in other scripts);
+- ``validated`` (``protect_validated``): identifiers whose format or check digits were verified
+  (``spans.is_validated``: postcodes typed LOC, phone numbers, IBANs, national ids);
+- ``date_cues`` (``protect_date_cues``): a DATETIME span with one of these cues among the
+  ``date_window`` words before it ("born", "date of birth", "DOB", "d.", "né le"): a date of
+  birth or death, a quasi-identifier a court keeps as much as a medical record does.
+
+Reasons never quote the span's text (explanations reach review reports).
+"""
+import gzip
+import json
+import re
+from functools import lru_cache
+from typing import FrozenSet, Iterable, Optional, Sequence, Tuple
+
+import pycountry
+
+from ..detect.gazetteer.loading import shipped_gazetteer_path
+from ..detect.names import name_lists
+from ..errors import Errors
+
+WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+# The words of the context before a date, with a trailing period kept ("d.", "b.", "d.o.b.").
+CONTEXT_WORD = re.compile(r"[^\W_]+(?:\.[^\W_]+)*\.?", re.UNICODE)
+MIN_NAME_CHARS = 2
+# How far back (characters) the context of a date is read: more than date_window words need.
+CONTEXT_CHARS = 200
+# The end of a sentence before a date: its cue is in the date's sentence ("He was born in 1965.
+# On 3 May 2001 he..." does not make the second date one of birth). A period after one letter
+# ("d. 03/01/2020", an initial) ends no sentence.
+SENTENCE_END = re.compile(r"(?:[^\W_]{2,}|\d)[.!?][\"')\]]*\s+(?=[A-ZÀ-ÖØ-Þ])")
+DATE_LABEL = "DATETIME"
+# Gazetteer properties whose terms are groups, not people: nationality, religion, ethnic group,
+# language (not occupations: "Smith" is a surname before it is a trade).
+GROUP_PROPERTIES = ("P1549", "P140", "P172", "P1412")
+
+
+@lru_cache(maxsize=1)
+def place_words() -> FrozenSet[str]:
+    """The casefolded words of country and region names (pycountry) and of the shipped
+    gazetteer's nationalities, religions, ethnic groups and languages: listed names that name
+    no person."""
+    names = [c.name for c in pycountry.countries]
+    names += [getattr(c, key) for c in pycountry.countries for key in ("official_name", "common_name") if hasattr(c, key)]
+    names += [s.name for s in pycountry.subdivisions]
+    with gzip.open(shipped_gazetteer_path(), "rt", encoding="utf8") as stream:
+        records = (json.loads(line) for line in stream if line.strip())
+        names += [r["term"] for r in records if r.get("property") in GROUP_PROPERTIES]
+    return frozenset(w.casefold() for name in names for w in WORD.findall(name))
+
+
+def _check_strings(name: str, value: Optional[Sequence[str]]) -> Tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError(Errors.E530.format(name=name, value=value))
+    return tuple(v.strip() for v in value)
+
+
+def _cue_pattern(cue: str) -> "re.Pattern[str]":
+    """A cue as whole words, case-insensitive, any whitespace between its words ("date of
+    birth", "d.o.b", "né le"); a cue ending in a period ends there ("d.": not "dr")."""
+    parts = [re.escape(part) for part in cue.casefold().split()]
+    end = "" if not cue[-1].isalnum() else r"(?![^\W_])"
+    return re.compile(r"(?<![^\W_])" + r"\s+".join(parts) + end)
+
+
+class ProtectRules:
+    """The protection rules of one decider; ``reason`` says which one keeps a span masked."""
+
+    def __init__(
+        self,
+        labels: Iterable[str],
+        names: bool = False,
+        detectors: Optional[Sequence[str]] = None,
+        validated: bool = False,
+        date_cues: Optional[Sequence[str]] = None,
+        date_window: int = 5,
+    ) -> None:
+        for name, value in (("protect_names", names), ("protect_validated", validated)):
+            if not isinstance(value, bool):
+                raise ValueError(Errors.E531.format(name=name, value=value))
+        if isinstance(date_window, bool) or not isinstance(date_window, int) or date_window < 1:
+            raise ValueError(Errors.E532.format(value=date_window))
+        self.labels = sorted(set(labels))
+        self.names = names
+        self.detectors = _check_strings("protect_detectors", detectors)
+        self.validated = validated
+        self.date_cues = _check_strings("protect_date_cues", date_cues)
+        self.date_window = date_window
+        self._cues = [(cue, _cue_pattern(cue)) for cue in self.date_cues]
+        self._lists = name_lists() if names else None
+        self._places = place_words() if names else frozenset()
+
+    def name_word(self, span_text: str) -> bool:
+        """Whether a word of ``span_text`` is a given or family name of the shipped lists and
+        no word of a place or nationality (``place_words``)."""
+        lists = self._lists or name_lists()
+        places = self._places or place_words()
+        words = (w.casefold() for w in WORD.findall(span_text))
+        return any(len(w) >= MIN_NAME_CHARS and (w in lists.given or w in lists.family) and w not in places for w in words)
+
+    def date_cue(self, text: str, start: int) -> Optional[str]:
+        """The first configured cue among the ``date_window`` words before ``text[start]`` in
+        its sentence."""
+        context = text[max(0, start - CONTEXT_CHARS) : start]
+        ends = [m.end() for m in SENTENCE_END.finditer(context)]
+        words = CONTEXT_WORD.findall(context[ends[-1] if ends else 0 :])[-self.date_window :]
+        joined = " ".join(words).casefold()
+        return next((cue for cue, pattern in self._cues if pattern.search(joined)), None)
+
+    def reason(self, label: str, text: str, start: int, end: int, detector: str = "", validated: bool = False) -> Optional[str]:
+        """Why the span ``text[start:end]`` of ``label`` stays masked whatever the risk (None: no
+        rule applies). ``detector``: its ``risk_explain["detector"]``; ``validated``: whether its
+        format or check digits were verified."""
+        if label in self.labels:
+            return (
+                f"label {label} is protected (protect, or types_always_mask in older configs): "
+                "masked whatever the votes; protect = [] opts out"
+            )
+        if self.validated and validated:
+            return "a validated identifier (format or check digits verified) is protected (protect_validated): masked whatever the votes"
+        if self.detectors and detector:
+            found = next((d for d in self.detectors if detector == d or detector.startswith(d + ":")), None)
+            if found:
+                return f"found by a rule of {found}, which is protected (protect_detectors): masked whatever the votes"
+        if self.names and self.name_word(text[start:end]):
+            return "a word of the span is in the shipped name lists (protect_names): masked whatever the votes"
+        if self._cues and label == DATE_LABEL:
+            cue = self.date_cue(text, start)
+            if cue:
+                return f"a date after the cue {cue!r} (protect_date_cues): masked whatever the votes"
+        return None
+

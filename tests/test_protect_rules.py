@@ -1,0 +1,140 @@
+"""The deciders' protection rules beyond labels (decide/rules.py, issue #14): a listed name of
+any label, a span of a name rule, a validated code and a date after a birth cue stay masked
+whatever the risk, in risk_threshold and risk_vote alike; off unless set; coded errors."""
+import pytest
+import spacy
+from spacy.language import Language
+from spacy.tokens import Doc
+
+import spacy_sanitize  # noqa: F401 - registers the factories
+from spacy_sanitize.decide.rules import ProtectRules
+from spacy_sanitize.risk.base import write_risk
+from spacy_sanitize.spans import VALIDATED
+
+# text, then per span: (text, label, detector, validated); the indicator scores all of them 0.1
+TEXT = "Yilmaz v. Turkey. DOB: 12/03/1985, heard on 3 May 2001. THORNBURY LIMITED at LS21 3HJ."
+SPANS = [
+    ("Yilmaz", "LOC", "pii_ner", False),
+    ("Turkey", "LOC", "pii_ner", False),
+    ("12/03/1985", "DATETIME", "pii_ner", False),
+    ("3 May 2001", "DATETIME", "pii_ner", False),
+    ("THORNBURY LIMITED", "ORG", "pii_titles:company", False),
+    ("LS21 3HJ", "LOC", "pii_codes:postcode", True),
+]
+RULES = {
+    "protect_names": True,
+    "protect_detectors": ["pii_titles", "pii_script"],
+    "protect_validated": True,
+    "protect_date_cues": ["born", "dob", "date of birth"],
+}
+
+
+@Language.component("test_rules_spans")
+def rules_spans(doc: Doc) -> Doc:
+    spans = []
+    for text, label, detector, validated in SPANS:
+        start = doc.text.index(text)
+        span = doc.char_span(start, start + len(text), label=label)
+        span._.risk_explain["detector"] = detector
+        if validated:
+            span._.risk_explain[VALIDATED] = label
+        spans.append(span)
+    doc.spans["pii"] = spans
+    return doc
+
+
+@Language.component("risk_test_low")
+def low_risk(doc: Doc) -> Doc:
+    for span in doc.spans["pii"]:
+        write_risk(span, "test_low", 0.1, {})
+    return doc
+
+
+def decided(factory: str, **config) -> dict:
+    nlp = spacy.blank("en")
+    nlp.add_pipe("test_rules_spans")
+    nlp.add_pipe("risk_test_low")
+    if factory == "risk_threshold":
+        config = {"indicator": "test_low", "threshold": 0.5, **config}
+    else:
+        config = {"indicators": ["test_low"], **config}
+    nlp.add_pipe(factory, config=config)
+    doc = nlp(TEXT)
+    return {span.text: (span._.mask, span._.risk_explain[factory.replace("risk_", "")]) for span in doc.spans["pii"]}
+
+
+@pytest.mark.parametrize("factory", ["risk_threshold", "risk_vote"])
+def test_rules_keep_names_codes_and_birth_dates_masked_whatever_the_risk(factory):
+    out = decided(factory, **RULES)
+    masks = {text: mask for text, (mask, _) in out.items()}
+    assert masks == {"Yilmaz": True, "Turkey": False, "12/03/1985": True, "3 May 2001": False,
+                     "THORNBURY LIMITED": True, "LS21 3HJ": True}
+    for text in ("Yilmaz", "12/03/1985", "THORNBURY LIMITED", "LS21 3HJ"):
+        explain = out[text][1]
+        assert explain["votes_decision"] is False  # the risk alone would have un-masked it
+        assert text not in explain["reason"]  # reasons reach reports: no span text in them
+    assert "name lists" in out["Yilmaz"][1]["reason"] and "'dob'" in out["12/03/1985"][1]["reason"]
+    assert "pii_titles" in out["THORNBURY LIMITED"][1]["reason"] and "validated" in out["LS21 3HJ"][1]["reason"]
+
+
+@pytest.mark.parametrize("factory", ["risk_threshold", "risk_vote"])
+def test_rules_are_off_unless_set(factory):
+    assert not any(mask for mask, _ in decided(factory).values())
+    only_dates = decided(factory, protect_date_cues=["dob"])
+    assert [text for text, (mask, _) in only_dates.items() if mask] == ["12/03/1985"]
+
+
+def test_date_cue_window_and_sentence():
+    rules = ProtectRules([], date_cues=["born", "d."], date_window=2)
+    text = "He was born in the city of Izmir in 1950. On 3 May 2001 he left. Abena (d. 03/01/2020) left."
+    at = text.index
+    assert rules.date_cue(text, at("1950")) is None  # "born" is 6 words back: outside a window of 2
+    assert ProtectRules([], date_cues=["born"]).date_cue(text, at("1950")) is None  # 5 words: still out
+    assert ProtectRules([], date_cues=["born"], date_window=8).date_cue(text, at("1950")) == "born"
+    # a cue in the sentence before does not reach across its end
+    assert ProtectRules([], date_cues=["born"], date_window=20).date_cue(text, at("3 May 2001")) is None
+    assert rules.date_cue(text, at("03/01/2020")) == "d."  # "d." after one letter ends no sentence
+    assert ProtectRules([], date_cues=["d."]).date_cue("Smith Ltd. 4 May", 11) is None  # not in "ltd."
+    assert ProtectRules([], date_cues=["date of birth"]).date_cue("Date  of\nbirth: 1/2/1990", 16) == "date of birth"
+
+
+def test_protected_detectors_are_prefixes_of_whole_names():
+    rules = ProtectRules([], detectors=["pii_titles"])
+    text = "ACME LIMITED"
+    assert rules.reason("ORG", text, 0, 12, "pii_titles:company")
+    assert rules.reason("ORG", text, 0, 12, "pii_titles")
+    assert rules.reason("ORG", text, 0, 12, "pii_titles_extra:x") is None
+    assert rules.reason("ORG", text, 0, 12, "pii_ner") is None
+
+
+@pytest.mark.parametrize(
+    "config, code",
+    [
+        ({"protect_date_cues": ["born", " "]}, "E530"),
+        ({"protect_detectors": [""]}, "E530"),
+        ({"date_cue_window": 0}, "E532"),
+    ],
+)
+def test_bad_rule_settings_are_coded_errors(config, code):
+    with pytest.raises(ValueError, match=code):
+        decided("risk_threshold", **config)
+
+
+def test_bad_values_built_in_code_are_coded_errors():
+    # (a config's types are checked by spaCy first; code building the rules gets these)
+    with pytest.raises(ValueError, match="E530"):
+        ProtectRules([], detectors="pii_titles")  # a string is not a list of detectors
+    with pytest.raises(ValueError, match="E531"):
+        ProtectRules([], names="yes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="E532"):
+        ProtectRules([], date_window=True)  # type: ignore[arg-type]
+
+
+def test_listed_names_that_are_places_or_nationalities_do_not_protect():
+    """The given-name list holds "London", "Ireland", "Irish" (people are named so); in court
+    texts they are places and nationalities, which the risk decides."""
+    rules = ProtectRules([], names=True)
+    for text in ("London", "Northern Ireland", "Irish Government", "New York", "English"):
+        assert rules.reason("LOC", text, 0, len(text)) is None, text
+    for text in ("Yilmaz", "HOLLOWAY", "Saunders Ltd", "Patel</td><td"):
+        assert rules.reason("ORG", text, 0, len(text)), text
