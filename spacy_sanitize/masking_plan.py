@@ -82,6 +82,9 @@ def whole_word_pattern(strings: Iterable[str]) -> Optional["re.Pattern[str]"]:
 
 
 _HEAD = re.compile(r"\w+|.", re.DOTALL)  # a word, or one non-word character
+# where a whole-word occurrence may start: a word, or a non-word character after no word
+# character (the regex skips the rest, not a Python test per character)
+_START = re.compile(r"(?<!\w)(?:\w+|.)", re.DOTALL)
 
 
 @lru_cache(maxsize=65536)
@@ -142,20 +145,20 @@ def occurrences(
     end_of: Dict[str, int] = {}  # overlapping: where each string's last occurrence ends
     cursor = 0  # cover: where the last occurrence ends
     size = len(text)
-    after_word = False
-    for match in _HEAD.finditer(text):
+    for match in _START.finditer(text):
         p, head = match.start(), match.group(0)
-        starts_here = not after_word
-        after_word = _is_word(head[-1])
-        if not starts_here or p < cursor:
+        if p < cursor:
             continue
         candidates = by_head.get(head, [])
         if by_fold:
             key = head.casefold()
-            extra = [c for c in by_fold.get(key, ()) if c not in candidates]
-            if key.endswith("s"):  # the head of a plural: "Solheims"
-                extra += [c for c in by_fold.get(key[:-1], ()) if c not in candidates and c not in extra]
-            candidates = sorted(candidates + extra, key=len, reverse=True) if extra else candidates
+            same, plural = by_fold.get(key, ()), by_fold.get(key[:-1], ()) if key.endswith("s") else ()
+            if same or plural:  # most words are no name's head: no lists built for them
+                extra = [c for c in same if c not in candidates]
+                extra += [c for c in plural if c not in candidates and c not in extra]  # "Solheims"
+                candidates = sorted(candidates + extra, key=len, reverse=True) if extra else candidates
+        if not candidates:
+            continue
         for string in candidates:  # longest first
             stop = p + len(string)
             if not text.startswith(string, p):

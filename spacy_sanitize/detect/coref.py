@@ -22,7 +22,7 @@ given name of the shipped name lists followed by a family name or another rare w
 (``detect/names.py``).
 """
 import re
-from typing import Dict, FrozenSet, List, Optional
+from typing import Dict, FrozenSet, Optional
 
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
@@ -40,10 +40,6 @@ LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
 
 def normalize(text: str) -> str:
     return " ".join(re.findall(r"\w+", re.sub(r"['’]s$", "", fold(text))))
-
-
-def _name_parts(text: str) -> List[str]:
-    return [w for w in normalize(text).split() if LINK_PARTS.accepts(w)]
 
 
 def _surname_first(doc: Doc, spans_key: str) -> None:
@@ -185,24 +181,25 @@ class Coref:
         acronyms: Dict[str, str] = {}
         counter = 0
         for span in sorted(doc.spans.get(self.spans_key, []), key=lambda s: (s.start, -len(s))):
-            key = f"{span.label_}:{normalize(span.text)}"
+            # the label and normalized text read once (a Span's text and label_ are built per read)
+            label, normalized = span.label_, normalize(span.text)
+            parts = [w for w in normalized.split() if LINK_PARTS.accepts(w)] if label == "PERSON" else []
+            key = f"{label}:{normalized}"
             entity_id = span._.entity_id or ids.get(key)
-            if entity_id is None and span.label_ == "PERSON" and self.person_parts:
-                parts = _name_parts(span.text)
+            if entity_id is None and label == "PERSON" and self.person_parts:
                 if parts and all(p in person_parts for p in parts) and len({person_parts[p] for p in parts}) == 1:
                     entity_id = person_parts[parts[0]]
-            if entity_id is None and span.label_ == "ORG":
-                entity_id = acronyms.get(normalize(span.text))
+            if entity_id is None and label == "ORG":
+                entity_id = acronyms.get(normalized)
             if entity_id is None:
                 counter += 1
                 entity_id = f"e{counter}"
             span._.entity_id = entity_id
             ids.setdefault(key, entity_id)
-            if span.label_ == "PERSON":
-                for part in _name_parts(span.text):
-                    person_parts.setdefault(part, entity_id)
-            if span.label_ == "ORG":
-                words = [w for w in normalize(span.text).split() if w not in ("of", "the", "and", "for")]
+            for part in parts:
+                person_parts.setdefault(part, entity_id)
+            if label == "ORG":
+                words = [w for w in normalized.split() if w not in ("of", "the", "and", "for")]
                 if len(words) > 1:
                     acronyms.setdefault("".join(w[0] for w in words), entity_id)
         if self.propagate:
