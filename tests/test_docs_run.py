@@ -310,28 +310,38 @@ def same_number(shown: str, value: float) -> bool:
     return abs(float(shown) - value) <= 0.5 * 10 ** -decimals + 1e-9
 
 
+# README row prefix -> stage key of benchmarks/default_pipeline.py's results (a key may be the end of the stage name)
 DEFAULT_STAGES = {
+    "CODE, script and title rules": "pii_codes + pii_script + pii_titles",
+    "+ DEM/MISC gazetteer": "pii_codes + pii_script + pii_titles + pii_gazetteer",
+    "+ the distilled `pii_ner`": "pii_codes + pii_script + pii_titles + pii_gazetteer + pii_ner",
+    "+ `pii_refine`": "pii_codes + pii_script + pii_titles + pii_gazetteer + pii_ner + pii_refine",
+    "+ `pii_propn`": "pii_codes + pii_script + pii_titles + pii_gazetteer + pii_ner + pii_refine + pii_propn",
+    "+ `pii_text_view`, `pii_confidence`, `pii_coref`, masker": "+ pii_coref + masker",  # the whole default pipeline
+}
+ENSEMBLE_STAGES = {
     "plain `en_core_web_sm` NER, all labels": "plain NER (all labels)",
     "+ label mapping, CODE, script and title rules": "pii_codes + pii_script + pii_titles + pii_ent_mapper",
     "+ DEM/MISC gazetteer": "pii_codes + pii_script + pii_titles + pii_ent_mapper + pii_gazetteer",
     "+ silver-trained `pii_ner`": "pii_codes + pii_script + pii_titles + pii_ent_mapper + pii_gazetteer + pii_ner",
-    "+ `pii_refine`, `pii_coref`": "+ pii_coref + masker",  # the whole default pipeline
+    "+ `pii_refine`, `pii_coref`": "+ pii_coref + masker",  # the whole ensemble pipeline
 }
 MASKING_COLUMNS = ["P", "R_all", "F1", "R_ent", "R_direct", "R_quasi"]
 
 
-def test_readme_end_to_end_table_is_default_pipeline_json() -> None:
-    results = json.loads((RESULTS / "default_pipeline.json").read_text(encoding="utf8"))
-    rows = readme_table("### End-to-end: the default pipeline on wiki_dev")
-    assert len(rows) == len(DEFAULT_STAGES)
+@pytest.mark.parametrize("results_file,nth,stages", [("default_pipeline.json", 0, DEFAULT_STAGES), ("ensemble_pipeline.json", 1, ENSEMBLE_STAGES)])
+def test_readme_end_to_end_tables_are_their_results(results_file: str, nth: int, stages: dict) -> None:
+    results = json.loads((RESULTS / results_file).read_text(encoding="utf8"))
+    rows = readme_table("### End-to-end: the default pipeline on wiki_dev", nth)
+    assert len(rows) == len(stages)
     for row in rows:
-        key = next(stage for prefix, stage in DEFAULT_STAGES.items() if row[0].startswith(prefix))
+        key = next(stage for prefix, stage in stages.items() if row[0].startswith(prefix))
         masking = next(value for name, value in results.items() if name == key or name.endswith(key))["masking"]
         stale = [(column, shown, masking[column]) for column, shown in zip(MASKING_COLUMNS, row[1:]) if not same_number(shown, masking[column])]
-        assert not stale, f"README row {row[0]!r} differs from default_pipeline.json: {stale}"
+        assert not stale, f"README row {row[0]!r} differs from {results_file}: {stale}"
 
 
-PRESIDIO_ROWS = {"Presidio": "Presidio (threshold 0.0)", "spacy-sanitize `default`": "spacy-sanitize default", "spacy-sanitize `fast`": "spacy-sanitize fast"}
+PRESIDIO_ROWS = {"Presidio": "Presidio (threshold 0.0)", "spacy-sanitize `default`": "spacy-sanitize default", "spacy-sanitize `ensemble`": "spacy-sanitize ensemble"}
 
 
 @pytest.mark.parametrize("corpus,nth", [("wiki_dev", 0), ("tab_dev", 1)])
