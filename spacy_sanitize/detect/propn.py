@@ -59,6 +59,13 @@ def _capitalised(text: str) -> bool:
     return text[:1].isupper() and any(c.isalpha() for c in text)
 
 
+def _token_lists(doc: Doc) -> Tuple[List[str], List[str], List[bool]]:
+    """Token texts, their whitespace and whether each is capitalised, read once: a Token
+    object per look-up was most of the detector's time."""
+    words = [t.text for t in doc]
+    return words, [t.whitespace_ for t in doc], [_capitalised(w) for w in words]
+
+
 def _number(text: str) -> bool:
     return text.isdigit() and len(text) <= 4
 
@@ -95,10 +102,9 @@ class ProperNounDetector:
 
     def runs(self, doc: Doc) -> List[Tuple[int, int]]:
         """Token ranges of capitalised runs, sentence-initial common words left out."""
-        # token texts read once: a Token object per look-up was most of the time
-        words = [t.text for t in doc]
-        spaces = [t.whitespace_ for t in doc]
-        caps = [_capitalised(w) for w in words]
+        return self._runs(*_token_lists(doc))
+
+    def _runs(self, words: List[str], spaces: List[str], caps: List[bool]) -> List[Tuple[int, int]]:
         found: List[Tuple[int, int]] = []
         n = len(words)
         i = 0
@@ -138,33 +144,36 @@ class ProperNounDetector:
             i = max(end, i + 1)
         return found
 
-    def _label(self, doc: Doc, start: int, end: int, lists: NameLists) -> str:
-        if doc[end - 1].lower_ in self.org_heads:
+    def _label(self, words: List[str], spaces: List[str], start: int, end: int, lists: NameLists) -> str:
+        if words[end - 1].lower() in self.org_heads:
             return "ORG"
-        tokens = [doc[k].text for k in range(start, end) if doc[k].text not in _HYPHENS]
+        tokens = [w for w in words[start:end] if w not in _HYPHENS]
         name_words = all(
             _capitalised(w) and (w.lower() in lists.given or w.lower() in lists.family or self._rare(w)) for w in tokens
         )
-        if name_words and tokens[0].lower() in lists.given and 2 <= len(doc[start:end].text.split()) <= 4:
+        # words as written: "Marie-Claire" is one of them
+        written = "".join(w + space for w, space in zip(words[start:end], spaces[start:end])).split()
+        if name_words and tokens[0].lower() in lists.given and 2 <= len(written) <= 4:
             return "PERSON"
         return self.label
 
     @staticmethod
-    def _after_person(doc: Doc, start: int, persons: Set[int]) -> bool:
+    def _after_person(words: List[str], spaces: List[str], start: int, persons: Set[int]) -> bool:
         """Whether a PERSON span ends right before ``start``, quotes between ("Byron Scott
         "Buster" Brannon": the nickname and the surname are the person's name too)."""
         k = start - 1
-        while k >= 0 and doc[k].text in _QUOTES:
+        while k >= 0 and words[k] in _QUOTES:
             k -= 1
-        return k >= 0 and k in persons and "\n" not in doc[k].whitespace_
+        return k >= 0 and k in persons and "\n" not in spaces[k]
 
     def __call__(self, doc: Doc) -> Doc:
         spans = doc.spans.get(self.spans_key, [])
         taken = {k for span in spans for k in range(span.start, span.end)}
         persons = {k for span in spans if span.label_ == "PERSON" for k in range(span.start, span.end)}
         lists = name_lists()
+        words, spaces, caps = _token_lists(doc)
         found = []
-        for start, end in self.runs(doc):
+        for start, end in self._runs(words, spaces, caps):
             # the parts of the run no detector covered, trimmed to capitalised words
             k = start
             while k < end:
@@ -175,17 +184,18 @@ class ProperNounDetector:
                 while part_end < end and part_end not in taken:
                     part_end += 1
                 a, b = k, part_end
-                while a < b and not _capitalised(doc[a].text):
+                while a < b and not caps[a]:
                     a += 1
-                while b > a and not (_capitalised(doc[b - 1].text) or (_number(doc[b - 1].text) and b == end)):
+                while b > a and not (caps[b - 1] or (_number(words[b - 1]) and b == end)):
                     b -= 1
-                if a < b and any(self._rare(doc[m].text) for m in range(a, b) if _capitalised(doc[m].text)):
-                    label = self._label(doc, a, b, lists)
-                    if label == self.label and self._after_person(doc, a, persons):
+                if a < b and any(self._rare(words[m]) for m in range(a, b) if caps[m]):
+                    label = self._label(words, spaces, a, b, lists)
+                    if label == self.label and self._after_person(words, spaces, a, persons):
                         label = "PERSON"
                     if label == "PERSON":
                         persons.update(range(a, b))
-                    found.append((doc[a].idx, doc[b - 1].idx + len(doc[b - 1].text), label, self.name))
+                    start_char = doc[a].idx
+                    found.append((start_char, doc[b - 1].idx + len(words[b - 1]), label, self.name))
                 k = part_end
         add_char_spans(doc, found, key=self.spans_key)
         return doc
