@@ -39,8 +39,11 @@ from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predi
 from spacy_sanitize.masking_plan import PlanSettings  # noqa: E402
 from spacy_sanitize.spans import is_validated  # noqa: E402
 from spacy_sanitize.training.seq_train import FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
+from spacy_sanitize.training.stack_train import fit_stack  # noqa: E402
 
 THRESHOLDS = [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
+# risk_stack's thresholds (its risk is calibrated by the fit: a probability of masking)
+STACK_THRESHOLDS = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6]
 # The decision policies compared: the labels kept masked whatever the risk.
 # The decision policies compared: the decider's protection settings (risk_threshold's config
 # keys, decide/rules.py): what stays masked whatever the risk.
@@ -174,10 +177,32 @@ def scores(gold: Sequence[TabDocument], predictions: Dict[str, List[List[int]]],
 
 
 def choose_threshold(gold: Sequence[TabDocument], rows: Dict[str, List[Row]], rules: ProtectRules, tokens: Tokens, masked: Masker,
-                     person: bool = False) -> float:
+                     person: bool = False, grid: Sequence[float] = THRESHOLDS) -> float:
     """The threshold with the best F1 on out-of-fold rows; ties go to the lower (safer) one."""
-    best = max(THRESHOLDS, key=lambda t: (scores(gold, masked(rows, t, rules, person), tokens)["F1"], -t))
+    best = max(grid, key=lambda t: (scores(gold, masked(rows, t, rules, person), tokens)["F1"], -t))
     return float(best)
+
+
+def stack_rows(texts: Dict[str, str], detected: Dict[str, List[Row]]) -> Dict[str, List[Any]]:
+    """The detected spans as risk_stack's rows (entity key, detector, validated)."""
+    return {d: [(r[0], r[1], r[2], r[3] or f"{r[2]}:{texts[d][r[0]:r[1]]}", r[5], bool(r[6])) for r in rs] for d, rs in detected.items()}
+
+
+def seq_risks(detected: Dict[str, List[Row]], tagged: Dict[str, List[Row]]) -> Dict[str, List[float]]:
+    """risk_seq's risk of each detected span from tagged rows (unscored: 1.0, fail closed)."""
+    out = {}
+    for doc_id, rows in tagged.items():
+        risk = {(r[0], r[1]): r[4] for r in rows}
+        out[doc_id] = [1.0 if risk.get((r[0], r[1])) is None else float(risk[(r[0], r[1])]) for r in detected[doc_id]]
+    return out
+
+
+def stacked(gold: Dict[str, TabDocument], srows: Dict[str, List[Any]], detected: Dict[str, List[Row]], train_risks: Dict[str, List[float]],
+            train_ids: Sequence[str], test_risks: Dict[str, List[float]], test_ids: Sequence[str], seed: int) -> Dict[str, List[Row]]:
+    """Span rows of ``test_ids`` with risk_stack's risk, fit on ``train_ids`` (their out-of-fold risk_seq risks)."""
+    model = fit_stack(gold, srows, train_risks, train_ids, seed=seed)
+    return {d: [[r[0], r[1], r[2], r[3], float(p)] for r, p in zip(detected[d], model.predict(gold[d].text, srows[d], [[x] for x in test_risks[d]]))]
+            for d in test_ids}
 
 
 def cross_val_rows(references: List[Doc], texts: Dict[str, str], rows: Dict[str, List[Row]], folds: int, seed: int,
@@ -212,6 +237,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cache", type=Path, default=Path("corpus/tab_detected_ensemble.json"))
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/tab_eval.json"))
+    parser.add_argument("--stack", action="store_true",
+                        help="also risk_stack over the risk_seq risks (court's decision): fit per fold on the inner out-of-fold risks")
     parser.add_argument("--with-protect-field", default=None, metavar="FIELD",
                         help="also score every policy with Doc._.protect set from this record field (e.g. meta.applicant)")
     args = parser.parse_args()
@@ -254,6 +281,11 @@ def main() -> None:
         oof_path.write_text(json.dumps(oof))
     outer = oof["outer"]
     predictions: Dict[str, Dict[str, List[List[int]]]] = {policy: {} for policy in policies}
+    gold_by_id = {d.doc_id: d for d in gold}
+    srows = stack_rows(texts, rows)
+    stack_name = f"risk_stack over risk_seq {args.family} (grouped CV), {COURT_POLICY}"
+    stack_out: Dict[str, List[Row]] = {}
+    stack_predictions: Dict[str, List[List[int]]] = {}
     for k, test in enumerate(document_folds(doc_ids, args.folds, args.seed)):
         held = {doc_ids[i] for i in test}
         train_refs = [ref for doc_id in doc_ids if doc_id not in held for ref in by_id[doc_id]]
@@ -267,12 +299,31 @@ def main() -> None:
             threshold = choose_threshold(inner_gold, inner, rules, tokens, masked, person)
             results["thresholds"].setdefault(policy, []).append(threshold)
             predictions[policy].update(masked(test_rows, threshold, rules, person))
+        if args.stack:  # fit on the training cases' inner out-of-fold risks; threshold by a 3-fold cross-fit within them
+            train_ids = [d for d in doc_ids if d not in held]
+            inner_risks = seq_risks(rows, inner)
+            crossfit: Dict[str, List[Row]] = {}
+            for j, part in enumerate(document_folds(train_ids, args.inner_folds, args.seed + 200 + k)):
+                part_ids = sorted(train_ids[i] for i in part)
+                rest = [d for d in train_ids if d not in set(part_ids)]
+                crossfit.update(stacked(gold_by_id, srows, rows, inner_risks, rest, inner_risks, part_ids, args.seed + 10 * k + j))
+            rules = policy_rules(POLICIES[COURT_POLICY])
+            threshold = choose_threshold(inner_gold, crossfit, rules, tokens, masked, grid=STACK_THRESHOLDS)
+            results["thresholds"].setdefault(stack_name, []).append(threshold)
+            test_stack = stacked(gold_by_id, srows, rows, inner_risks, train_ids, seq_risks(rows, test_rows), sorted(held), args.seed + k)
+            stack_out.update(test_stack)
+            stack_predictions.update(masked(test_stack, threshold, rules))
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(results, indent=1))
     if args.with_protect_field:
         results["rows"][f"{args.pipeline}: mask all detected, Doc._.protect = {args.with_protect_field}"] = scores(gold, masked(rows, 0.0, NO_RULES, True), tokens)
     for policy in policies:
         results["rows"][f"risk_seq {args.family} (grouped CV), {policy}"] = scores(gold, predictions[policy], tokens)
+    if args.stack:
+        results["rows"][stack_name] = scores(gold, stack_predictions, tokens)
+        rules = policy_rules(POLICIES[COURT_POLICY])
+        results["stack_threshold_grid"] = STACK_THRESHOLDS
+        results["stack_fixed_thresholds"] = {str(t): scores(gold, masked(stack_out, t, rules), tokens) for t in STACK_THRESHOLDS}
     # The same out-of-fold scores at fixed thresholds (not a CV result: the threshold is not chosen on training folds).
     results["fixed_thresholds"] = {
         policy: {str(t): scores(gold, masked(outer, t, rules, person), tokens) for t in THRESHOLDS} for policy, (rules, person) in policies.items()

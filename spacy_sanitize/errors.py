@@ -379,6 +379,16 @@ class Errors(metaclass=ErrorsWithCodes):
         "before a date that are searched for the protect_date_cues."
     )
 
+    E540 = "risk_stack: no spans to fit on: give documents with detected spans and their targets."
+    E541 = "risk_stack '{name}': give the risk keys it combines, e.g. indicators = [\"seq\"]."
+    E542 = (
+        "risk_stack '{name}' has no model: load one with initialize (shipped = \"risk_stack_court\" under "
+        "[initialize.components.{name}]) or from_disk, or fit one with `spacy-sanitize train-stack`."
+    )
+    E543 = (
+        "risk_stack '{name}' is configured to combine {configured} but its model was fit on {fitted}: "
+        "set indicators = {fitted} or fit a model on {configured} (`spacy-sanitize train-stack`)."
+    )
     E601 = (
         "the risk_infer component '{name}' has no trained attacker, so it cannot tell which "
         "words give the attribute away. Initialize it with a training file "

@@ -77,14 +77,16 @@ def test_court_pipeline_loads_offline_and_keeps_names_masked():
     if not (data_path("risk_seq_court") / "backend.json").exists():
         pytest.skip("no court tagger; build it with `spacy project run build-court`")
     nlp = load_pipeline("court")
-    assert nlp.pipe_names[-3:] == ["risk_seq", "risk_threshold", "masker"]
+    assert nlp.pipe_names[-4:] == ["risk_seq", "risk_stack", "risk_threshold", "masker"]
     decider = nlp.get_pipe("risk_threshold")
+    assert decider.indicator == "stack"
     doc = nlp("The case originated in an application against the Republic of Turkey lodged with the Court "
               "by a Turkish national, Mr Galip Yalman, on 3 May 2001. The Government were represented by their Agent.")
     assert doc.spans["pii"]
     for span in doc.spans["pii"]:
-        risk = span._.risk["seq"]
-        assert 0.0 <= risk <= 1.0
+        assert 0.0 <= span._.risk["seq"] <= 1.0  # the tagger's score, which risk_stack combines
+        risk = span._.risk["stack"]
+        assert 0.0 <= risk <= 1.0 and span._.risk_explain["stack"]["indicators"]["seq"] == round(span._.risk["seq"], 4)
         assert span._.mask == (risk >= decider.threshold or decider.protection(span) is not None)
     assert "Galip Yalman" not in doc._.sanitized
 

@@ -19,18 +19,23 @@ from ..risk.base import is_decider, is_indicator, risk_key
 
 def undecided_indicators(nlp: Language, until: Optional[str] = None) -> List[str]:
     """The indicators of ``nlp`` (before pipe ``until``, if given) whose score no later
-    decider (before ``until``) reads."""
+    decider (before ``until``) reads, directly or through a later combiner (``risk_stack``)
+    whose own score is decided."""
     names = nlp.pipe_names
     names = names[: names.index(until)] if until in names else names
-    undecided = []
-    for i, name in enumerate(names):
+    decided = set()  # indicators read by a decider, or by a decided combiner
+    for i in range(len(names) - 1, -1, -1):
+        name = names[i]
         if not is_indicator(nlp, name):
             continue
         key = risk_key(name)
-        readers = [later for later in names[i + 1 :] if is_decider(nlp, later)]
-        if not any(getattr(nlp.get_pipe(later), "reads", lambda _: True)(key) for later in readers):
-            undecided.append(name)
-    return undecided
+        for later in names[i + 1 :]:
+            reads = getattr(nlp.get_pipe(later), "reads", None)
+            if is_decider(nlp, later) and (reads is None or reads(key)):
+                decided.add(name)
+            elif later in decided and is_indicator(nlp, later) and reads is not None and reads(key):
+                decided.add(name)  # a combiner of it is decided
+    return [name for name in names if is_indicator(nlp, name) and name not in decided]
 
 
 def warn_undecided(nlp: Language, until: Optional[str] = None) -> List[str]:

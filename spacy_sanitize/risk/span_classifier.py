@@ -139,12 +139,12 @@ class SpanClassifier:
     def kind(self) -> str:
         return str(self.params["kind"])
 
-    def fit(self, X: numpy.ndarray, y: numpy.ndarray, seed: int = 0) -> "SpanClassifier":
+    def fit(self, X: numpy.ndarray, y: numpy.ndarray, seed: int = 0, sample_weight: Optional[numpy.ndarray] = None) -> "SpanClassifier":
         params = {k: v for k, v in self.params.items() if k not in ("kind", "name")}
         if len(set(numpy.asarray(y).tolist())) < 2:
             raise ValueError(Errors.E437)
         if self.kind == "vote":
-            self.model = [SpanClassifier(dict(CANDIDATES[m], name=m)).fit(X, y, seed) for m in params["members"]]
+            self.model = [SpanClassifier(dict(CANDIDATES[m], name=m)).fit(X, y, seed, sample_weight) for m in params["members"]]
             return self
         if self.kind == "logreg":
             from sklearn.linear_model import LogisticRegression
@@ -158,7 +158,12 @@ class SpanClassifier:
             self.model = HistGradientBoostingClassifier(random_state=seed, **params)
         else:
             raise ValueError(Errors.E436.format(kind=self.kind))
-        self.model.fit(X, y)
+        if sample_weight is None:
+            self.model.fit(X, y)
+        elif self.kind == "logreg":
+            self.model.fit(X, y, logisticregression__sample_weight=sample_weight)
+        else:
+            self.model.fit(X, y, sample_weight=sample_weight)
         return self
 
     def predict_proba(self, X: numpy.ndarray) -> numpy.ndarray:

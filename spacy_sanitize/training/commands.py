@@ -9,6 +9,7 @@ from typing import Any, Dict, Tuple
 TOOLS: Dict[str, Tuple[str, str]] = {
     "silver": ("silver", "build the silver NER corpus (train.spacy/dev.spacy) from unlabeled texts"),
     "train-seq": ("seq_train", "train a risk_seq MASK/NO_MASK tagger on TAB JSON"),
+    "train-stack": ("stack_train", "fit risk_stack on out-of-fold risk_seq risks of TAB JSON"),
     "attacker": ("attacker_cli", "train or evaluate the risk_infer attacker"),
     "country-labels": ("country_labels", "weak respondent-state labels for ECHR judgments"),
     "build-gazetteer": ("gazetteer_build", "build a DEM/MISC gazetteer from Wikidata dumps or term lists"),

@@ -1,0 +1,224 @@
+"""risk_stack: a learned combination of risk indicators (seed 000's combination, stacked).
+
+A span's risk from the scores of the indicators before it (``indicators``, e.g. ``["seq"]``)
+and what the document says about the span's entity, by a classifier fit on annotators'
+decisions (``SpanClassifier``: boosted trees or logistic regression, stored as plain data):
+
+- each indicator's risk of the span, and the max and mean over the mentions of its entity
+  (``masking_plan.entity_key``): the masker masks an entity with all its mentions, and an
+  entity counts as protected only when all of them are;
+- the number of mentions (log), where the entity is first mentioned and where the span is
+  (fractions of the text), whether its text occurs in the first 400 characters (the case
+  title: "CASE OF X v. TURKEY" names the respondent state, which court annotators leave);
+- its label, the detector that kept it, whether it is a validated code, its length in words,
+  digits and capitals.
+
+It writes ``Span._.risk["stack"]`` like any indicator; a decider (``risk_threshold`` with
+``indicator = "stack"``) turns it into ``Span._.mask``. Fail closed: a span without a score
+from one of its ``indicators``, or with a failed one, gets risk 1.0 and the reason.
+
+The indicators' scores it is fit on must be out-of-fold (an indicator scores the documents it
+was trained on too confidently): ``spacy-sanitize train-stack`` cross-fits risk_seq taggers by
+document and fits on their risks; the `court` pipeline ships the result
+(``spacy_sanitize/data/risk_stack_court``, docs/court.md).
+"""
+import math
+from collections import defaultdict
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..errors import Errors
+from ..extensions import register_extensions
+from ..learned import LearnedState
+from ..masking_plan import entity_key
+from ..shipped import artefact_path
+from ..spans import is_validated
+from ..types import DEFAULT_SPANS_KEY
+from .base import FAIL_CLOSED_RISK, failure, risk_key, write_risk
+from .span_classifier import SpanClassifier
+
+HEAD_CHARS = 400  # the case title and parties of a judgment
+LABELS = ("PERSON", "ORG", "LOC", "DATETIME", "CODE", "DEM", "MISC", "QUANTITY")
+# The classifier the shipped model uses (chosen by grouped CV on TAB dev, docs/court.md).
+DEFAULT_PARAMS = {"kind": "hgb", "max_iter": 200, "learning_rate": 0.05, "max_leaf_nodes": 15, "min_samples_leaf": 40}
+
+# A span as the features read it: (start_char, end_char, label, entity key, detector, validated).
+SpanRow = Tuple[int, int, str, str, str, bool]
+
+
+def span_rows(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[SpanRow]:
+    """The rows of ``doc.spans[spans_key]`` that ``feature_matrix`` reads."""
+    return [(s.start_char, s.end_char, s.label_, entity_key(s), str(s._.risk_explain.get("detector", "")), is_validated(s))
+            for s in doc.spans.get(spans_key, [])]
+
+
+def feature_names(indicators: Sequence[str], detectors: Sequence[str]) -> List[str]:
+    names = []
+    for key in indicators:
+        names += [f"risk:{key}", f"entity_max:{key}", f"entity_mean:{key}"]
+    names += ["log_mentions", "first_position", "position", "in_head", "words", "digit", "upper", "validated"]
+    return names + [f"label={label}" for label in LABELS] + [f"detector={d}" for d in detectors]
+
+
+def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]], detectors: Sequence[str]) -> numpy.ndarray:
+    """One row of ``feature_names`` per span; ``risks[i][j]`` is indicator ``j``'s risk of span ``i``.
+    Linear in the spans: the entity aggregates are one pass over them."""
+    n_ind = len(risks[0]) if len(risks) else 0
+    by_entity: Dict[str, List[int]] = defaultdict(list)
+    for i, row in enumerate(rows):
+        by_entity[row[3]].append(i)
+    r = numpy.asarray(risks, dtype=float).reshape(len(rows), n_ind)
+    entity_max = numpy.zeros_like(r)
+    entity_mean = numpy.zeros_like(r)
+    first = numpy.zeros(len(rows))
+    mentions = numpy.zeros(len(rows))
+    for members in by_entity.values():
+        entity_max[members] = r[members].max(axis=0)
+        entity_mean[members] = r[members].mean(axis=0)
+        first[members] = min(rows[i][0] for i in members)
+        mentions[members] = len(members)
+    length = max(len(text), 1)
+    head = text[:HEAD_CHARS].lower()
+    detector_index = {d: i for i, d in enumerate(detectors)}
+    out = numpy.zeros((len(rows), 3 * n_ind + 8 + len(LABELS) + len(detectors)))
+    for i, (start, end, label, _entity, detector, validated) in enumerate(rows):
+        words = text[start:end].split()
+        surface = " ".join(words).lower()
+        base = [math.log1p(mentions[i]), first[i] / length, start / length, float(bool(surface) and surface in head),
+                len(words), float(any(ch.isdigit() for ch in surface)), float(text[start:end].isupper()), float(validated)]
+        out[i, : 3 * n_ind] = numpy.stack([r[i], entity_max[i], entity_mean[i]], axis=1).ravel()
+        out[i, 3 * n_ind : 3 * n_ind + 8] = base
+        if label in LABELS:
+            out[i, 3 * n_ind + 8 + LABELS.index(label)] = 1.0
+        if detector in detector_index:
+            out[i, 3 * n_ind + 8 + len(LABELS) + detector_index[detector]] = 1.0
+    return out
+
+
+class StackModel:
+    """The fitted classifier with what its features need: the indicators it reads (in order)
+    and the detector names of its one-hot features."""
+
+    def __init__(self, indicators: Sequence[str], detectors: Sequence[str], classifier: SpanClassifier, info: Optional[Dict[str, Any]] = None) -> None:
+        self.indicators = list(indicators)
+        self.detectors = list(detectors)
+        self.classifier = classifier
+        self.info = dict(info or {})
+
+    @classmethod
+    def fit(cls, docs: Sequence[Tuple[str, Sequence[SpanRow], Sequence[Sequence[float]], Sequence[float]]], indicators: Sequence[str],
+            params: Optional[Dict[str, Any]] = None, seed: int = 0, info: Optional[Dict[str, Any]] = None) -> "StackModel":
+        """Fit on ``(text, rows, risks, targets)`` per document; a target is the fraction of
+        annotators who mask the span (each span counts as a positive with that weight and a
+        negative with the rest)."""
+        detectors = sorted({row[4] for _text, rows, _risks, _y in docs for row in rows})
+        X = [feature_matrix(text, rows, risks, detectors) for text, rows, risks, _y in docs if len(rows)]
+        y = numpy.concatenate([numpy.asarray(t, dtype=float) for _text, rows, _risks, t in docs if len(rows)]) if X else numpy.zeros(0)
+        if not X:
+            raise ValueError(Errors.E540)
+        X_all = numpy.concatenate(X)
+        both = numpy.concatenate([X_all, X_all])
+        labels = numpy.concatenate([numpy.ones(len(y), dtype=int), numpy.zeros(len(y), dtype=int)])
+        weights = numpy.concatenate([y, 1.0 - y]) + 1e-6
+        classifier = SpanClassifier(dict(params or DEFAULT_PARAMS)).fit(both, labels, seed=seed, sample_weight=weights)
+        return cls(indicators, detectors, classifier, info)
+
+    def predict(self, text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]]) -> numpy.ndarray:
+        if not len(rows):
+            return numpy.zeros(0)
+        return self.classifier.predict_proba(feature_matrix(text, rows, risks, self.detectors))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"indicators": self.indicators, "detectors": self.detectors, "features": feature_names(self.indicators, self.detectors),
+                "classifier": self.classifier.to_dict(), "info": self.info}
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "StackModel":
+        return cls(data["indicators"], data["detectors"], SpanClassifier.from_dict(data["classifier"]), data.get("info"))
+
+
+class RiskStack(LearnedState):
+    """Writes ``Span._.risk["stack"]`` (the component name without ``risk_``); see the module docstring."""
+
+    def __init__(self, nlp: Language, name: str, indicators: List[str], spans_key: str) -> None:
+        if not indicators:
+            raise ValueError(Errors.E541.format(name=name))
+        self.nlp = nlp
+        self.name = name
+        self.risk_key = risk_key(name)
+        self.indicators = list(indicators)
+        self.spans_key = spans_key
+        self.model: Optional[StackModel] = None
+
+    def reads(self, key: str) -> bool:
+        """Whether this component combines the indicator that writes ``Span._.risk[key]``."""
+        return key in self.indicators
+
+    def _check_model(self) -> StackModel:
+        if self.model is None:
+            raise ValueError(Errors.E542.format(name=self.name))
+        if self.model.indicators != self.indicators:
+            raise ValueError(Errors.E543.format(name=self.name, configured=self.indicators, fitted=self.model.indicators))
+        return self.model
+
+    def __call__(self, doc: Doc) -> Doc:
+        model = self._check_model()
+        spans = list(doc.spans.get(self.spans_key, []))
+        if not spans:
+            return doc
+        risks, missing = [], []
+        for span in spans:
+            scores, why = [], None
+            for key in self.indicators:
+                explain = span._.risk_explain.get(key)
+                if key not in span._.risk:
+                    why = why or f"no {key} risk"
+                elif isinstance(explain, dict) and explain.get("fail_closed"):
+                    why = why or f"{key} failed: {explain.get('error', '')}"
+                scores.append(float(span._.risk.get(key, FAIL_CLOSED_RISK)))
+            risks.append(scores)
+            missing.append(why)
+        probs = model.predict(doc.text, span_rows(doc, self.spans_key), risks)
+        for span, p, why, scores in zip(spans, probs, missing, risks):
+            if why is not None:  # fail closed: a span an input indicator could not score
+                write_risk(span, self.risk_key, FAIL_CLOSED_RISK, failure(why, indicators=self.indicators))
+            else:
+                write_risk(span, self.risk_key, float(p), {"indicators": dict(zip(self.indicators, (round(s, 4) for s in scores)))})
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterable[Doc]:
+        for doc in stream:
+            yield self(doc)
+
+    def initialize(self, get_examples: Any = None, *, nlp: Optional[Language] = None, shipped: Optional[str] = None,
+                   data: Optional[str] = None) -> None:
+        """Load the shipped model ``shipped`` under ``data`` (None: the package's data folder).
+        Fitting needs out-of-fold indicator scores, which a pipeline's own examples do not give:
+        ``spacy-sanitize train-stack`` fits and saves one (load it with ``from_disk``)."""
+        if shipped is not None:
+            self.from_disk(artefact_path(shipped, data, component=self.name))
+            self._check_model()
+
+    def _learned(self) -> Dict[str, Any]:
+        return {} if self.model is None else self.model.to_dict()
+
+    def _set_learned(self, learned: Dict[str, Any]) -> None:
+        self.model = StackModel.from_dict(learned) if learned.get("classifier") else None
+
+
+@Language.factory(
+    "risk_stack",
+    default_config={"indicators": ["seq"], "spans_key": DEFAULT_SPANS_KEY},
+    requires=["doc.spans", "span._.risk"],
+    assigns=["span._.risk", "span._.risk_explain"],
+)
+def make_risk_stack(nlp: Language, name: str, indicators: List[str], spans_key: str) -> RiskStack:
+    """indicators (List[str]): the risk keys combined (``seq`` for ``risk_seq``), in the order
+    the model was fit with. The model is loaded by ``initialize`` (``shipped =
+    "risk_stack_court"`` in the court config) or ``from_disk``."""
+    register_extensions()
+    return RiskStack(nlp, name, indicators, spans_key)
+

@@ -1,0 +1,107 @@
+"""``spacy-sanitize train-stack``: fit risk_stack on out-of-fold risk_seq scores.
+
+The detector's spans of every annotated document, each document's spans scored by a risk_seq
+tagger trained on the other folds (all annotators of a document in one fold), and the
+fraction of annotators masking each span: risk_stack learns from those, so it sees scores as
+risk_seq gives them on documents it was not trained on (as in use).
+
+    python -m spacy_sanitize train-stack ../shared/data/tab/tab_dev.json out/risk_stack_court --detector ensemble
+"""
+import argparse
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+import spacy
+import srsly
+from spacy.tokens import Doc
+
+from ..corpus import TabDocument, load_tab, read_tab
+from ..evaluation import detect_docs, document_folds
+from ..risk.stack import DEFAULT_PARAMS, SpanRow, StackModel, span_rows
+from .seq_train import cnn_tagger, set_detected, train_risk_seq
+
+# The court tagger's settings (project.yml build-court).
+COURT_TAGGER = {"width": 64, "depth": 3, "window_size": 1, "epochs": 2}
+
+
+def detected(nlp: Any, texts: Mapping[str, str]) -> Dict[str, List[SpanRow]]:
+    """The detector's spans of each text as risk_stack's rows."""
+    ids = sorted(texts)
+    return {doc._.doc_id: span_rows(doc) for doc in detect_docs(nlp, [texts[i] for i in ids], ids)}
+
+
+def span_targets(document: TabDocument, rows: Sequence[SpanRow]) -> List[float]:
+    """Per span, the fraction of the document's annotators who mask a mention overlapping it."""
+    views = [[(m.start, m.end) for m in mentions if m.needs_masking] for mentions in document.annotations.values()]
+    if not views:
+        return [0.0] * len(rows)
+    return [sum(any(s < row[1] and row[0] < e for s, e in view) for view in views) / len(views) for row in rows]
+
+
+def seq_risks(nlp: Any, docs: Sequence[Doc]) -> Dict[str, List[float]]:
+    """risk_seq's span risks (max of the token probabilities: the shipped aggregation)."""
+    probs = nlp.get_pipe("risk_seq").tagger.predict(docs)
+    return {doc._.doc_id: [float(p[s.start : s.end].max()) if len(s) else 1.0 for s in doc.spans["pii"]] for doc, p in zip(docs, probs)}
+
+
+def out_of_fold_seq_risks(references: Sequence[Doc], rows: Mapping[str, Sequence[SpanRow]], folds: int, seed: int,
+                          tagger: Dict[str, Any], epochs: int, log: str = "") -> Dict[str, List[float]]:
+    """Each document's span risks from a risk_seq trained on the other folds' annotator views
+    (``references``: one doc per annotator view, gold ``mask`` spans)."""
+    blank = spacy.blank("en")
+    ids = sorted({ref._.doc_id for ref in references})
+    texts = {ref._.doc_id: ref.text for ref in references}
+    as_detected = {doc_id: [[r[0], r[1], r[2], r[3]] for r in doc_rows] for doc_id, doc_rows in rows.items()}
+    out: Dict[str, List[float]] = {}
+    for k, test in enumerate(document_folds(ids, folds, seed)):
+        held = sorted(ids[i] for i in test)
+        start = time.perf_counter()
+        nlp = train_risk_seq([ref for ref in references if ref._.doc_id not in set(held)], tagger, epochs, seed=seed + k, detected=as_detected)
+        docs = []
+        for doc_id in held:
+            doc = set_detected(blank.make_doc(texts[doc_id]), as_detected[doc_id])
+            doc._.doc_id = doc_id
+            docs.append(doc)
+        out.update(seq_risks(nlp, docs))
+        if log:
+            print(f"{log} fold {k}: {time.perf_counter() - start:.0f}s", flush=True)
+    return out
+
+
+def fit_stack(gold: Mapping[str, TabDocument], rows: Mapping[str, Sequence[SpanRow]], risks: Mapping[str, Sequence[float]],
+              doc_ids: Sequence[str], params: Optional[Dict[str, Any]] = None, seed: int = 0, info: Optional[Dict[str, Any]] = None) -> StackModel:
+    """risk_stack's model over risk_seq's risks of the documents ``doc_ids``."""
+    docs = [(gold[i].text, rows[i], [[r] for r in risks[i]], span_targets(gold[i], rows[i])) for i in doc_ids]
+    return StackModel.fit(docs, ["seq"], params, seed=seed, info=info)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    parser = argparse.ArgumentParser(prog="spacy-sanitize train-stack", description="Fit risk_stack on out-of-fold risk_seq risks of TAB JSON and save it.")
+    parser.add_argument("data", type=Path, help="TAB JSON with gold masking decisions (e.g. tab_dev.json)")
+    parser.add_argument("output", type=Path, help="directory for the saved model (learned.json)")
+    parser.add_argument("--detector", default="ensemble", help="the shipped pipeline whose detector finds the spans (court's: ensemble)")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--width", type=int, default=COURT_TAGGER["width"])
+    parser.add_argument("--depth", type=int, default=COURT_TAGGER["depth"])
+    parser.add_argument("--epochs", type=int, default=COURT_TAGGER["epochs"])
+    args = parser.parse_args(argv)
+    from ..pipeline import load_pipeline
+
+    start = time.perf_counter()
+    references = read_tab(args.data, spacy.blank("en"))
+    gold = {d.doc_id: d for d in load_tab(args.data)}
+    rows = detected(load_pipeline(args.detector), {i: d.text for i, d in gold.items()})
+    tagger = cnn_tagger(args.width, args.depth)
+    risks = out_of_fold_seq_risks(references, rows, args.folds, args.seed, tagger, args.epochs, log="train-stack")
+    info = {"data": args.data.name, "detector": args.detector, "folds": args.folds, "seed": args.seed, "tagger": tagger, "epochs": args.epochs,
+            "params": DEFAULT_PARAMS}
+    model = fit_stack(gold, rows, risks, sorted(gold), seed=args.seed, info=info)
+    args.output.mkdir(parents=True, exist_ok=True)
+    srsly.write_json(args.output / "learned.json", model.to_dict())
+    from ..evaluation.provenance import write_training_data
+
+    write_training_data(args.output, ((d.doc_id, d.text) for d in gold.values()), source=args.data.name,
+                        benchmark="benchmarks/tab_eval.py --stack (spacy project run evaluate-court)")
+    print(f"fit risk_stack on {len(gold)} docs in {time.perf_counter() - start:.0f}s -> {args.output}")

@@ -1,0 +1,162 @@
+"""risk_stack: the learned combination of indicator scores with span features (features,
+fit, fail closed, serialization, the decide-stage check) and train-stack's pieces on tiny cases."""
+import numpy as np
+import pytest
+import spacy
+import srsly
+
+import spacy_sanitize  # noqa: F401 - registers factories
+from spacy_sanitize.corpus import load_tab, read_tab
+from spacy_sanitize.decide.check import undecided_indicators
+from spacy_sanitize.risk.stack import LABELS, StackModel, feature_matrix, feature_names, span_rows
+from spacy_sanitize.training.seq_train import cnn_tagger
+from spacy_sanitize.training.stack_train import fit_stack, out_of_fold_seq_risks, span_targets
+
+# the case title, then the facts beyond the first 400 characters (risk_stack.HEAD_CHARS)
+TEXT = "CASE OF YALMAN v. TURKEY. " + "The facts of the case follow. " * 14 + "Mr Yalman was born in Ankara. Yalman sued Turkey in 1999."
+SMALL = {"kind": "hgb", "max_iter": 20, "learning_rate": 0.3, "max_leaf_nodes": 4, "min_samples_leaf": 2}
+
+
+def _rows(text=TEXT):
+    def at(word, n=0, label="PERSON", entity=None):
+        start = -1
+        for _ in range(n + 1):
+            start = text.index(word, start + 1)
+        return (start, start + len(word), label, entity or f"{label}:{word}", "ner", False)
+
+    return [at("Yalman", 0, entity="e1"), at("Ankara", label="LOC"), at("Yalman", 1, entity="e1"), at("Turkey", 0, label="LOC"), at("1999", label="DATETIME")]
+
+
+def test_features_aggregate_over_an_entitys_mentions_and_read_the_title():
+    rows = _rows()
+    X = feature_matrix(TEXT, rows, [[0.9], [0.2], [0.3], [0.1], [0.6]], ["ner"])
+    names = feature_names(["seq"], ["ner"])
+    col = {name: i for i, name in enumerate(names)}
+    assert X.shape == (5, len(names))
+    # both mentions of e1 share the entity's max and mean; their own risks stay theirs
+    assert X[0, col["entity_max:seq"]] == X[2, col["entity_max:seq"]] == pytest.approx(0.9)
+    assert X[2, col["entity_mean:seq"]] == pytest.approx(0.6) and X[2, col["risk:seq"]] == pytest.approx(0.3)
+    assert X[0, col["log_mentions"]] == pytest.approx(np.log1p(2)) and X[1, col["log_mentions"]] == pytest.approx(np.log1p(1))
+    # "Turkey" and "Yalman" are in the case title, "Ankara" is not
+    assert X[3, col["in_head"]] == 1.0 and X[1, col["in_head"]] == 0.0
+    assert X[4, col["digit"]] == 1.0 and X[4, col["label=DATETIME"]] == 1.0 and X[4, col["label=PERSON"]] == 0.0
+    assert X[0, col["first_position"]] == X[2, col["first_position"]] == pytest.approx(rows[0][0] / len(TEXT))
+    assert [n for n in names if n.startswith("label=")] == [f"label={label}" for label in LABELS]
+
+
+def _training_docs(n=30):
+    rows = _rows()
+    # annotators mask the person and the city, leave the respondent state; the date half of them
+    return [(TEXT, rows, [[0.8], [0.4], [0.5], [0.45], [0.5]], [1.0, 1.0, 1.0, 0.0, 0.5])] * n
+
+
+def test_stack_model_learns_the_decision_and_round_trips_exactly():
+    model = StackModel.fit(_training_docs(), ["seq"], SMALL, seed=0)
+    p = model.predict(TEXT, _rows(), [[0.8], [0.4], [0.5], [0.45], [0.5]])
+    assert p[0] > 0.8 and p[1] > 0.8 and p[3] < 0.2 and 0.3 < p[4] < 0.7
+    again = StackModel.from_dict(srsly.json_loads(srsly.json_dumps(model.to_dict())))
+    assert np.array_equal(again.predict(TEXT, _rows(), [[0.8], [0.4], [0.5], [0.45], [0.5]]), p)
+    with pytest.raises(ValueError, match="no spans to fit on"):
+        StackModel.fit([(TEXT, [], [], [])], ["seq"], SMALL)
+
+
+def _pipeline(model=None, indicators=("seq",)):
+    nlp = spacy.blank("en")
+    stack = nlp.add_pipe("risk_stack", config={"indicators": list(indicators)})
+    nlp.add_pipe("risk_threshold", config={"indicator": "stack", "threshold": 0.5, "protect": []})
+    stack.model = model
+    return nlp
+
+
+def _doc(nlp, risks):
+    doc = nlp.make_doc(TEXT)
+    spans = [doc.char_span(s, e, label=label) for s, e, label, *_ in _rows()]
+    for span, entity in zip(spans, ["e1", None, "e1", None, None]):
+        span._.entity_id = entity
+        span._.risk_explain["detector"] = "ner"
+    for span, risk in zip(spans, risks):
+        if risk == "failed":
+            span._.risk["seq"] = 1.0
+            span._.risk_explain["seq"] = {"error": "boom", "fail_closed": True}
+        elif risk is not None:
+            span._.risk["seq"] = risk
+    doc.spans["pii"] = spans
+    return doc
+
+
+def test_component_decides_through_risk_threshold_and_fails_closed():
+    nlp = _pipeline(StackModel.fit(_training_docs(), ["seq"], SMALL, seed=0))
+    doc = _doc(nlp, [0.8, 0.4, 0.5, 0.45, 0.5])
+    for name, proc in nlp.pipeline:
+        doc = proc(doc)
+    spans = list(doc.spans["pii"])
+    assert [s._.mask for s in spans[:4]] == [True, True, True, False]
+    assert spans[0]._.risk_explain["stack"] == {"indicators": {"seq": 0.8}}
+    # a span its indicator did not score, or scored with a failure, is masked and says why
+    doc = _doc(nlp, [0.8, 0.4, 0.5, None, "failed"])
+    for name, proc in nlp.pipeline:
+        doc = proc(doc)
+    turkey, date = list(doc.spans["pii"])[3:]
+    assert turkey._.risk["stack"] == 1.0 and turkey._.mask and turkey._.risk_explain["stack"]["error"] == "no seq risk"
+    assert date._.mask and date._.risk_explain["stack"]["error"].startswith("seq failed")
+
+
+def test_component_errors_and_disk_round_trip(tmp_path):
+    nlp = _pipeline(None)
+    with pytest.raises(ValueError, match="has no model"):
+        nlp.get_pipe("risk_stack")(_doc(nlp, [0.5] * 5))
+    model = StackModel.fit(_training_docs(), ["seq"], SMALL, seed=0)
+    wrong = _pipeline(model, indicators=("seq", "llm_prob"))
+    with pytest.raises(ValueError, match="was fit on"):
+        wrong.get_pipe("risk_stack")(_doc(wrong, [0.5] * 5))
+    with pytest.raises(ValueError, match="give the risk keys"):
+        spacy.blank("en").add_pipe("risk_stack", config={"indicators": []})
+    nlp = _pipeline(model)
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    a = nlp.get_pipe("risk_stack")(_doc(nlp, [0.8, 0.4, 0.5, 0.45, 0.5]))
+    b = loaded.get_pipe("risk_stack")(_doc(loaded, [0.8, 0.4, 0.5, 0.45, 0.5]))
+    assert [s._.risk["stack"] for s in a.spans["pii"]] == [s._.risk["stack"] for s in b.spans["pii"]]
+    assert span_rows(a)[1][3] == "LOC:Ankara"  # a span without an entity id is its own entity
+
+
+def test_indicators_read_by_a_decided_combiner_are_decided():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("risk_seq", config={"tagger": cnn_tagger(16, 1)})
+    nlp.add_pipe("risk_stack")
+    assert undecided_indicators(nlp) == ["risk_seq", "risk_stack"]
+    nlp.add_pipe("risk_threshold", config={"indicator": "stack"})
+    assert undecided_indicators(nlp) == []
+    other = spacy.blank("en")
+    other.add_pipe("risk_seq", config={"tagger": cnn_tagger(16, 1)})
+    other.add_pipe("risk_stack", config={"indicators": ["llm_prob"]})
+    other.add_pipe("risk_threshold", config={"indicator": "stack"})
+    assert undecided_indicators(other) == ["risk_seq"]  # the combiner does not read it
+
+
+def _case(doc_id, country):
+    text = f"CASE OF A v. {country}. Mr Yalman lives in Ankara and {country} replied in 1999. " * 3
+    mentions = []
+    for k, (surface, ident) in enumerate([("Yalman", "DIRECT"), ("Ankara", "QUASI"), (country, "NO_MASK")]):
+        start = text.index(surface, 20)
+        mentions.append({"entity_type": "LOC", "entity_mention_id": f"{doc_id}_m{k}", "start_offset": start, "end_offset": start + len(surface),
+                         "span_text": surface, "identifier_type": ident, "entity_id": f"{doc_id}_{k}"})
+    return {"doc_id": doc_id, "text": text, "annotations": {"a1": {"entity_mentions": mentions}, "a2": {"entity_mentions": mentions[:1]}}}
+
+
+def test_train_stack_pieces_cross_fit_by_case(tmp_path):
+    path = tmp_path / "cases.json"
+    srsly.write_json(path, [_case(f"c{i}", c) for i, c in enumerate(["Turkey", "Poland", "Sweden", "Malta"])])
+    gold = {d.doc_id: d for d in load_tab(path)}
+    rows = {}
+    for doc_id, d in gold.items():
+        found = []
+        for word, label in [("Yalman", "PERSON"), ("Ankara", "LOC"), (d.text[13:19].rstrip("."), "LOC")]:
+            start = d.text.index(word, 20)
+            found.append((start, start + len(word), label, f"{label}:{word}", "ner", False))
+        rows[doc_id] = found
+    assert span_targets(gold["c0"], rows["c0"]) == [1.0, 0.5, 0.0]  # two annotators: both, one, none
+    risks = out_of_fold_seq_risks(read_tab(path, spacy.blank("en")), rows, 2, 0, dict(cnn_tagger(16, 1)), 1)
+    assert sorted(risks) == sorted(gold) and all(len(risks[i]) == 3 and all(0 <= r <= 1 for r in risks[i]) for i in gold)
+    model = fit_stack(gold, rows, risks, sorted(gold), params=SMALL)
+    assert model.indicators == ["seq"] and model.predict(gold["c0"].text, rows["c0"], [[r] for r in risks["c0"]]).shape == (3,)
