@@ -117,7 +117,7 @@ def test_sanitize_jsonl_has_why_per_span(tmp_path):
     spans = json.loads(out.read_text())["spans"]
     assert spans and all({"decision", "detectors", "indicators", "vote", "policy", "replacement", "summary"} <= set(s["why"]) for s in spans)
     by_text = {s["text"]: s["why"] for s in spans}
-    assert by_text["Ms Ingrid Solheim"]["replacement"] == "[PERSON]" and by_text["Ms Ingrid Solheim"]["indicators"]["seq"]["threshold"] == 0.6
+    assert by_text["Ms Ingrid Solheim"]["replacement"] == "[PERSON]" and by_text["Ms Ingrid Solheim"]["indicators"]["stack"]["threshold"] == 0.55
     assert by_text["per.aasen@example.org"]["detectors"] == ["pii_codes:email"]
     kept = [s for s in spans if s["why"]["decision"] == "kept"]
     assert kept and all(s["mask"] is False and s["why"]["replacement"] is None for s in kept)
