@@ -39,7 +39,7 @@ from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predi
 from spacy_sanitize.masking_plan import PlanSettings  # noqa: E402
 from spacy_sanitize.spans import is_validated  # noqa: E402
 from spacy_sanitize.training.seq_train import FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
-from spacy_sanitize.training.stack_train import fit_stack  # noqa: E402
+from spacy_sanitize.training.stack_train import fit_stack, seq_risks as stack_seq_risks  # noqa: E402
 
 THRESHOLDS = [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
 # risk_stack's thresholds (its risk is calibrated by the fit: a probability of masking)
@@ -110,15 +110,11 @@ def span_docs(nlp, texts: Dict[str, str], rows: Dict[str, List[Row]], doc_ids: S
 
 
 def tagged_rows(nlp, docs: List[Doc]) -> Dict[str, List[Row]]:
-    """Span rows with risk_seq's risk: the max of the span's token probabilities (partial match)."""
-    probs = nlp.get_pipe("risk_seq").tagger.predict(docs)
-    return {
-        doc._.doc_id: [
-            [s.start_char, s.end_char, s.label_, s._.entity_id, float(p[s.start : s.end].max()) if len(s) else None]
-            for s in doc.spans["pii"]
-        ]
-        for doc, p in zip(docs, probs)
-    }
+    """Span rows with risk_seq's risk: the max of the span's token probabilities (partial match,
+    ``stack_train.seq_risks``)."""
+    risks = stack_seq_risks(nlp, docs)
+    return {doc._.doc_id: [[s.start_char, s.end_char, s.label_, s._.entity_id, r] for s, r in zip(doc.spans["pii"], risks[doc._.doc_id])]
+            for doc in docs}
 
 
 def policy_rules(settings: Dict[str, Any]) -> ProtectRules:

@@ -114,12 +114,12 @@ class StackModel:
         """Fit on ``(text, rows, risks, targets)`` per document; a target is the fraction of
         annotators who mask the span (each span counts as a positive with that weight and a
         negative with the rest)."""
-        detectors = sorted({row[4] for _text, rows, _risks, _y in docs for row in rows})
-        X = [feature_matrix(text, rows, risks, detectors) for text, rows, risks, _y in docs if len(rows)]
-        y = numpy.concatenate([numpy.asarray(t, dtype=float) for _text, rows, _risks, t in docs if len(rows)]) if X else numpy.zeros(0)
-        if not X:
+        docs = [doc for doc in docs if len(doc[1])]
+        if not docs:
             raise ValueError(Errors.E540)
-        X_all = numpy.concatenate(X)
+        detectors = sorted({row[4] for _text, rows, _risks, _y in docs for row in rows})
+        X_all = numpy.concatenate([feature_matrix(text, rows, risks, detectors) for text, rows, risks, _y in docs])
+        y = numpy.concatenate([numpy.asarray(t, dtype=float) for _text, _rows, _risks, t in docs])
         both = numpy.concatenate([X_all, X_all])
         labels = numpy.concatenate([numpy.ones(len(y), dtype=int), numpy.zeros(len(y), dtype=int)])
         weights = numpy.concatenate([y, 1.0 - y]) + 1e-6
