@@ -389,6 +389,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "risk_stack '{name}' is configured to combine {configured} but its model was fit on {fitted}: "
         "set indicators = {fitted} or fit a model on {configured} (`spacy-sanitize train-stack`)."
     )
+    E544 = (
+        "risk_stack: the model was fit on {fitted} features and this version computes {expected}: it "
+        "comes from another version of spacy-sanitize. Refit it with `spacy-sanitize train-stack`."
+    )
     E601 = (
         "the risk_infer component '{name}' has no trained attacker, so it cannot tell which "
         "words give the attribute away. Initialize it with a training file "

@@ -8,7 +8,7 @@ import srsly
 import spacy_sanitize  # noqa: F401 - registers factories
 from spacy_sanitize.corpus import load_tab, read_tab
 from spacy_sanitize.decide.check import undecided_indicators
-from spacy_sanitize.risk.stack import LABELS, StackModel, feature_matrix, feature_names, span_rows
+from spacy_sanitize.risk.stack import LABELS, NO_WORD_ZIPF, StackModel, feature_matrix, feature_names, span_rows, text_features
 from spacy_sanitize.training.seq_train import cnn_tagger
 from spacy_sanitize.training.stack_train import fit_stack, out_of_fold_seq_risks, span_targets
 
@@ -42,6 +42,27 @@ def test_features_aggregate_over_an_entitys_mentions_and_read_the_title():
     assert X[4, col["digit"]] == 1.0 and X[4, col["label=DATETIME"]] == 1.0 and X[4, col["label=PERSON"]] == 0.0
     assert X[0, col["first_position"]] == X[2, col["first_position"]] == pytest.approx(rows[0][0] / len(TEXT))
     assert [n for n in names if n.startswith("label=")] == [f"label={label}" for label in LABELS]
+    # rarity and shape of the words: "Yalman" is rare and capitalised, "1999" has no letter word
+    assert X[0, col["min_zipf"]] < X[3, col["min_zipf"]] < NO_WORD_ZIPF == X[4, col["min_zipf"]]
+    assert X[0, col["capitalised"]] == 1.0 and X[4, col["capitalised"]] == 0.0
+
+
+def test_text_features_read_rarity_capitals_and_the_name_lists():
+    from spacy_sanitize.detect.names import name_lists
+
+    rare, capitalised, listed = text_features("Siverek Magistrates' Court")
+    assert rare < text_features("the Court")[0] and capitalised == 1.0 and listed == 0.0
+    assert text_features("the Court")[1] == 0.0
+    given = sorted(name_lists().given)[0]
+    assert text_features(given.title())[2] == 1.0
+
+
+def test_a_model_fit_on_other_features_is_refused():
+    data = StackModel.fit(_training_docs(), ["seq"], SMALL, seed=0).to_dict()
+    StackModel.from_dict(data)  # its own features load
+    data["features"] = data["features"][:-1]
+    with pytest.raises(ValueError, match="another version"):
+        StackModel.from_dict(data)
 
 
 def _training_docs(n=30):

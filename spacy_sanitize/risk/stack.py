@@ -11,7 +11,11 @@ decisions (``SpanClassifier``: boosted trees or logistic regression, stored as p
   (fractions of the text), whether its text occurs in the first 400 characters (the case
   title: "CASE OF X v. TURKEY" names the respondent state, which court annotators leave);
 - its label, the detector that kept it, whether it is a validated code, its length in words,
-  digits and capitals.
+  digits and capitals;
+- how rare its words are (the lowest Zipf frequency of its letter words), whether they are
+  all capitalised, and whether one is in the shipped name lists: court annotators mask a
+  place or organisation with a rare name ("Siverek Magistrates' Court", "Topkapı") far more
+  often than "Istanbul" or "the Court".
 
 It writes ``Span._.risk["stack"]`` like any indicator; a decider (``risk_threshold`` with
 ``indicator = "stack"``) turns it into ``Span._.mask``. Fail closed: a span without a score
@@ -23,7 +27,9 @@ document and fits on their risks; the `court` pipeline ships the result
 (``spacy_sanitize/data/risk_stack_court``, docs/court.md).
 """
 import math
+import re
 from collections import defaultdict
+from functools import lru_cache
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
@@ -33,6 +39,7 @@ from spacy.tokens import Doc
 from ..errors import Errors
 from ..extensions import register_extensions
 from ..learned import LearnedState
+from ..detect.names import name_lists
 from ..masking_plan import entity_key
 from ..shipped import artefact_path
 from ..spans import is_validated
@@ -44,6 +51,10 @@ HEAD_CHARS = 400  # the case title and parties of a judgment
 LABELS = ("PERSON", "ORG", "LOC", "DATETIME", "CODE", "DEM", "MISC", "QUANTITY")
 # The classifier the shipped model uses (chosen by grouped CV on TAB dev, docs/court.md).
 DEFAULT_PARAMS = {"kind": "hgb", "max_iter": 200, "learning_rate": 0.05, "max_leaf_nodes": 15, "min_samples_leaf": 40}
+
+LETTERS = re.compile(r"[^\W\d_]+", re.UNICODE)
+NO_WORD_ZIPF = 8.0  # a span without letter words: as common as a word gets
+TEXT_FEATURES = ("min_zipf", "capitalised", "name_word")
 
 # A span as the features read it: (start_char, end_char, label, entity key, detector, validated).
 SpanRow = Tuple[int, int, str, str, str, bool]
@@ -59,8 +70,23 @@ def feature_names(indicators: Sequence[str], detectors: Sequence[str]) -> List[s
     names = []
     for key in indicators:
         names += [f"risk:{key}", f"entity_max:{key}", f"entity_mean:{key}"]
-    names += ["log_mentions", "first_position", "position", "in_head", "words", "digit", "upper", "validated"]
+    names += ["log_mentions", "first_position", "position", "in_head", "words", "digit", "upper", "validated", *TEXT_FEATURES]
     return names + [f"label={label}" for label in LABELS] + [f"detector={d}" for d in detectors]
+
+
+@lru_cache(maxsize=65536)
+def text_features(surface: str) -> Tuple[float, float, float]:
+    """``TEXT_FEATURES`` of a span's text: the lowest Zipf frequency of its letter words,
+    whether all of them start with a capital, whether one is a listed given or family name."""
+    from wordfreq import zipf_frequency
+
+    words = LETTERS.findall(surface)
+    if not words:
+        return NO_WORD_ZIPF, 0.0, 0.0
+    lists = name_lists()
+    folded = [w.casefold() for w in words]
+    return (min(zipf_frequency(w, "en") for w in folded), float(all(w[0].isupper() for w in words)),
+            float(any(w in lists.given or w in lists.family for w in folded)))
 
 
 def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]], detectors: Sequence[str]) -> numpy.ndarray:
@@ -83,18 +109,20 @@ def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[
     length = max(len(text), 1)
     head = text[:HEAD_CHARS].lower()
     detector_index = {d: i for i, d in enumerate(detectors)}
-    out = numpy.zeros((len(rows), 3 * n_ind + 8 + len(LABELS) + len(detectors)))
+    n_base = 8 + len(TEXT_FEATURES)
+    out = numpy.zeros((len(rows), 3 * n_ind + n_base + len(LABELS) + len(detectors)))
     for i, (start, end, label, _entity, detector, validated) in enumerate(rows):
         words = text[start:end].split()
         surface = " ".join(words).lower()
         base = [math.log1p(mentions[i]), first[i] / length, start / length, float(bool(surface) and surface in head),
-                len(words), float(any(ch.isdigit() for ch in surface)), float(text[start:end].isupper()), float(validated)]
+                len(words), float(any(ch.isdigit() for ch in surface)), float(text[start:end].isupper()), float(validated),
+                *text_features(" ".join(words))]
         out[i, : 3 * n_ind] = numpy.stack([r[i], entity_max[i], entity_mean[i]], axis=1).ravel()
-        out[i, 3 * n_ind : 3 * n_ind + 8] = base
+        out[i, 3 * n_ind : 3 * n_ind + n_base] = base
         if label in LABELS:
-            out[i, 3 * n_ind + 8 + LABELS.index(label)] = 1.0
+            out[i, 3 * n_ind + n_base + LABELS.index(label)] = 1.0
         if detector in detector_index:
-            out[i, 3 * n_ind + 8 + len(LABELS) + detector_index[detector]] = 1.0
+            out[i, 3 * n_ind + n_base + len(LABELS) + detector_index[detector]] = 1.0
     return out
 
 
@@ -137,6 +165,9 @@ class StackModel:
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "StackModel":
+        expected = feature_names(data["indicators"], data["detectors"])
+        if data.get("features", expected) != expected:
+            raise ValueError(Errors.E544.format(fitted=len(data["features"]), expected=len(expected)))
         return cls(data["indicators"], data["detectors"], SpanClassifier.from_dict(data["classifier"]), data.get("info"))
 
 
