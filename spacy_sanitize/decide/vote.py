@@ -187,9 +187,10 @@ class RiskVote:
             scores.append(1.0)
         return votes, scores
 
-    def decide(self, span: Span, person_parts: FrozenSet[str] = frozenset()) -> Tuple[bool, Dict[str, Any]]:
+    def decide(self, span: Span, person_parts: FrozenSet[str] = frozenset(), text: Optional[str] = None) -> Tuple[bool, Dict[str, Any]]:
         """The decision for one span and its explanation; ``person_parts``: the name parts of
-        the document's protected person(s) (``protect.name_parts``)."""
+        the document's protected person(s) (``protect.name_parts``); ``text``: the document's
+        text, when the caller has it."""
         mask, explain = self._decide_by_votes(span)
         matched = matched_parts(span.text, person_parts) if person_parts else []
         if matched:
@@ -197,18 +198,21 @@ class RiskVote:
             explain["protected_person"] = matched
             explain["reason"] = f"shares the name part(s) {matched} of the person to protect (Doc._.protect): masked whatever the votes"
             return True, explain
-        reason = self.protection(span)
+        reason = self.protection(span, text)
         if reason:
             explain["votes_decision"] = mask
             explain["reason"] = reason
             return True, explain
         return mask, explain
 
-    def protection(self, span: Span) -> Optional[str]:
-        """Why a protection rule keeps ``span`` masked whatever the votes (None: none does)."""
+    def protection(self, span: Span, text: Optional[str] = None) -> Optional[str]:
+        """Why a protection rule keeps ``span`` masked whatever the votes (None: none does).
+        ``text``: the document's text (``Doc.text`` joins every token again on each call, which
+        made the decision quadratic in a document's spans)."""
         explain = span.doc.user_data.get(("._.", "risk_explain", span.start_char, span.end_char))
         detector = str(explain.get("detector", "")) if isinstance(explain, dict) else ""
-        return self.rules.reason(span.label_, span.doc.text, span.start_char, span.end_char, detector, is_validated(span))
+        text = span.doc.text if text is None else text
+        return self.rules.reason(span.label_, text, span.start_char, span.end_char, detector, is_validated(span))
 
     def _decide_by_votes(self, span: Span) -> Tuple[bool, Dict[str, Any]]:
         votes, scores = self.votes(span)
@@ -230,8 +234,9 @@ class RiskVote:
     def __call__(self, doc: Doc) -> Doc:
         self._check_order()
         person_parts = name_parts(protected_names(doc._.protect))
+        text = doc.text
         for span in doc.spans.get(self.spans_key, []):
-            mask, explain = self.decide(span, person_parts)
+            mask, explain = self.decide(span, person_parts, text)
             span._.mask = mask
             span._.risk_explain[self.key] = explain
         return doc
