@@ -36,10 +36,10 @@ import numpy
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..detect.names import name_lists
 from ..errors import Errors
 from ..extensions import register_extensions
 from ..learned import LearnedState
-from ..detect.names import name_lists
 from ..masking_plan import entity_key
 from ..shipped import artefact_path
 from ..spans import is_validated
