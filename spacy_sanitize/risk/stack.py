@@ -27,7 +27,6 @@ document and fits on their risks; the `court` pipeline ships the result
 (``spacy_sanitize/data/risk_stack_court``, docs/court.md).
 """
 import math
-import re
 from collections import defaultdict
 from functools import lru_cache
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -36,7 +35,9 @@ import numpy
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..detect.gazetteer.filters import term_zipf
 from ..detect.names import name_lists
+from ..detect.script import WORD as LETTERS
 from ..errors import Errors
 from ..extensions import register_extensions
 from ..learned import LearnedState
@@ -52,9 +53,10 @@ LABELS = ("PERSON", "ORG", "LOC", "DATETIME", "CODE", "DEM", "MISC", "QUANTITY")
 # The classifier the shipped model uses (chosen by grouped CV on TAB dev, docs/court.md).
 DEFAULT_PARAMS = {"kind": "hgb", "max_iter": 200, "learning_rate": 0.05, "max_leaf_nodes": 15, "min_samples_leaf": 40}
 
-LETTERS = re.compile(r"[^\W\d_]+", re.UNICODE)
 NO_WORD_ZIPF = 8.0  # a span without letter words: as common as a word gets
 TEXT_FEATURES = ("min_zipf", "capitalised", "name_word")
+# The per-span features after the indicators' columns, in order (``feature_matrix``'s ``base``).
+BASE_FEATURES = ("log_mentions", "first_position", "position", "in_head", "words", "digit", "upper", "validated", *TEXT_FEATURES)
 
 # A span as the features read it: (start_char, end_char, label, entity key, detector, validated).
 SpanRow = Tuple[int, int, str, str, str, bool]
@@ -70,7 +72,7 @@ def feature_names(indicators: Sequence[str], detectors: Sequence[str]) -> List[s
     names = []
     for key in indicators:
         names += [f"risk:{key}", f"entity_max:{key}", f"entity_mean:{key}"]
-    names += ["log_mentions", "first_position", "position", "in_head", "words", "digit", "upper", "validated", *TEXT_FEATURES]
+    names += BASE_FEATURES
     return names + [f"label={label}" for label in LABELS] + [f"detector={d}" for d in detectors]
 
 
@@ -78,14 +80,12 @@ def feature_names(indicators: Sequence[str], detectors: Sequence[str]) -> List[s
 def text_features(surface: str) -> Tuple[float, float, float]:
     """``TEXT_FEATURES`` of a span's text: the lowest Zipf frequency of its letter words,
     whether all of them start with a capital, whether one is a listed given or family name."""
-    from wordfreq import zipf_frequency
-
     words = LETTERS.findall(surface)
     if not words:
         return NO_WORD_ZIPF, 0.0, 0.0
     lists = name_lists()
     folded = [w.casefold() for w in words]
-    return (min(zipf_frequency(w, "en") for w in folded), float(all(w[0].isupper() for w in words)),
+    return (min(term_zipf(w) for w in folded), float(all(w[0].isupper() for w in words)),
             float(any(w in lists.given or w in lists.family for w in folded)))
 
 
@@ -109,14 +109,15 @@ def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[
     length = max(len(text), 1)
     head = text[:HEAD_CHARS].lower()
     detector_index = {d: i for i, d in enumerate(detectors)}
-    n_base = 8 + len(TEXT_FEATURES)
+    n_base = len(BASE_FEATURES)
     out = numpy.zeros((len(rows), 3 * n_ind + n_base + len(LABELS) + len(detectors)))
     for i, (start, end, label, _entity, detector, validated) in enumerate(rows):
         words = text[start:end].split()
-        surface = " ".join(words).lower()
+        joined = " ".join(words)
+        surface = joined.lower()
         base = [math.log1p(mentions[i]), first[i] / length, start / length, float(bool(surface) and surface in head),
                 len(words), float(any(ch.isdigit() for ch in surface)), float(text[start:end].isupper()), float(validated),
-                *text_features(" ".join(words))]
+                *text_features(joined)]
         out[i, : 3 * n_ind] = numpy.stack([r[i], entity_max[i], entity_mean[i]], axis=1).ravel()
         out[i, 3 * n_ind : 3 * n_ind + n_base] = base
         if label in LABELS:
