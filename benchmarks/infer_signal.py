@@ -16,8 +16,8 @@ which part of the text carries that signal. The texts are masked by a pipeline (
 Each view is attacked by adaptive attackers, cross-fitted by document (5 folds, the folds of
 `spacy-sanitize attack`): trained on the other folds' view, scored on the fold's. They are
 the project's binary n-gram logistic regressions (`word:LOWER`, `char:LOWER`) and, with
-`--embedding`, a logistic regression over all-MiniLM-L6-v2 document vectors (the mean of
-strided 256-subword windows, never truncated).
+`--embedding`, a logistic regression over all-MiniLM-L6-v2 document vectors (the mean of the
+subword states of the project's windowed encoder, never truncated).
 
 Usage:
   python benchmarks/infer_signal.py ../shared/data/tab/tab_dev_texts.jsonl --embedding minilm \
@@ -28,7 +28,7 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import srsly
@@ -78,7 +78,7 @@ def cross_fit(
     labels: Sequence[str],
     parts: Sequence[np.ndarray],
     fold_of: np.ndarray,
-    fit_predict: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    fit_predict: Callable[[np.ndarray, np.ndarray], Tuple[np.ndarray, List[str]]],
 ) -> Dict[str, float]:
     """Top-1 and top-3 accuracy of an attacker trained per fold on the other folds;
     ``fit_predict(train, test)`` returns (probabilities, classes) rows for ``test``."""
@@ -117,40 +117,11 @@ def vector_attack(X: np.ndarray, labels: Sequence[str], parts, fold_of, C: float
     return cross_fit(len(X), labels, parts, fold_of, fit_predict)
 
 
-class DocEncoder:
-    """Document vectors from a sentence encoder: the mean of its mean-pooled strided windows."""
-
-    def __init__(self, model: str, window: int = 254, batch_size: int = 16) -> None:
-        import torch
-
-        from spacy_sanitize.lm import loader
-
-        self.torch = torch
-        self.tok, self.model = loader.load_pretrained(loader.resolve_model(model), "base")
-        # a window and its two special tokens fit the encoder's positions
-        self.window, self.batch_size = min(window, loader.position_limit(self.model) - 2), batch_size
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        from spacy_sanitize.lm.windows import strided_windows
-
-        torch = self.torch
-        cls, sep, pad = self.tok.cls_token_id, self.tok.sep_token_id, self.tok.pad_token_id or 0
-        out = []
-        for text in texts:
-            ids = self.tok(text, add_special_tokens=False, verbose=False)["input_ids"] or [self.tok.unk_token_id]
-            chunks = [[cls, *ids[a:b], sep] for a, b in strided_windows(len(ids), self.window, self.window)]
-            pooled = []
-            for b in range(0, len(chunks), self.batch_size):
-                batch = chunks[b : b + self.batch_size]
-                width = max(map(len, batch))
-                input_ids = torch.tensor([c + [pad] * (width - len(c)) for c in batch])
-                mask = torch.tensor([[1] * len(c) + [0] * (width - len(c)) for c in batch])
-                with torch.inference_mode():
-                    hidden = self.model(input_ids=input_ids, attention_mask=mask)[0]
-                m = mask.unsqueeze(-1).float()
-                pooled.append(((hidden * m).sum(1) / m.sum(1)).numpy())
-            out.append(np.concatenate(pooled).mean(0))
-        return np.stack(out)
+def doc_vectors(encoder, texts: Sequence[str]) -> np.ndarray:
+    """One vector per text: the mean of its subwords' hidden states, read by the project's
+    windowed encoder (``lm.context.ContextEncoder``: overlapping windows, never truncated)."""
+    rows = encoder.token_states_batch(list(texts))  # loads the model: encoder.dim is set
+    return np.stack([states.mean(0) if len(states) else np.zeros(encoder.dim, dtype=np.float32) for states, _, _ in rows])
 
 
 def text_of(seq: Seq) -> str:
@@ -188,14 +159,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     majority = max(counts.values()) / len(labels)
 
     rows = []
-    encoder = DocEncoder(args.embedding) if args.embedding else None
+    encoder = None
+    if args.embedding:
+        from spacy_sanitize.lm.context import ContextEncoder
+
+        encoder = ContextEncoder(args.embedding, batch_size=16)
     for name, view in views_of(masked, raw, stop, args.seed).items():
         row: Dict[str, object] = {"view": name, "tokens kept": round(kept_share(view, masked if name != "text as written" else raw), 4)}
         for analyzer in ("word", "char"):
             scores = ngram_attack(view, labels, parts, fold_of, analyzer)
             row[f"{analyzer}:LOWER accuracy"], row[f"{analyzer}:LOWER top-3"] = round(scores["accuracy"], 4), round(scores["top3"], 4)
         if encoder is not None and "random" not in name:
-            scores = vector_attack(encoder.encode([text_of(s) for s in view]), labels, parts, fold_of)
+            scores = vector_attack(doc_vectors(encoder, [text_of(s) for s in view]), labels, parts, fold_of)
             row["MiniLM accuracy"], row["MiniLM top-3"] = round(scores["accuracy"], 4), round(scores["top3"], 4)
         rows.append(row)
         print(srsly.json_dumps(row), flush=True)

@@ -47,15 +47,17 @@ def test_cross_fitted_attacker_finds_the_clue_only_where_the_view_keeps_it():
     assert lengths["accuracy"] <= 0.6  # a constant feature tells nothing
 
 
-def test_document_encoder_reads_past_the_window(tmp_path):
+def test_document_vectors_read_past_the_window(tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
+    from spacy_sanitize.lm.context import ContextEncoder
+
     from .lm_fixtures import build_tiny_bert
 
     model = build_tiny_bert(tmp_path / "bert", max_positions=32)
-    encoder = infer_signal.DocEncoder(model, window=254, batch_size=2)
-    assert encoder.window == 30
+    encoder = ContextEncoder(model, window=254, stride=192, batch_size=2)
     long_text = " ".join(["the applicant was born in oslo"] * 30)  # ~180 subwords: 6+ windows
-    vectors = encoder.encode([long_text, "the court"])
+    vectors = infer_signal.doc_vectors(encoder, [long_text, "the court"])
+    assert encoder.window == 30
     assert vectors.shape == (2, 32) and np.isfinite(vectors).all()
     assert not np.allclose(vectors[0], vectors[1])
