@@ -1,6 +1,6 @@
 """Grouped 5-fold cross-validation on the annotated court cases (TAB dev, 92 ECHR cases,
-356 annotator views), end to end from raw text: the spans of `court`'s detector (``ensemble``, the
-previous ``default``), a risk_seq
+356 annotator views), end to end from raw text: the spans of `court`'s detector (its components before the risk
+stage: ``ensemble``'s detector + ``pii_extend``), a risk_seq
 tagger trained on the training folds' annotations (all annotators of a case in one fold),
 the decision (risk >= a threshold chosen by inner CV on the training folds only, under each
 protection policy of ``POLICIES``: labels, listed names, name rules, validated codes, dates after
@@ -31,12 +31,12 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).res
 
 from seq_eval import METRICS  # noqa: E402
 
-from spacy_sanitize import load_pipeline  # noqa: E402
 from spacy_sanitize.corpus import TabDocument, docs_to_tab, load_tab, read_tab, shared_data_dir  # noqa: E402
 from spacy_sanitize.decide.protect import matched_parts, name_parts, protect_from_record, protected_names  # noqa: E402
 from spacy_sanitize.decide.rules import ProtectRules  # noqa: E402
 from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predicted_mask_offsets, tab_scores  # noqa: E402
 from spacy_sanitize.masking_plan import PlanSettings  # noqa: E402
+from spacy_sanitize.pipeline import load_detector  # noqa: E402
 from spacy_sanitize.spans import is_validated  # noqa: E402
 from spacy_sanitize.training.seq_train import FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
 from spacy_sanitize.training.stack_train import fit_stack, seq_risks as stack_seq_risks  # noqa: E402
@@ -77,7 +77,7 @@ def detected_rows(texts: Sequence[str], doc_ids: Sequence[str], cache: Optional[
         if all(len(row) == DETECTED_ROW_LEN for rows in cached.values() for row in rows):
             return cached
     start = time.perf_counter()
-    docs = detect_docs(load_pipeline(pipeline), texts, doc_ids)
+    docs = detect_docs(load_detector(pipeline), texts, doc_ids)
     rows = {
         doc._.doc_id: [
             [s.start_char, s.end_char, s.label_, s._.entity_id, None, str(s._.risk_explain.get("detector", "")), is_validated(s)]
@@ -179,6 +179,13 @@ def choose_threshold(gold: Sequence[TabDocument], rows: Dict[str, List[Row]], ru
     return float(best)
 
 
+def recall_first_threshold(grid_scores: Dict[float, Dict[str, float]], min_quasi: float) -> float:
+    """The highest threshold whose R_quasi reaches ``min_quasi`` (court's choice: recall first,
+    then precision); the lowest of the grid when none does."""
+    ok = [t for t, row in grid_scores.items() if row["R_quasi"] >= min_quasi]
+    return float(max(ok) if ok else min(grid_scores))
+
+
 def stack_rows(texts: Dict[str, str], detected: Dict[str, List[Row]]) -> Dict[str, List[Any]]:
     """The detected spans as risk_stack's rows (entity key, detector, validated)."""
     return {d: [(r[0], r[1], r[2], r[3] or f"{r[2]}:{texts[d][r[0]:r[1]]}", r[5], bool(r[6])) for r in rs] for d, rs in detected.items()}
@@ -220,7 +227,7 @@ def cross_val_rows(references: List[Doc], texts: Dict[str, str], rows: Dict[str,
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path, default=shared_data_dir() / "tab" / "tab_dev.json")
-    parser.add_argument("--pipeline", default="ensemble", help="the detector (its masker is left out): court's, the previous default")
+    parser.add_argument("--pipeline", default="court", help="the pipeline whose detection stage (before its risk components) finds the spans")
     parser.add_argument("--family", default="cnn", choices=sorted(FAMILIES))
     parser.add_argument("--epochs", type=int, default=2, help="passes over the annotator views (~4 per case)")
     parser.add_argument("--width", type=int, default=64, help="CNN: 0 = the pretrained tok2vec, else a fresh one this wide")
@@ -231,10 +238,12 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--inner-folds", type=int, default=3, help="inner CV on the training folds for the threshold")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--cache", type=Path, default=Path("corpus/tab_detected_ensemble.json"))
+    parser.add_argument("--cache", type=Path, default=Path("corpus/tab_detected_court.json"))
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/tab_eval.json"))
     parser.add_argument("--stack", action="store_true",
                         help="also risk_stack over the risk_seq risks (court's decision): fit per fold on the inner out-of-fold risks")
+    parser.add_argument("--min-quasi", type=float, default=0.9,
+                        help="--stack: also choose risk_stack's threshold recall first (the highest whose inner R_quasi reaches this)")
     parser.add_argument("--with-protect-field", default=None, metavar="FIELD",
                         help="also score every policy with Doc._.protect set from this record field (e.g. meta.applicant)")
     args = parser.parse_args()
@@ -280,8 +289,10 @@ def main() -> None:
     gold_by_id = {d.doc_id: d for d in gold}
     srows = stack_rows(texts, rows)
     stack_name = f"risk_stack over risk_seq {args.family} (grouped CV), {COURT_POLICY}"
+    recall_name = f"{stack_name}, threshold: highest with inner R_quasi >= {args.min_quasi}"
     stack_out: Dict[str, List[Row]] = {}
     stack_predictions: Dict[str, List[List[int]]] = {}
+    recall_predictions: Dict[str, List[List[int]]] = {}
     for k, test in enumerate(document_folds(doc_ids, args.folds, args.seed)):
         held = {doc_ids[i] for i in test}
         train_refs = [ref for doc_id in doc_ids if doc_id not in held for ref in by_id[doc_id]]
@@ -304,11 +315,15 @@ def main() -> None:
                 rest = [d for d in train_ids if d not in set(part_ids)]
                 crossfit.update(stacked(gold_by_id, srows, rows, inner_risks, rest, inner_risks, part_ids, args.seed + 10 * k + j))
             rules = policy_rules(POLICIES[COURT_POLICY])
-            threshold = choose_threshold(inner_gold, crossfit, rules, tokens, masked, grid=STACK_THRESHOLDS)
+            grid_scores = {t: scores(inner_gold, masked(crossfit, t, rules), tokens) for t in STACK_THRESHOLDS}
+            threshold = max(STACK_THRESHOLDS, key=lambda t: (grid_scores[t]["F1"], -t))  # choose_threshold's rule
+            recall_threshold = recall_first_threshold(grid_scores, args.min_quasi)
             results["thresholds"].setdefault(stack_name, []).append(threshold)
+            results["thresholds"].setdefault(recall_name, []).append(recall_threshold)
             test_stack = stacked(gold_by_id, srows, rows, inner_risks, train_ids, seq_risks(rows, test_rows), sorted(held), args.seed + k)
             stack_out.update(test_stack)
             stack_predictions.update(masked(test_stack, threshold, rules))
+            recall_predictions.update(masked(test_stack, recall_threshold, rules))
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(results, indent=1))
     if args.with_protect_field:
@@ -317,6 +332,7 @@ def main() -> None:
         results["rows"][f"risk_seq {args.family} (grouped CV), {policy}"] = scores(gold, predictions[policy], tokens)
     if args.stack:
         results["rows"][stack_name] = scores(gold, stack_predictions, tokens)
+        results["rows"][recall_name] = scores(gold, recall_predictions, tokens)
         rules = policy_rules(POLICIES[COURT_POLICY])
         results["stack_threshold_grid"] = STACK_THRESHOLDS
         results["stack_fixed_thresholds"] = {str(t): scores(gold, masked(stack_out, t, rules), tokens) for t in STACK_THRESHOLDS}

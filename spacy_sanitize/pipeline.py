@@ -144,8 +144,43 @@ def _with_installed_english(config: Config) -> Config:
 
 
 def load_config_pipeline(path: Union[str, Path], overrides: Optional[Dict[str, Any]] = None) -> Language:
-    overrides = overrides or {}
-    config = _with_installed_english(Config().from_disk(path, overrides=overrides))
+    return _load_config(Config().from_disk(path, overrides=overrides or {}))
+
+
+def is_risk_stage(factory: Optional[str]) -> bool:
+    """Whether a factory belongs to the stages after detection: risk indicators and deciders
+    (``risk_*``) and the masker."""
+    return bool(factory) and (str(factory).startswith("risk_") or factory == "masker")
+
+
+def load_detector(name: Union[str, Path] = "default", overrides: Optional[Dict[str, Any]] = None) -> Language:
+    """The detection stage of pipeline ``name``: its components before the first risk
+    component or the masker (``court``'s: ``ensemble``'s detector and ``pii_extend``). A
+    shipped config or ``.cfg`` is cut before loading, so the risk models are neither needed
+    nor initialized (a benchmark or ``train-stack`` refits them); any other pipeline is loaded
+    whole and the later components are removed."""
+    name = PIPELINE_ALIASES.get(str(name), name) if isinstance(name, str) else name
+    path = config_path(str(name)) if str(name) in shipped_configs() else Path(name)
+    if path.suffix != ".cfg" or not path.exists():
+        nlp = load_pipeline(name, overrides)
+        names = list(nlp.pipe_names)
+        cut = next((i for i, n in enumerate(names) if is_risk_stage(nlp.get_pipe_meta(n).factory)), len(names))
+        for later in names[cut:]:
+            nlp.remove_pipe(later)
+        return nlp
+    config = Config().from_disk(path, overrides=overrides or {})
+    pipeline = list(config["nlp"]["pipeline"])
+    blocks = config["components"]
+    cut = next((i for i, n in enumerate(pipeline) if is_risk_stage(blocks.get(n, {}).get("factory"))), len(pipeline))
+    config["nlp"]["pipeline"] = pipeline[:cut]
+    for later in pipeline[cut:]:
+        blocks.pop(later, None)
+        config.get("initialize", {}).get("components", {}).pop(later, None)
+    return _load_config(config)
+
+
+def _load_config(config: Config) -> Language:
+    config = _with_installed_english(config)
     nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
     initialize_pipeline(nlp, config)
     nlp.max_length = max(nlp.max_length, DEFAULT_CHUNK_CHARS * 2)

@@ -73,3 +73,38 @@ def test_tab_eval_measures_the_protection_court_ships():
     keys = ("protect", "protect_names", "protect_detectors", "protect_validated", "protect_date_cues")
     assert {k: decider.get(k) for k in keys} == {k: policy.get(k) for k in keys}
     assert decider.get("date_cue_window", 5) == policy.get("date_cue_window", 5)
+
+
+def test_recall_first_threshold_takes_the_highest_that_keeps_quasi_recall():
+    grid = {0.3: {"R_quasi": 0.93}, 0.4: {"R_quasi": 0.905}, 0.5: {"R_quasi": 0.88}}
+    assert tab_eval.recall_first_threshold(grid, 0.9) == 0.4
+    assert tab_eval.recall_first_threshold(grid, 0.95) == 0.3  # none reaches it: the lowest (safest)
+
+
+def test_detection_stage_is_what_comes_before_the_risk_stage():
+    """tab_eval and train-stack detect with a pipeline's own detector: court's ends with pii_extend."""
+    import spacy
+
+    from spacy_sanitize.evaluation.scorer import detect_docs, detection_stage
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_codes")
+    nlp.add_pipe("pii_extend")
+    nlp.add_pipe("risk_threshold", config={"indicator": "seq"})
+    nlp.add_pipe("masker")
+    assert detection_stage(nlp) == ["pii_codes", "pii_extend"]
+    (doc,) = detect_docs(nlp, ["Call 555-123-4567 now."], ["d"])
+    assert doc._.doc_id == "d" and [s.text for s in doc.spans["pii"]] == ["555-123-4567"]
+    assert doc.spans["pii"][0]._.mask is None and not doc._.sanitized  # neither the decider nor the masker ran
+
+
+def test_load_detector_cuts_a_shipped_config_before_its_risk_stage():
+    """court's detector loads without its risk models (train-stack refits them)."""
+    from spacy_sanitize.pipeline import is_risk_stage, load_detector
+
+    nlp = load_detector("court")
+    assert nlp.pipe_names[-1] == "pii_extend" and "pii_coref" in nlp.pipe_names
+    assert not any(is_risk_stage(nlp.get_pipe_meta(n).factory) for n in nlp.pipe_names)
+    doc = nlp("He was held at HMP Verne and paid approximately GBP 268,000 (EUR 310,000) to a British national.")
+    found = {s.text for s in doc.spans["pii"]}
+    assert "HMP Verne" in found and "approximately GBP 268,000 (EUR 310,000)" in found

@@ -34,11 +34,27 @@ def detected_triples(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[
 FITTED_ON_EVALUATION_DATA = ("pii_relabel",)
 
 
+def detection_stage(nlp: Language) -> List[str]:
+    """The components of ``nlp`` that detect: those before its risk stage (the ``risk_*``
+    indicators and deciders) and the masker, less those fitted on the evaluation documents
+    (``FITTED_ON_EVALUATION_DATA``). ``court``'s is ``ensemble``'s detector + ``pii_extend``."""
+    from ..pipeline import is_risk_stage
+
+    names = []
+    for name in nlp.pipe_names:
+        factory = nlp.get_pipe_meta(name).factory
+        if is_risk_stage(factory):
+            break
+        if factory not in FITTED_ON_EVALUATION_DATA:
+            names.append(name)
+    return names
+
+
 def detect_docs(nlp: Language, texts: Sequence[str], doc_ids: Optional[Sequence[Optional[str]]] = None) -> List[Doc]:
-    """The detector's docs for an evaluation: ``nlp`` without the masker and without the
-    components fitted on the evaluation documents (``FITTED_ON_EVALUATION_DATA``), with
+    """The detector's docs for an evaluation: ``nlp``'s ``detection_stage`` only, with
     ``doc._.doc_id`` set from ``doc_ids``."""
-    disable = [n for n in nlp.pipe_names if n == "masker" or nlp.get_pipe_meta(n).factory in FITTED_ON_EVALUATION_DATA]
+    keep = set(detection_stage(nlp))
+    disable = [n for n in nlp.pipe_names if n not in keep]
     with nlp.select_pipes(disable=disable):
         docs = list(nlp.pipe(texts))
     for doc, doc_id in zip(docs, doc_ids or [None] * len(docs)):

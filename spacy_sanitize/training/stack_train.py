@@ -5,7 +5,7 @@ tagger trained on the other folds (all annotators of a document in one fold), an
 fraction of annotators masking each span: risk_stack learns from those, so it sees scores as
 risk_seq gives them on documents it was not trained on (as in use).
 
-    python -m spacy_sanitize train-stack ../shared/data/tab/tab_dev.json out/risk_stack_court --detector ensemble
+    python -m spacy_sanitize train-stack ../shared/data/tab/tab_dev.json out/risk_stack_court --detector court
 """
 import argparse
 import time
@@ -80,19 +80,19 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(prog="spacy-sanitize train-stack", description="Fit risk_stack on out-of-fold risk_seq risks of TAB JSON and save it.")
     parser.add_argument("data", type=Path, help="TAB JSON with gold masking decisions (e.g. tab_dev.json)")
     parser.add_argument("output", type=Path, help="directory for the saved model (learned.json)")
-    parser.add_argument("--detector", default="ensemble", help="the shipped pipeline whose detector finds the spans (court's: ensemble)")
+    parser.add_argument("--detector", default="court", help="the shipped pipeline whose detection stage (before its risk components) finds the spans")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--width", type=int, default=COURT_TAGGER["width"])
     parser.add_argument("--depth", type=int, default=COURT_TAGGER["depth"])
     parser.add_argument("--epochs", type=int, default=COURT_TAGGER["epochs"])
     args = parser.parse_args(argv)
-    from ..pipeline import load_pipeline
+    from ..pipeline import load_detector
 
     start = time.perf_counter()
     references = read_tab(args.data, spacy.blank("en"))
     gold = {d.doc_id: d for d in load_tab(args.data)}
-    rows = detected(load_pipeline(args.detector), {i: d.text for i, d in gold.items()})
+    rows = detected(load_detector(args.detector), {i: d.text for i, d in gold.items()})
     tagger = cnn_tagger(args.width, args.depth)
     risks = out_of_fold_seq_risks(references, rows, args.folds, args.seed, tagger, args.epochs, log="train-stack")
     info = {"data": args.data.name, "detector": args.detector, "folds": args.folds, "seed": args.seed, "tagger": tagger, "epochs": args.epochs,
