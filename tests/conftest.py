@@ -58,6 +58,15 @@ def wiki_path() -> Path:
     return data_file("wiki", "wiki_dev.json")
 
 
+def court_threshold() -> float:
+    """The risk_stack threshold the shipped court config decides with (a refit may move it)."""
+    from thinc.api import Config
+
+    from spacy_sanitize.pipeline import config_path
+
+    return float(Config().from_disk(config_path("court"), interpolate=False)["components"]["risk_threshold"]["threshold"])
+
+
 @pytest.fixture
 def tab_dev_texts_path() -> Path:
     return data_file("tab", "tab_dev_texts.jsonl")

@@ -15,6 +15,8 @@ from spacy_sanitize.report.data import OffsetMap, entry
 from spacy_sanitize.report.html import build_html
 from spacy_sanitize.report.why import span_why
 
+from .conftest import court_threshold
+
 SAMPLE = Path(__file__).parent.parent / "examples" / "sample.txt"
 SECRETS = ("Ingrid", "Solheim", "Aasen", "36110/97", "per.aasen@example.org", "22 33 44 55")
 
@@ -117,7 +119,7 @@ def test_sanitize_jsonl_has_why_per_span(tmp_path):
     spans = json.loads(out.read_text())["spans"]
     assert spans and all({"decision", "detectors", "indicators", "vote", "policy", "replacement", "summary"} <= set(s["why"]) for s in spans)
     by_text = {s["text"]: s["why"] for s in spans}
-    assert by_text["Ms Ingrid Solheim"]["replacement"] == "[PERSON]" and by_text["Ms Ingrid Solheim"]["indicators"]["stack"]["threshold"] == 0.55
+    assert by_text["Ms Ingrid Solheim"]["replacement"] == "[PERSON]" and by_text["Ms Ingrid Solheim"]["indicators"]["stack"]["threshold"] == court_threshold()
     assert by_text["per.aasen@example.org"]["detectors"] == ["pii_codes:email"]
     kept = [s for s in spans if s["why"]["decision"] == "kept"]
     assert kept and all(s["mask"] is False and s["why"]["replacement"] is None for s in kept)

@@ -14,6 +14,8 @@ from spacy_sanitize.report.build import run_records
 from spacy_sanitize.report.data import entry
 from spacy_sanitize.report.html import build_html
 
+from .conftest import court_threshold
+
 from .test_report import decided_doc
 
 REASON = browser.missing()
@@ -124,7 +126,7 @@ def test_tooltip_on_focus_and_hover(driver, reports):
     text = tip.text
     assert text.startswith("PERSON — masked") and "detector: pii_ner" in text and "replacement: [PERSON]" in text
     # court decides from risk_stack's risk, which combines risk_seq's (shown without a threshold)
-    assert "seq: risk 0.98\n" in text and "≥ threshold 0.55 → MASK" in text.split("stack: risk", 1)[1].split("\n", 1)[0]
+    assert "seq: risk 0.98\n" in text and f"≥ threshold {court_threshold():.2f} → MASK" in text.split("stack: risk", 1)[1].split("\n", 1)[0]
     assert "policy: label PERSON is protected" in text
     assert "vote (threshold): rule k (k=1), 1 of 1 MASK → mask" in text
     court = find_mark(driver, "Court")

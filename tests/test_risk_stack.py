@@ -181,3 +181,50 @@ def test_train_stack_pieces_cross_fit_by_case(tmp_path):
     assert sorted(risks) == sorted(gold) and all(len(risks[i]) == 3 and all(0 <= r <= 1 for r in risks[i]) for i in gold)
     model = fit_stack(gold, rows, risks, sorted(gold), params=SMALL)
     assert model.indicators == ["seq"] and model.predict(gold["c0"].text, rows["c0"], [[r] for r in risks["c0"]]).shape == (3,)
+
+
+def test_context_features_read_words_section_and_cues():
+    from spacy_sanitize.risk.stack import ContextRates, context_keys
+
+    text = "PROCEDURE\nThe applicant lodged it in Siverek.\nTHE FACTS\nThe Government met at the Ankara Prison.\n"
+    rows = [(text.index("Siverek"), text.index("Siverek") + 7, "LOC", "e1", "ner", False),
+            (text.index("Ankara Prison"), text.index("Ankara Prison") + 13, "ORG", "e2", "ner", False)]
+    assert context_keys(text, rows) == [("LOC|<rare>", "LOC|in"), ("ORG|prison", "ORG|the")]
+    heads = ContextRates.fit(["ORG|prison"] * 4 + ["ORG|court"] * 2, [1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+    assert "ORG|court" not in heads.rates  # seen fewer than MIN_KEY_COUNT times: the prior
+    X = feature_matrix(text, rows, [[0.5], [0.5]], ["ner"], (heads, ContextRates()))
+    col = {name: i for i, name in enumerate(feature_names(["seq"], ["ner"]))}
+    prior = 0.5
+    assert X[1, col["head_rate"]] == pytest.approx((3 + 10 * prior) / (4 + 10)) and X[1, col["head_seen"]] == pytest.approx(np.log1p(4))
+    assert X[0, col["head_rate"]] == pytest.approx(prior) and X[0, col["head_seen"]] == 0.0
+    assert X[0, col["before_facts"]] == 1.0 and X[1, col["before_facts"]] == 0.0
+    assert X[0, col["cue:applicant"]] == 1.0 and X[0, col["cue:government"]] == 0.0
+    assert X[1, col["cue:government"]] == 1.0 and X[1, col["cue:applicant"]] == 0.0
+
+
+def test_context_tables_keep_common_words_only():
+    """The rates ship with the model: a rare word (a name in the training cases) is "<rare>"."""
+    from spacy_sanitize.detect.gazetteer.filters import term_zipf
+    from spacy_sanitize.risk.stack import COMMON_ZIPF, context_keys
+
+    model = StackModel.fit(_training_docs(), ["seq"], SMALL, seed=0)
+    words = {key.split("|", 1)[1] for rates in model.context for key in rates.rates}
+    assert "<name>" in words and "yalman" not in words
+    assert context_keys("Mr Hartley and Rasmussen met.", [(3, 10, "PERSON", "e", "ner", False), (15, 24, "LOC", "f", "ner", False)]) == \
+        [("PERSON|<name>", "PERSON|mr"), ("LOC|<name>", "LOC|and")]  # a PERSON's last word, a listed surname
+    assert all(w.startswith("<") or term_zipf(w) >= COMMON_ZIPF for w in words)
+    assert "yalman" not in srsly.json_dumps(model.to_dict()["context"]).lower()
+
+
+def test_training_rows_see_rates_of_other_documents_only():
+    """Cross-fitted rates: a key seen in one document only gives its rows the prior."""
+    text = "They met at the Foo Prison. " * 3
+    rows = [(m, m + 10, "ORG", "e1", "ner", False) for m in (16, 44, 72)]
+    docs = [(text, rows, [[0.5]] * 3, [1.0] * 3)] + _training_docs(9)
+    model = StackModel.fit(docs, ["seq"], SMALL, seed=0)
+    assert model.context[0].rates["ORG|prison"][1] == 3  # the model keeps it ...
+    from spacy_sanitize.risk.stack import context_rates, context_keys
+
+    keys = [context_keys(t, r) for t, r, _x, _y in docs]
+    others = [j for j in range(len(docs)) if j % 5 != 0]
+    assert "ORG|prison" not in context_rates(keys, docs, others)[0].rates  # ... but its own rows never saw it

@@ -15,7 +15,13 @@ decisions (``SpanClassifier``: boosted trees or logistic regression, stored as p
 - how rare its words are (the lowest Zipf frequency of its letter words), whether they are
   all capitalised, and whether one is in the shipped name lists: court annotators mask a
   place or organisation with a rare name ("Siverek Magistrates' Court", "Topkapı") far more
-  often than "Istanbul" or "the Court".
+  often than "Istanbul" or "the Court";
+- its context: how often annotators masked spans of its label with the same last word, and
+  with the same word before them, in the training documents (smoothed rates; the tables keep
+  common English words only, Zipf >= ``COMMON_ZIPF``, and no listed name nor the last word of
+  a PERSON span, so no name of a training case ships),
+  whether it stands before the facts (the procedure of a judgment) and whether its sentence
+  speaks of the applicant, the court or the government.
 
 It writes ``Span._.risk["stack"]`` like any indicator; a decider (``risk_threshold`` with
 ``indicator = "stack"``) turns it into ``Span._.mask``. Fail closed: a span without a score
@@ -27,6 +33,7 @@ document and fits on their risks; the `court` pipeline ships the result
 (``spacy_sanitize/data/risk_stack_court``, docs/court.md).
 """
 import math
+import re
 from collections import defaultdict
 from functools import lru_cache
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -55,8 +62,18 @@ DEFAULT_PARAMS = {"kind": "hgb", "max_iter": 200, "learning_rate": 0.05, "max_le
 
 NO_WORD_ZIPF = 8.0  # a span without letter words: as common as a word gets
 TEXT_FEATURES = ("min_zipf", "capitalised", "name_word")
+CONTEXT_FEATURES = ("head_rate", "head_seen", "prev_rate", "prev_seen", "before_facts", "cue:applicant", "cue:court", "cue:government")
 # The per-span features after the indicators' columns, in order (``feature_matrix``'s ``base``).
-BASE_FEATURES = ("log_mentions", "first_position", "position", "in_head", "words", "digit", "upper", "validated", *TEXT_FEATURES)
+BASE_FEATURES = ("log_mentions", "first_position", "position", "in_head", "words", "digit", "upper", "validated", *TEXT_FEATURES,
+                 *CONTEXT_FEATURES)
+# Context rates: only words at least this common enter the tables (a rarer word is "<rare>"),
+# only keys seen this often are kept, and a rate is pulled to the prior by SMOOTHING spans.
+COMMON_ZIPF = 3.0
+MIN_KEY_COUNT = 3
+SMOOTHING = 10.0
+FIT_PARTS = 5  # the training rows' context rates come from the other parts' documents (cross-fitted)
+CUES = ("applicant", "court", "government")
+FACTS_HEADING = re.compile(r"^[ \t]*(?:THE FACTS|THE CIRCUMSTANCES OF THE CASE|AS TO THE FACTS)[ \t]*$", re.M)
 
 # A span as the features read it: (start_char, end_char, label, entity key, detector, validated).
 SpanRow = Tuple[int, int, str, str, str, bool]
@@ -89,9 +106,76 @@ def text_features(surface: str) -> Tuple[float, float, float]:
             float(any(w in lists.given or w in lists.family for w in folded)))
 
 
-def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]], detectors: Sequence[str]) -> numpy.ndarray:
-    """One row of ``feature_names`` per span; ``risks[i][j]`` is indicator ``j``'s risk of span ``i``.
-    Linear in the spans: the entity aggregates are one pass over them."""
+@lru_cache(maxsize=65536)
+def _context_word(word: str) -> str:
+    """A word as the context tables keep it: ``<name>`` for a listed given or family name,
+    ``<rare>`` below ``COMMON_ZIPF`` (the tables ship: no name of a training case may)."""
+    lists = name_lists()
+    if word in lists.given or word in lists.family:
+        return "<name>"
+    return word if term_zipf(word) >= COMMON_ZIPF else "<rare>"
+
+
+def context_keys(text: str, rows: Sequence[SpanRow]) -> List[Tuple[str, str]]:
+    """Per span, the keys of its context rates: its label with its last letter word (a
+    PERSON span's is ``<name>``), and with the letter word before it (lower-cased; see
+    ``_context_word``)."""
+    keys = []
+    for start, end, label, *_rest in rows:
+        inside = LETTERS.findall(text[start:end])
+        before = LETTERS.findall(text[max(0, start - 40) : start])
+        head = "<none>" if not inside else "<name>" if label == "PERSON" else _context_word(inside[-1].lower())
+        prev = _context_word(before[-1].lower()) if before else "<none>"
+        keys.append((f"{label}|{head}", f"{label}|{prev}"))
+    return keys
+
+
+class ContextRates:
+    """Smoothed rates at which annotators masked spans with a key (``context_keys``)."""
+
+    def __init__(self, prior: float = 0.5, rates: Optional[Dict[str, Sequence[float]]] = None) -> None:
+        self.prior = prior
+        self.rates = dict(rates or {})
+
+    @classmethod
+    def fit(cls, keys: Sequence[str], targets: Sequence[float]) -> "ContextRates":
+        total: Dict[str, float] = defaultdict(float)
+        count: Dict[str, int] = defaultdict(int)
+        for key, target in zip(keys, targets):
+            total[key] += target
+            count[key] += 1
+        prior = float(numpy.mean(targets)) if len(targets) else 0.5
+        return cls(prior, {k: [(total[k] + SMOOTHING * prior) / (n + SMOOTHING), n] for k, n in count.items() if n >= MIN_KEY_COUNT})
+
+    def __call__(self, key: str) -> Tuple[float, float]:
+        """The key's rate and log count (the prior and 0 for a key not seen)."""
+        rate = self.rates.get(key)
+        return (float(rate[0]), math.log1p(rate[1])) if rate else (self.prior, 0.0)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"prior": self.prior, "rates": self.rates}
+
+
+def context_matrix(text: str, rows: Sequence[SpanRow], context: Optional[Tuple[ContextRates, ContextRates]]) -> numpy.ndarray:
+    """``CONTEXT_FEATURES`` per span (rates at the prior without ``context``: head, previous word)."""
+    heads, prevs = context or (ContextRates(), ContextRates())
+    facts = FACTS_HEADING.search(text)
+    facts_start = facts.start() if facts else 0
+    out = numpy.zeros((len(rows), len(CONTEXT_FEATURES)))
+    for i, ((head_key, prev_key), row) in enumerate(zip(context_keys(text, rows), rows)):
+        start, end = row[0], row[1]
+        sentence_start = max(text.rfind(".", 0, start), text.rfind("\n", 0, start)) + 1
+        ends = [j for j in (text.find(".", end), text.find("\n", end)) if j >= 0]
+        sentence = text[sentence_start : min(ends) if ends else len(text)].lower()
+        out[i] = [*heads(head_key), *prevs(prev_key), float(start < facts_start), *(float(cue in sentence) for cue in CUES)]
+    return out
+
+
+def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]], detectors: Sequence[str],
+                   context: Optional[Tuple[ContextRates, ContextRates]] = None) -> numpy.ndarray:
+    """One row of ``feature_names`` per span; ``risks[i][j]`` is indicator ``j``'s risk of span ``i``;
+    ``context``: the rates of last words and previous words. Linear in the spans: the entity
+    aggregates are one pass over them."""
     n_ind = len(risks[0]) if len(risks) else 0
     by_entity: Dict[str, List[int]] = defaultdict(list)
     for i, row in enumerate(rows):
@@ -110,6 +194,8 @@ def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[
     head = text[:HEAD_CHARS].lower()
     detector_index = {d: i for i, d in enumerate(detectors)}
     n_base = len(BASE_FEATURES)
+    n_context = len(CONTEXT_FEATURES)
+    contexts = context_matrix(text, rows, context)
     out = numpy.zeros((len(rows), 3 * n_ind + n_base + len(LABELS) + len(detectors)))
     for i, (start, end, label, _entity, detector, validated) in enumerate(rows):
         words = text[start:end].split()
@@ -119,7 +205,8 @@ def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[
                 len(words), float(any(ch.isdigit() for ch in surface)), float(text[start:end].isupper()), float(validated),
                 *text_features(joined)]
         out[i, : 3 * n_ind] = numpy.stack([r[i], entity_max[i], entity_mean[i]], axis=1).ravel()
-        out[i, 3 * n_ind : 3 * n_ind + n_base] = base
+        out[i, 3 * n_ind : 3 * n_ind + n_base - n_context] = base
+        out[i, 3 * n_ind + n_base - n_context : 3 * n_ind + n_base] = contexts[i]
         if label in LABELS:
             out[i, 3 * n_ind + n_base + LABELS.index(label)] = 1.0
         if detector in detector_index:
@@ -128,48 +215,68 @@ def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[
 
 
 class StackModel:
-    """The fitted classifier with what its features need: the indicators it reads (in order)
-    and the detector names of its one-hot features."""
+    """The fitted classifier with what its features need: the indicators it reads (in order),
+    the detector names of its one-hot features and the context rates (last word, previous word)."""
 
-    def __init__(self, indicators: Sequence[str], detectors: Sequence[str], classifier: SpanClassifier, info: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(self, indicators: Sequence[str], detectors: Sequence[str], classifier: SpanClassifier, info: Optional[Dict[str, Any]] = None,
+                 context: Optional[Tuple[ContextRates, ContextRates]] = None) -> None:
         self.indicators = list(indicators)
         self.detectors = list(detectors)
         self.classifier = classifier
         self.info = dict(info or {})
+        self.context = context or (ContextRates(), ContextRates())
 
     @classmethod
     def fit(cls, docs: Sequence[Tuple[str, Sequence[SpanRow], Sequence[Sequence[float]], Sequence[float]]], indicators: Sequence[str],
             params: Optional[Dict[str, Any]] = None, seed: int = 0, info: Optional[Dict[str, Any]] = None) -> "StackModel":
         """Fit on ``(text, rows, risks, targets)`` per document; a target is the fraction of
         annotators who mask the span (each span counts as a positive with that weight and a
-        negative with the rest)."""
+        negative with the rest). A training row's context rates come from the documents of the
+        other ``FIT_PARTS`` parts (a rate must not have seen its own row); the model keeps the
+        rates of all documents."""
         docs = [doc for doc in docs if len(doc[1])]
         if not docs:
             raise ValueError(Errors.E540)
         detectors = sorted({row[4] for _text, rows, _risks, _y in docs for row in rows})
-        X_all = numpy.concatenate([feature_matrix(text, rows, risks, detectors) for text, rows, risks, _y in docs])
+        keys = [context_keys(text, rows) for text, rows, _risks, _y in docs]
+        parts = [i % FIT_PARTS for i in range(len(docs))]
+        matrices = []
+        for i, (text, rows, risks, _y) in enumerate(docs):
+            others = [j for j in range(len(docs)) if parts[j] != parts[i]] or [i]
+            matrices.append(feature_matrix(text, rows, risks, detectors, context_rates(keys, docs, others)))
+        X_all = numpy.concatenate(matrices)
         y = numpy.concatenate([numpy.asarray(t, dtype=float) for _text, _rows, _risks, t in docs])
         both = numpy.concatenate([X_all, X_all])
         labels = numpy.concatenate([numpy.ones(len(y), dtype=int), numpy.zeros(len(y), dtype=int)])
         weights = numpy.concatenate([y, 1.0 - y]) + 1e-6
         classifier = SpanClassifier(dict(params or DEFAULT_PARAMS)).fit(both, labels, seed=seed, sample_weight=weights)
-        return cls(indicators, detectors, classifier, info)
+        return cls(indicators, detectors, classifier, info, context_rates(keys, docs, range(len(docs))))
 
     def predict(self, text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]]) -> numpy.ndarray:
         if not len(rows):
             return numpy.zeros(0)
-        return self.classifier.predict_proba(feature_matrix(text, rows, risks, self.detectors))
+        return self.classifier.predict_proba(feature_matrix(text, rows, risks, self.detectors, self.context))
 
     def to_dict(self) -> Dict[str, Any]:
         return {"indicators": self.indicators, "detectors": self.detectors, "features": feature_names(self.indicators, self.detectors),
-                "classifier": self.classifier.to_dict(), "info": self.info}
+                "classifier": self.classifier.to_dict(), "info": self.info, "context": [rates.to_dict() for rates in self.context]}
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "StackModel":
         expected = feature_names(data["indicators"], data["detectors"])
         if data.get("features", expected) != expected:
             raise ValueError(Errors.E544.format(fitted=len(data["features"]), expected=len(expected)))
-        return cls(data["indicators"], data["detectors"], SpanClassifier.from_dict(data["classifier"]), data.get("info"))
+        heads, prevs = (ContextRates(c["prior"], c["rates"]) for c in data["context"])
+        return cls(data["indicators"], data["detectors"], SpanClassifier.from_dict(data["classifier"]), data.get("info"), (heads, prevs))
+
+
+def context_rates(keys: Sequence[Sequence[Tuple[str, str]]], docs: Sequence[Tuple[Any, Any, Any, Sequence[float]]],
+                  indices: Iterable[int]) -> Tuple[ContextRates, ContextRates]:
+    """The last-word and previous-word rates of the documents ``indices``."""
+    chosen = list(indices)
+    targets = [t for i in chosen for t in docs[i][3]]
+    return (ContextRates.fit([k[0] for i in chosen for k in keys[i]], targets),
+            ContextRates.fit([k[1] for i in chosen for k in keys[i]], targets))
 
 
 class RiskStack(LearnedState):
