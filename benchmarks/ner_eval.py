@@ -3,7 +3,7 @@ documents (default: the Wikipedia biographies; ``--gold`` any TAB JSON, e.g. the
 for the stages of the detector and for trained pii_ner models.
 
     python benchmarks/ner_eval.py [--model training/pii_ner_cpu/model-best ...] [--output benchmarks/results/ner_eval.json]
-    python benchmarks/ner_eval.py --gold ../shared/data/tab/tab_dev.json --output benchmarks/results/ner_eval_tab.json
+    python benchmarks/ner_eval.py --gold ../shared/data/tab/tab_dev.json --detector court --output benchmarks/results/ner_eval_tab.json
 
 Scores are micro over annotators (every annotator's view counts). ``boundaries`` counts, per
 variant, the gold mentions a prediction overlaps with other boundaries, and among them the
@@ -25,6 +25,7 @@ import spacy
 import srsly
 
 from spacy_sanitize import load_pipeline
+from spacy_sanitize.pipeline import load_detector
 from spacy_sanitize.corpus import load_tab, wiki_dev_path
 from spacy_sanitize.evaluation import Tokens, detected_triples, detection_scores
 from spacy_sanitize.corpus import TabDocument
@@ -89,6 +90,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--gold", "--wiki", dest="gold", type=Path, default=DEFAULT_WIKI, help="annotated TAB JSON (default: the biographies)")
     parser.add_argument("--model", action="append", default=[], help="trained pii_ner pipeline directory (repeatable)")
+    parser.add_argument("--detector", action="append", default=[],
+                        help="a pipeline whose detection stage (before its risk components) is scored too, e.g. court (repeatable)")
     parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "ner_eval.json")
     args = parser.parse_args()
     gold = load_tab(args.gold)
@@ -108,6 +111,8 @@ def main() -> None:
         # Its held-out estimate is benchmarks/relabel_eval.py (nested CV by document).
         (f"default detector (shipped pii_ner + pii_relabel; {relabel_note})", default, ["masker"]),
     ]
+    for pipeline in args.detector:
+        variants.append((f"{pipeline} detector (its detection stage)", load_detector(pipeline), []))
     for path in args.model:
         trained = spacy.load(path)
         variants.append((f"pii_ner {Path(path).parent.name}", trained, []))
@@ -128,7 +133,7 @@ def main() -> None:
         scores = detection_scores(gold, by_id, tokens=tokens).as_dict()
         results.append(row(name, scores, seconds, len(texts), boundary_counts(gold, by_id)))
         print(name, f"{seconds:.0f}s", flush=True)
-        if name.startswith("default detector"):
+        if name.startswith("default detector") or name.endswith("(its detection stage)"):
             # The boundary question measured, not shipped: the same spans with a title before a
             # PERSON span taken into it (what TAB annotates; the biographies do not).
             titled = {d.doc_id: with_titles(d.text, by_id[d.doc_id]) for d in gold}
