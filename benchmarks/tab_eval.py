@@ -42,8 +42,9 @@ from spacy_sanitize.training.seq_train import FAMILIES, cnn_tagger, train_risk_s
 from spacy_sanitize.training.stack_train import fit_stack, seq_risks as stack_seq_risks  # noqa: E402
 
 THRESHOLDS = [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
-# risk_stack's thresholds (its risk is calibrated by the fit: a probability of masking)
-STACK_THRESHOLDS = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6]
+# risk_stack's thresholds (its risk is calibrated by the fit: a probability of masking); steps
+# of 0.025 let the recall-first choice stop close to its R_quasi bound
+STACK_THRESHOLDS = [round(0.2 + 0.025 * i, 3) for i in range(17)]
 # The decision policies compared: the labels kept masked whatever the risk.
 # The decision policies compared: the decider's protection settings (risk_threshold's config
 # keys, decide/rules.py): what stays masked whatever the risk.

@@ -228,3 +228,17 @@ def test_training_rows_see_rates_of_other_documents_only():
     keys = [context_keys(t, r) for t, r, _x, _y in docs]
     others = [j for j in range(len(docs)) if j % 5 != 0]
     assert "ORG|prison" not in context_rates(keys, docs, others)[0].rates  # ... but its own rows never saw it
+
+
+def test_sentence_cues_are_read_within_reach_of_the_span():
+    """A text without full stops is one sentence: cues are read SENTENCE_REACH characters around
+    a span, so the features stay linear in the text and the spans."""
+    from spacy_sanitize.risk.stack import SENTENCE_REACH, context_matrix
+    near = "the applicant " + "x " * 10 + "Ankara"
+    far = "the applicant " + "x " * SENTENCE_REACH + "Ankara"
+    from spacy_sanitize.risk.stack import CONTEXT_FEATURES
+
+    col = CONTEXT_FEATURES.index("cue:applicant")
+    for text, expected in ((near, 1.0), (far, 0.0)):
+        start = text.index("Ankara")
+        assert context_matrix(text, [(start, start + 6, "LOC", "e", "ner", False)], None)[0, col] == expected

@@ -34,6 +34,7 @@ document and fits on their risks; the `court` pipeline ships the result
 """
 import math
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from functools import lru_cache
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -74,6 +75,8 @@ SMOOTHING = 10.0
 FIT_PARTS = 5  # the training rows' context rates come from the other parts' documents (cross-fitted)
 CUES = ("applicant", "court", "government")
 FACTS_HEADING = re.compile(r"^[ \t]*(?:THE FACTS|THE CIRCUMSTANCES OF THE CASE|AS TO THE FACTS)[ \t]*$", re.M)
+SENTENCE_END = re.compile(r"[.\n]")
+SENTENCE_REACH = 1000  # characters read on each side of a span for its sentence's cues (linear on text without full stops)
 
 # A span as the features read it: (start_char, end_char, label, entity key, detector, validated).
 SpanRow = Tuple[int, int, str, str, str, bool]
@@ -161,12 +164,15 @@ def context_matrix(text: str, rows: Sequence[SpanRow], context: Optional[Tuple[C
     heads, prevs = context or (ContextRates(), ContextRates())
     facts = FACTS_HEADING.search(text)
     facts_start = facts.start() if facts else 0
+    stops = [m.start() for m in SENTENCE_END.finditer(text)]  # one pass; each span finds its sentence by bisection
     out = numpy.zeros((len(rows), len(CONTEXT_FEATURES)))
     for i, ((head_key, prev_key), row) in enumerate(zip(context_keys(text, rows), rows)):
         start, end = row[0], row[1]
-        sentence_start = max(text.rfind(".", 0, start), text.rfind("\n", 0, start)) + 1
-        ends = [j for j in (text.find(".", end), text.find("\n", end)) if j >= 0]
-        sentence = text[sentence_start : min(ends) if ends else len(text)].lower()
+        before = bisect_left(stops, start)
+        after = bisect_left(stops, end)
+        sentence_start = max(stops[before - 1] + 1 if before else 0, start - SENTENCE_REACH)
+        sentence_end = min(stops[after] if after < len(stops) else len(text), end + SENTENCE_REACH)
+        sentence = text[sentence_start:sentence_end].lower()
         out[i] = [*heads(head_key), *prevs(prev_key), float(start < facts_start), *(float(cue in sentence) for cue in CUES)]
     return out
 
