@@ -134,3 +134,13 @@ def test_span_values_follow_new_offsets():
     (span,) = doc.spans["pii"]
     assert span.text == "British national" and span._.entity_id == "e0"
     assert isinstance(span, Span)
+
+
+@pytest.mark.parametrize("text,spans,expected", [
+    ("police found 79\npackages later", [("79", "QUANTITY")], [("79", "QUANTITY")]),
+    ("the Svea Court of Appeal\n(hovrätten) ruled", [("Svea Court of Appeal", "ORG")], [("Svea Court of Appeal", "ORG")]),
+    ("held at HMP\nVerne", [], []),
+])
+def test_never_across_a_line_break(nlp, text, spans, expected):
+    doc = nlp.get_pipe("pii_extend")(_doc(nlp, text, spans))
+    assert _found(doc) == expected

@@ -140,11 +140,10 @@ class SpanExtender:
         words = []
         for i in range(end, min(end + 2, len(doc))):
             token = doc[i]
-            if owner.get(i) is not None or not (token.is_alpha or "-" in token.text) or token.lower_ in MODIFIER_STOP or "\n" in token.whitespace_:
+            # a line break is a token of its own, not a word: the noun never crosses it
+            if owner.get(i) is not None or not (token.is_alpha or "-" in token.text) or token.lower_ in MODIFIER_STOP:
                 break
             words.append(i)
-            if "\n" in doc[i].whitespace_:
-                break
         for n in range(len(words), 0, -1):
             if _plural_noun(doc[words[n - 1]].text):
                 new_end = words[n - 1] + 1
@@ -155,7 +154,7 @@ class SpanExtender:
         return end
 
     def _gloss_end(self, doc: Doc, end: int, spans: List[Span], owner: Dict[int, int], k: int, absorbed: Set[int], taken: List[str]) -> int:
-        if end >= len(doc) or doc[end].text != "(" or "\n" in doc[end - 1].whitespace_:
+        if end >= len(doc) or doc[end].text != "(":  # right after the span (a line break would be a token between)
             return end
         close = None
         for i in range(end + 1, min(end + 1 + self.max_gloss_tokens + 1, len(doc))):
@@ -201,7 +200,7 @@ class SpanExtender:
             if token.lower_ not in PRISON_PREFIXES or token.text != token.text.upper() or owner.get(token.i) is not None:
                 continue
             end = token.i + 1
-            while end < len(doc) and doc[end].is_title and owner.get(end) is None and "\n" not in doc[end - 1].whitespace_:
+            while end < len(doc) and doc[end].is_title and owner.get(end) is None:
                 end += 1
             if end > token.i + 1:
                 span = Span(doc, token.i, end, label="ORG")
