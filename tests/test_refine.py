@@ -156,3 +156,18 @@ def test_a_day_number_in_another_span_stays_there(nlp_blank):
 def test_a_sovereign_title_takes_in_its_realm(nlp_blank, text, phrase, expected):
     _, spans = refined(nlp_blank, text, phrase, "DEM", detector="pii_gazetteer:P39")
     assert spans == [(expected, "DEM")]
+
+
+@pytest.mark.parametrize(
+    "text,phrase,expected",
+    [
+        ("in breach of Articles 44 and 45 of the Code", "Articles 44", [("Articles 44", "MISC")]),
+        ("under Rule 47(19) of the Rules", "Rule 47(19", [("Rule 47(19", "MISC")]),
+        ("see Article 6 § 1 there", "Article 6 § 1", [("Article 6 § 1", "MISC")]),
+        ("Mr Arthur Rule testified", "Arthur Rule", [("Arthur Rule", "PERSON")]),  # no number: a name
+        ("Section Chief Ann Lee", "Section Chief Ann Lee", [("Section Chief Ann Lee", "PERSON")]),
+    ],
+)
+def test_a_legal_reference_typed_person_is_misc(nlp_blank, text, phrase, expected):
+    _, spans = refined(nlp_blank, text, phrase, "PERSON", detector="pii_ner")
+    assert spans == expected

@@ -31,7 +31,9 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   "number" or a number, or an ORG of one short all-caps word before ":" or "#" and a
   number ("FBI: agents met" keeps its ORG); a number after a code label ("ID: 4471",
   "sort code 20-00-00", "Tel 555-1234") is a CODE, not a DATETIME, QUANTITY or PERSON; so is
-  a PERSON span of one word with a digit ("EMP-1234", "jsmith42": a name has no digits).
+  a PERSON span of one word with a digit ("EMP-1234", "jsmith42": a name has no digits). A PERSON
+  span that refers to a provision ("Articles 44", "Rule 47(19)": a word of
+  ``LEGAL_REFERENCE_WORDS``, then a number) is MISC.
 
 - **line breaks**: a span across a line break (generic NER reads "Bartosz Nowak\nSent:" as one
   name) is cut there into one span a line (with ``trim_edges``); a line's part that is a
@@ -56,6 +58,9 @@ from ..types import DEFAULT_SPANS_KEY
 from .names import name_lists
 
 RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles", "pii_propn")
+# Words that open a reference to a provision of law, which NER models read as a PERSON
+LEGAL_REFERENCE_WORDS = frozenset({"article", "articles", "art", "rule", "rules", "section", "sections", "§", "§§", "paragraph",
+                                   "paragraphs", "chapter", "protocol", "regulation", "regulations"})
 WORD_CONNECTORS = frozenset({"to", "and", "through", "thru", "until", "till", "&"})
 DASHES = frozenset({"-", "–", "—", "−"})
 LEADING_DATE_WORDS = frozenset(
@@ -137,6 +142,12 @@ def _dated(tokens: Iterable) -> bool:
 def _standalone_date(tokens: List) -> bool:
     """A part that is a date on its own (a year or a month name): what a dash may separate."""
     return any(YEAR.match(t.text.rstrip("s")) or _is_month(t.text) for t in tokens)
+
+
+def _legal_reference(tokens: Span) -> bool:
+    """A reference to a provision ("Articles 44", "Rule 47(19)", "§ 3"): a word of
+    ``LEGAL_REFERENCE_WORDS`` first, a number after it."""
+    return len(tokens) > 1 and tokens[0].lower_ in LEGAL_REFERENCE_WORDS and any(c.isdigit() for t in tokens[1:] for c in t.text)
 
 
 def _is_label(doc: Doc, i: int, label: str) -> bool:
@@ -295,6 +306,8 @@ class SpanRefiner:
             part_label = label
             if label == "QUANTITY" and self._years_only(doc[s:e]):
                 part_label = "DATETIME"
+            elif label == "PERSON" and self.trim_edges and _legal_reference(doc[s:e]):
+                part_label = "MISC"  # "Articles 44", "Rule 47(19)": a provision of law, not a person
             elif label == "PERSON" and self.trim_edges and e - s == 1 and any(c.isdigit() for c in doc[s].text):
                 part_label = "CODE"  # "EMP-1234", "jsmith42": a name has no digits
             out.append((s, e, part_label))
