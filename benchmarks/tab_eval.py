@@ -176,8 +176,12 @@ def scores(gold: Sequence[TabDocument], predictions: Dict[str, List[List[int]]],
 def choose_threshold(gold: Sequence[TabDocument], rows: Dict[str, List[Row]], rules: ProtectRules, tokens: Tokens, masked: Masker,
                      person: bool = False, grid: Sequence[float] = THRESHOLDS) -> float:
     """The threshold with the best F1 on out-of-fold rows; ties go to the lower (safer) one."""
-    best = max(grid, key=lambda t: (scores(gold, masked(rows, t, rules, person), tokens)["F1"], -t))
-    return float(best)
+    return best_f1_threshold({t: scores(gold, masked(rows, t, rules, person), tokens) for t in grid})
+
+
+def best_f1_threshold(grid_scores: Dict[float, Dict[str, float]]) -> float:
+    """The threshold of the best F1 among scored ones; ties go to the lower (safer) one."""
+    return float(max(grid_scores, key=lambda t: (grid_scores[t]["F1"], -t)))
 
 
 def recall_first_threshold(grid_scores: Dict[float, Dict[str, float]], min_quasi: float) -> float:
@@ -317,7 +321,7 @@ def main() -> None:
                 crossfit.update(stacked(gold_by_id, srows, rows, inner_risks, rest, inner_risks, part_ids, args.seed + 10 * k + j))
             rules = policy_rules(POLICIES[COURT_POLICY])
             grid_scores = {t: scores(inner_gold, masked(crossfit, t, rules), tokens) for t in STACK_THRESHOLDS}
-            threshold = max(STACK_THRESHOLDS, key=lambda t: (grid_scores[t]["F1"], -t))  # choose_threshold's rule
+            threshold = best_f1_threshold(grid_scores)
             recall_threshold = recall_first_threshold(grid_scores, args.min_quasi)
             results["thresholds"].setdefault(stack_name, []).append(threshold)
             results["thresholds"].setdefault(recall_name, []).append(recall_threshold)

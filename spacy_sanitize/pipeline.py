@@ -3,12 +3,13 @@ composing the shipped configs from one detector definition, and sanitizing texts
 length with them."""
 import difflib
 import importlib.resources
+import itertools
 import json
 import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import spacy
 from spacy.language import Language
@@ -153,6 +154,11 @@ def is_risk_stage(factory: Optional[str]) -> bool:
     return bool(factory) and (str(factory).startswith("risk_") or factory == "masker")
 
 
+def detection_prefix(names: Sequence[str], factory_of: Callable[[str], Optional[str]]) -> List[str]:
+    """The components of ``names`` (in pipeline order) before the first of the risk stage."""
+    return list(itertools.takewhile(lambda name: not is_risk_stage(factory_of(name)), names))
+
+
 def load_detector(name: Union[str, Path] = "default", overrides: Optional[Dict[str, Any]] = None) -> Language:
     """The detection stage of pipeline ``name``: its components before the first risk
     component or the masker (``court``'s: ``ensemble``'s detector and ``pii_extend``). A
@@ -163,17 +169,15 @@ def load_detector(name: Union[str, Path] = "default", overrides: Optional[Dict[s
     path = config_path(str(name)) if str(name) in shipped_configs() else Path(name)
     if path.suffix != ".cfg" or not path.exists():
         nlp = load_pipeline(name, overrides)
-        names = list(nlp.pipe_names)
-        cut = next((i for i, n in enumerate(names) if is_risk_stage(nlp.get_pipe_meta(n).factory)), len(names))
-        for later in names[cut:]:
+        kept = detection_prefix(nlp.pipe_names, lambda n: nlp.get_pipe_meta(n).factory)
+        for later in nlp.pipe_names[len(kept):]:
             nlp.remove_pipe(later)
         return nlp
     config = Config().from_disk(path, overrides=overrides or {})
     pipeline = list(config["nlp"]["pipeline"])
     blocks = config["components"]
-    cut = next((i for i, n in enumerate(pipeline) if is_risk_stage(blocks.get(n, {}).get("factory"))), len(pipeline))
-    config["nlp"]["pipeline"] = pipeline[:cut]
-    for later in pipeline[cut:]:
+    config["nlp"]["pipeline"] = kept = detection_prefix(pipeline, lambda n: blocks.get(n, {}).get("factory"))
+    for later in pipeline[len(kept):]:
         blocks.pop(later, None)
         config.get("initialize", {}).get("components", {}).pop(later, None)
     return _load_config(config)

@@ -38,16 +38,12 @@ def detection_stage(nlp: Language) -> List[str]:
     """The components of ``nlp`` that detect: those before its risk stage (the ``risk_*``
     indicators and deciders) and the masker, less those fitted on the evaluation documents
     (``FITTED_ON_EVALUATION_DATA``). ``court``'s is ``ensemble``'s detector + ``pii_extend``."""
-    from ..pipeline import is_risk_stage
+    from ..pipeline import detection_prefix
 
-    names = []
-    for name in nlp.pipe_names:
-        factory = nlp.get_pipe_meta(name).factory
-        if is_risk_stage(factory):
-            break
-        if factory not in FITTED_ON_EVALUATION_DATA:
-            names.append(name)
-    return names
+    def factory(name: str) -> str:
+        return nlp.get_pipe_meta(name).factory
+
+    return [name for name in detection_prefix(nlp.pipe_names, factory) if factory(name) not in FITTED_ON_EVALUATION_DATA]
 
 
 def detect_docs(nlp: Language, texts: Sequence[str], doc_ids: Optional[Sequence[Optional[str]]] = None) -> List[Doc]:
