@@ -1,12 +1,15 @@
-"""Cross-validated evaluation of risk_perturb on the annotated Wikipedia biographies
-(seed 000, "Perturbations" and tables "manual"/"automatic").
+"""Cross-validated evaluation of risk_perturb on annotated documents in TAB format, the
+Wikipedia biographies or the court cases (seed 000, "Perturbations" and tables
+"manual"/"automatic").
 
 The influences do not depend on the threshold, so they are computed once per document
 (timed: spans/s), then 5 folds by document: on the training folds the threshold maximizing
 the objective (``paper``: P + R_direct + R_quasi, seed 000; ``f1``) is chosen on the gold
 spans, and applied to the test documents' gold spans ("gold") and, with --detected, to the
-spans of the default detector ("detected"). Test predictions of the folds are pooled and
-scored with spacy_sanitize.evaluation.tab_scores.
+spans of a detector ("detected", ``--detector``). Test predictions of the folds are pooled and
+scored with spacy_sanitize.evaluation.tab_scores against every annotator. A document's gold
+spans are its first annotator's (annotators of one document mark nearly the same spans and
+differ in what they mask; the threshold is fitted against all of them).
 
 Target modes: ``person`` (targets = mentions of the main PERSON entity; n + 1 rows per
 document) on all documents, ``all`` (every span is a target, seed 000; about n * (n + 1)
@@ -14,6 +17,10 @@ rows) on a subsample of --all-docs documents when the CPU budget is short.
 
     python benchmarks/perturb_eval.py --modes person,all --all-docs 12 --detected \
         --output benchmarks/results/perturb_eval.json
+    # the court cases (long: --docs subsamples every mode), court's cached detections
+    python benchmarks/perturb_eval.py --data ../shared/data/tab/tab_dev.json --modes person \
+        --docs 30 --detected --detector court --cache corpus/tab_detected_court.json \
+        --output benchmarks/results/perturb_eval_tab.json
 """
 
 import argparse
@@ -27,10 +34,12 @@ from typing import Any
 import spacy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from spacy_sanitize import load_pipeline
+from tab_eval import detected_rows, span_docs
+
 from spacy_sanitize.corpus import tab, wiki_dev_path
-from spacy_sanitize.evaluation import Tokens, detect_docs, tab_scores
+from spacy_sanitize.evaluation import Tokens, tab_scores
 from spacy_sanitize.risk.perturb import fit_threshold, predictions_at, span_table
 from spacy_sanitize.risk.span_classifier import group_folds
 
@@ -41,7 +50,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--wiki", default=str(wiki_dev_path()))
+    parser.add_argument("--data", "--wiki", dest="data", default=str(wiki_dev_path()), help="TAB-format JSON")
+    parser.add_argument("--docs", type=int, default=0, help="documents (random subsample) for every mode; 0 = all")
+    parser.add_argument("--detector", default="accurate", help="pipeline whose detection stage gives the detected spans")
+    parser.add_argument("--cache", type=Path, default=None, help="detections cached by benchmarks/tab_eval.py (same --detector)")
     parser.add_argument("--model", default="minilm_mlm")
     parser.add_argument("--modes", default="person,all")
     parser.add_argument(
@@ -67,18 +79,20 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    gold_tab = {d.doc_id: d for d in tab.load_tab(args.wiki)}
+    gold_tab = {d.doc_id: d for d in tab.load_tab(args.data)}
     gold_docs = {}
     for doc in tab.tab_to_docs(gold_tab.values(), spacy.blank("en")):
-        gold_docs.setdefault(doc._.doc_id, doc)  # one annotator per biography; spans are the same
+        gold_docs.setdefault(doc._.doc_id, doc)  # the first annotator's spans (module docstring)
     doc_ids = sorted(gold_docs)
+    if args.docs and args.docs < len(doc_ids):
+        doc_ids = sorted(random.Random(args.seed).sample(doc_ids, args.docs))
     conditions: dict[str, dict[str, Any]] = {"gold": gold_docs}
     timing: dict[str, Any] = {}
     if args.detected:
         t0 = time.time()
-        # The default detector without the masker and without pii_relabel (fitted on these documents).
-        detected = detect_docs(load_pipeline("accurate"), [gold_docs[i].text for i in doc_ids], doc_ids)
-        conditions["detected"] = dict(zip(doc_ids, detected))
+        texts = {i: gold_docs[i].text for i in doc_ids}
+        rows = detected_rows([texts[i] for i in doc_ids], doc_ids, args.cache, args.detector)
+        conditions["detected"] = dict(zip(doc_ids, span_docs(spacy.blank("en"), texts, rows, doc_ids)))
         timing["detector_s"] = round(time.time() - t0, 1)
 
     tokens = Tokens()
@@ -88,6 +102,8 @@ def main() -> None:
         return {k: round(float(s[k]), 4) for k in KEYS}
 
     results: dict[str, Any] = {
+        "data": Path(args.data).name,
+        "detector": args.detector,
         "model": args.model,
         "window": args.window,
         "folds": args.folds,

@@ -1,11 +1,17 @@
-"""Cross-validated evaluation of risk_llm_prob on the annotated Wikipedia biographies
-(seed 000, tables "manual" and "automatic"): 5 folds by document; classifiers are trained
-on the gold spans and masking decisions of the training folds and applied to the test
-documents' gold spans ("gold") or to the spans of the default detector ("detected").
+"""Cross-validated evaluation of risk_llm_prob (seed 000, tables "manual" and "automatic") on
+annotated documents in TAB format: 5 folds by document (all annotators of a document in one
+fold); classifiers are trained on the gold spans and masking decisions of the training folds
+and applied to the test documents' gold spans ("gold") or to a detector's spans ("detected").
+Predictions are per document, so several annotators' spans of one document are pooled.
 
-    python benchmarks/risk_llm_eval.py --wiki ../shared/data/wiki/wiki_dev.json \
-        --scorer frequency --scorer hf:training/minilm-mlm --with-text --detected \
+    python benchmarks/risk_llm_eval.py --data ../shared/data/wiki/wiki_dev.json \
+        --scorer frequency --scorer hf:minilm_mlm --with-text --detected \
         --output benchmarks/results/risk_llm_eval.json
+    # the court cases, with court's detector (cached detections of benchmarks/tab_eval.py)
+    python benchmarks/risk_llm_eval.py --data ../shared/data/tab/tab_dev.json \
+        --scorer frequency --scorer hf:minilm_mlm --with-text --detected \
+        --detector court --cache corpus/tab_detected_court.json \
+        --output benchmarks/results/risk_llm_eval_tab.json
 """
 import argparse
 import json
@@ -19,15 +25,18 @@ import spacy
 import srsly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from spacy_sanitize import load_pipeline
+from tab_eval import detected_rows, span_docs
+
 from spacy_sanitize.corpus import tab, wiki_dev_path
-from spacy_sanitize.evaluation import Tokens, detect_docs, tab_scores
+from spacy_sanitize.evaluation import Tokens, tab_scores
 from spacy_sanitize.lm import FrequencyScorer, lm_token_weighting
 from spacy_sanitize.lm.frequency import WORD
 from spacy_sanitize.risk.llm_prob import labels_and_groups
 from spacy_sanitize.risk.span_classifier import group_folds, select_and_fit
 
+HF_CACHE = "/tmp/spacy_sanitize_llm_cache"
 SYSTEMS = {"logreg": "logreg", "hgb": "hgb", "ensemble": "ensemble", "auto": "auto"}
 
 
@@ -35,7 +44,8 @@ def scorer_config(spec: str) -> Dict[str, Any]:
     if spec == "frequency":
         return {"@misc": "spacy_sanitize.lm.frequency.v1"}
     if spec.startswith("hf:"):
-        return {"@misc": "spacy_sanitize.lm.hf.v1", "model": spec[3:], "window": 256, "batch_size": 32}
+        # The disk cache: annotators' views of one document share most spans (one LM pass each).
+        return {"@misc": "spacy_sanitize.lm.hf.v1", "model": spec[3:], "window": 256, "batch_size": 32, "cache_dir": HF_CACHE}
     raise SystemExit(f"unknown scorer {spec!r}: use frequency or hf:<model>")
 
 
@@ -79,7 +89,9 @@ def row_doc_ids(docs, scored) -> List[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--wiki", default=str(wiki_dev_path()))
+    parser.add_argument("--data", "--wiki", dest="data", default=str(wiki_dev_path()), help="TAB-format JSON")
+    parser.add_argument("--detector", default="accurate", help="pipeline whose detection stage gives the detected spans")
+    parser.add_argument("--cache", type=Path, default=None, help="detections cached by benchmarks/tab_eval.py (same --detector)")
     parser.add_argument("--scorer", action="append", default=[])
     parser.add_argument("--with-text", action="store_true")
     parser.add_argument("--detected", action="store_true")
@@ -95,9 +107,9 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    gold_tab = tab.load_tab(args.wiki)
+    gold_tab = tab.load_tab(args.data)
     blank = spacy.blank("en")
-    gold_docs = tab.read_tab(args.wiki, blank)
+    gold_docs = tab.read_tab(args.data, blank)
     doc_ids = [d._.doc_id for d in gold_docs]
     folds = group_folds(doc_ids, args.folds, args.seed)
     tokens = Tokens()
@@ -105,15 +117,18 @@ def main() -> None:
     conditions = {"gold": gold_docs}
     if args.detected:
         t0 = time.time()
-        # The default detector without the masker and without pii_relabel (fitted on these documents).
-        conditions["detected"] = detect_docs(load_pipeline("accurate"), [d.text for d in gold_docs], doc_ids)
+        # One Doc per document (not per annotator view), with the detector's spans.
+        texts = {d._.doc_id: d.text for d in gold_docs}
+        ids = sorted(texts)
+        rows = detected_rows([texts[i] for i in ids], ids, args.cache, args.detector)
+        conditions["detected"] = span_docs(blank, texts, rows, ids)
         print(f"detected spans in {time.time() - t0:.1f}s", file=sys.stderr)
 
     def score(preds) -> Dict[str, Any]:
         s = tab_scores(gold_tab, preds, tokens=tokens, token_weighting=weighting).as_dict()
         return {k: round(v, 4) if isinstance(v, float) else v for k, v in s.items() if k != "counts"}
 
-    results: Dict[str, Any] = {"folds": args.folds, "seed": args.seed, "threshold": args.threshold, "documents": len(gold_docs), "rows": {}}
+    results: Dict[str, Any] = {"data": Path(args.data).name, "detector": args.detector, "folds": args.folds, "seed": args.seed, "threshold": args.threshold, "documents": len(gold_docs), "rows": {}}
     for cond, docs in conditions.items():
         results["rows"][f"{cond}/mask_all"] = score({d._.doc_id: [[s.start_char, s.end_char] for s in d.spans.get("pii", [])] for d in docs})
     for spec in scorers:

@@ -1,16 +1,23 @@
-"""5-fold cross-validation (by document) of risk_seq on the annotated Wikipedia biographies.
+"""5-fold cross-validation (by document: all annotators of a document in one fold) of risk_seq
+on annotated documents in TAB format, the Wikipedia biographies or the court cases.
 
 For each tagger family, each fold's tagger is trained on the other folds' gold masking
-decisions only, then tags the held-out documents twice: with the annotated PII spans and
-with the spans of the risk pipelines' detector (load_pipeline("accurate") without its masker and pii_relabel).
-Risks are the max (partial match) or min (full match) of the span's token probabilities;
-spans with risk >= threshold are masked and scored with spacy_sanitize.evaluation.tab_scores
-over all 70 documents (pooled out-of-fold predictions).
+decisions only, then tags the held-out documents twice: with the annotated PII spans (each
+annotator's view; a document's predictions pool its views) and with the spans of a
+detector (``--detector``: its detection stage, without pii_relabel, which was fitted on the
+biographies). Risks are the max (partial match) or min (full match) of the span's token
+probabilities; spans with risk >= threshold are masked and scored with
+spacy_sanitize.evaluation.tab_scores over all documents (pooled out-of-fold predictions).
 
     python benchmarks/seq_eval.py --data ../shared/data/wiki/wiki_dev.json
+    # the court cases: court's CNN (a fresh tok2vec, as benchmarks/tab_eval.py) and detector
+    python benchmarks/seq_eval.py --data ../shared/data/tab/tab_dev.json --families cnn \
+        --width 64 --depth 3 --epochs cnn=2 --detector court --cache corpus/tab_detected_court.json \
+        --output benchmarks/results/seq_eval_tab.json --plot docs/risk_seq_pr_tab.png
 """
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any, Dict, List
@@ -18,22 +25,28 @@ from typing import Any, Dict, List
 import numpy as np
 import spacy
 
-from spacy_sanitize import load_pipeline
-from spacy_sanitize.corpus import docs_to_tab, read_tab, wiki_dev_path
-from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, tab_scores
-from spacy_sanitize.training.seq_train import DEFAULT_EPOCHS, FAMILIES, train_risk_seq
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from tab_eval import METRICS, detected_rows  # noqa: E402
+from tab_eval import span_docs as row_docs  # noqa: E402
+
+from spacy_sanitize.corpus import docs_to_tab, read_tab, wiki_dev_path  # noqa: E402
+from spacy_sanitize.evaluation import Tokens, document_folds, tab_scores  # noqa: E402
+from spacy_sanitize.training.seq_train import DEFAULT_EPOCHS, FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
 
 THRESHOLDS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 MATCHES = {"partial": np.max, "full": np.min}
-METRICS = ("P", "R_all", "F1", "R_ent", "R_direct", "R_quasi")
 
 
-def span_docs(nlp, references, source: str, detector=None):
-    """Docs to tag: the annotated pii spans copied onto a fresh tokenization, or the
-    detector's (without the masker and pii_relabel, which was fitted on these documents)."""
+def span_docs(nlp, references, source: str, detector: str = "accurate", cache=None):
+    """Docs to tag, one per reference: the annotated pii spans copied onto a fresh tokenization,
+    or the detector's spans (one detection per document, cached in ``cache`` as tab_eval does)."""
     ids = [ref._.doc_id for ref in references]
     if source == "detected":
-        return detect_docs(detector, [ref.text for ref in references], ids)
+        texts = {ref._.doc_id: ref.text for ref in references}
+        unique = sorted(texts)
+        rows = detected_rows([texts[i] for i in unique], unique, cache, detector)
+        return row_docs(nlp, texts, rows, ids)
     docs = []
     for ref, doc_id in zip(references, ids):
         doc = nlp.make_doc(ref.text)
@@ -52,10 +65,9 @@ def span_probs(docs, token_probs) -> List[List[Any]]:
 
 def score(gold, doc_ids, spans_per_doc, match: str, threshold: float, tokens: Tokens) -> Dict[str, float]:
     agg = MATCHES[match]
-    predictions = {
-        doc_id: [[s, e] for s, e, probs in spans if (agg(probs) if probs else 1.0) >= threshold]
-        for doc_id, spans in zip(doc_ids, spans_per_doc)
-    }
+    predictions: Dict[str, List[List[int]]] = {}
+    for doc_id, spans in zip(doc_ids, spans_per_doc):  # a document's annotator views are pooled
+        predictions.setdefault(doc_id, []).extend([s, e] for s, e, probs in spans if (agg(probs) if probs else 1.0) >= threshold)
     scores = tab_scores(gold, predictions, tokens=tokens).as_dict()
     return {k: round(float(scores[k]), 4) for k in METRICS}
 
@@ -68,6 +80,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--epochs", default="", help="e.g. cnn=10,transformer=4")
+    parser.add_argument("--width", type=int, default=0, help="CNN: 0 = the family's tagger (pretrained tok2vec), else a fresh tok2vec this wide")
+    parser.add_argument("--depth", type=int, default=3, help="CNN with --width: layers of the fresh tok2vec")
+    parser.add_argument("--detector", default="accurate", help="pipeline whose detection stage gives the detected spans")
+    parser.add_argument("--cache", type=Path, default=None, help="detections cached by benchmarks/tab_eval.py (same --detector)")
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/seq_eval.json"))
     parser.add_argument("--plot", type=Path, default=Path("docs/risk_seq_pr.png"))
     parser.add_argument("--report", action="store_true", help="only print the table and redraw the plot from --output")
@@ -85,17 +101,16 @@ def main() -> None:
     doc_ids = [ref._.doc_id for ref in references]
     folds = document_folds(doc_ids, args.folds, args.seed)
 
-    detector = load_pipeline("accurate")  # the risk pipelines' detector; detect_docs leaves pii_relabel out
-    docs = {"annotated": span_docs(blank, references, "annotated"), "detected": span_docs(blank, references, "detected", detector)}
+    docs = {"annotated": span_docs(blank, references, "annotated"), "detected": span_docs(blank, references, "detected", args.detector, args.cache)}
     tokens = Tokens()
-    results: Dict[str, Any] = {"data": str(args.data), "folds": args.folds, "seed": args.seed, "epochs": epochs,
+    results: Dict[str, Any] = {"data": str(args.data), "detector": args.detector, "width": args.width, "depth": args.depth, "folds": args.folds, "seed": args.seed, "epochs": epochs,
                                "thresholds": THRESHOLDS, "families": {}, "baselines": {}}
     for source, source_docs in docs.items():
         all_spans = [[[s.start_char, s.end_char, []] for s in d.spans.get("pii", [])] for d in source_docs]
         results["baselines"][f"mask_all_{source}"] = score(gold, doc_ids, all_spans, "partial", 0.0, tokens)
 
     for family in [f for f in args.families.split(",") if f]:
-        tagger = dict(FAMILIES[family])
+        tagger = cnn_tagger(args.width, args.depth, 1, []) if family == "cnn" and args.width else dict(FAMILIES[family])
         if family == "transformer":
             import torch
 
@@ -166,7 +181,7 @@ def plot(results: Dict[str, Any], path: Path) -> None:
                 ax.plot([r["R_all"] for r in rows], [r["P"] for r in rows], style, label=f"{family} {match}", markersize=3)
         base = results["baselines"][f"mask_all_{source}"]
         ax.plot([base["R_all"]], [base["P"]], "k*", label="mask all spans")
-        ax.set_title(f"{source} spans (5-fold CV, wiki_dev)")
+        ax.set_title(f"{source} spans (5-fold CV, {Path(results['data']).stem})")
         ax.set_xlabel("R_all")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("P")

@@ -29,8 +29,6 @@ from spacy.tokens import Doc
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]  # this checkout's package
 
-from seq_eval import METRICS  # noqa: E402
-
 from spacy_sanitize.corpus import TabDocument, docs_to_tab, load_tab, read_tab, shared_data_dir  # noqa: E402
 from spacy_sanitize.decide.protect import matched_parts, name_parts, protect_from_record, protected_names  # noqa: E402
 from spacy_sanitize.decide.rules import ProtectRules  # noqa: E402
@@ -41,6 +39,7 @@ from spacy_sanitize.spans import is_validated  # noqa: E402
 from spacy_sanitize.training.seq_train import FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
 from spacy_sanitize.training.stack_train import fit_stack, seq_risks as stack_seq_risks  # noqa: E402
 
+METRICS = ("P", "R_all", "F1", "R_ent", "R_direct", "R_quasi")
 THRESHOLDS = [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
 # risk_stack's thresholds (its risk is calibrated by the fit: a probability of masking); steps
 # of 0.025 let the recall-first choice stop close to its R_quasi bound
@@ -72,10 +71,12 @@ DETECTED_ROW_LEN = 7
 
 def detected_rows(texts: Sequence[str], doc_ids: Sequence[str], cache: Optional[Path], pipeline: str) -> Dict[str, List[Row]]:
     """The detector's spans per document (cached: detection does not depend on the folds). A
-    cache of an older format (rows without detector and validated) is detected again."""
+    cache of an older format (rows without detector and validated) or without one of the
+    documents is detected again."""
     if cache is not None and cache.exists():
         cached = json.loads(cache.read_text())
-        if all(len(row) == DETECTED_ROW_LEN for rows in cached.values() for row in rows):
+        fresh = all(len(row) == DETECTED_ROW_LEN for rows in cached.values() for row in rows)
+        if fresh and set(doc_ids) <= set(cached):
             return cached
     start = time.perf_counter()
     docs = detect_docs(load_detector(pipeline), texts, doc_ids)

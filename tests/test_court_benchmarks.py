@@ -108,3 +108,30 @@ def test_load_detector_cuts_a_shipped_config_before_its_risk_stage():
     doc = nlp("He was held at HMP Verne and paid approximately GBP 268,000 (EUR 310,000) to a British national.")
     found = {s.text for s in doc.spans["pii"]}
     assert "HMP Verne" in found and "approximately GBP 268,000 (EUR 310,000)" in found
+
+
+def test_detected_cache_is_used_only_when_it_has_every_document(tmp_path):
+    import json
+
+    cache = tmp_path / "detected.json"
+    row = [3, 15, "PERSON", "e1", None, "rule", False]
+    cache.write_text(json.dumps({"d": [row]}))
+    assert tab_eval.detected_rows([TEXT], ["d"], cache, "default") == {"d": [row]}
+    # A document the cache lacks (it was written for a subsample): detected again, cache rewritten.
+    rows = tab_eval.detected_rows([TEXT, "Ms Ada Lovelace lives in Paris."], ["d", "e"], cache, "default")
+    assert set(rows) == {"d", "e"} and rows["d"] != [row]
+    assert all(len(r) == tab_eval.DETECTED_ROW_LEN for r in rows["e"])
+    assert set(json.loads(cache.read_text())) == {"d", "e"}
+
+
+def test_seq_eval_pools_the_annotator_views_of_a_document():
+    seq_eval = pytest.importorskip("seq_eval")
+    from spacy_sanitize.evaluation import Tokens
+
+    gold = [TabDocument("d", TEXT, {"a1": [Mention(3, 15, "PERSON", "DIRECT", "e1", "m1", TEXT[3:15])],
+                                    "a2": [Mention(21, 27, "LOC", "QUASI", "e2", "m2", "Turkey")]})]
+    # Two views of "d": each masks one of the two spans; pooled, both are masked.
+    views = [[[3, 15, [0.9]], [21, 27, [0.1]]], [[3, 15, [0.1]], [21, 27, [0.9]]]]
+    pooled = seq_eval.score(gold, ["d", "d"], views, "partial", 0.5, Tokens())
+    assert pooled["R_all"] == 1.0
+    assert seq_eval.score(gold, ["d"], views[1:], "partial", 0.5, Tokens())["R_all"] < 1.0
