@@ -17,9 +17,9 @@ rows) on a subsample of --all-docs documents when the CPU budget is short.
 
     python benchmarks/perturb_eval.py --modes person,all --all-docs 12 --detected \
         --output benchmarks/results/perturb_eval.json
-    # the court cases (long: --docs subsamples every mode), court's cached detections
+    # the court cases, person targets, court's cached detections (--docs N: a subsample)
     python benchmarks/perturb_eval.py --data ../shared/data/tab/tab_dev.json --modes person \
-        --docs 30 --detected --detector court --cache corpus/tab_detected_court.json \
+        --detected --detector court --cache corpus/tab_detected_court.json \
         --output benchmarks/results/perturb_eval_tab.json
 """
 

@@ -130,7 +130,10 @@ def main() -> None:
 
     results: Dict[str, Any] = {"data": Path(args.data).name, "detector": args.detector, "folds": args.folds, "seed": args.seed, "threshold": args.threshold, "documents": len(gold_docs), "rows": {}}
     for cond, docs in conditions.items():
-        results["rows"][f"{cond}/mask_all"] = score({d._.doc_id: [[s.start_char, s.end_char] for s in d.spans.get("pii", [])] for d in docs})
+        every: Dict[str, List[List[int]]] = {}
+        for d in docs:  # a document's annotator views pooled
+            every.setdefault(d._.doc_id, []).extend([s.start_char, s.end_char] for s in d.spans.get("pii", []))
+        results["rows"][f"{cond}/mask_all"] = score(every)
     for spec in scorers:
         with_text = args.with_text and spec == scorers[0]
         comp = spacy.blank("en").add_pipe("risk_llm_prob", config={"scorer": scorer_config(spec), "model": None, "with_text": with_text})

@@ -67,7 +67,7 @@ def combine(seq: Dict[str, List[Row]], llm: Dict[tuple, float], rule: str, t_seq
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path, default=shared_data_dir() / "tab" / "tab_dev.json")
-    parser.add_argument("--cache", type=Path, default=Path("corpus/tab_detected_default.json"))
+    parser.add_argument("--cache", type=Path, default=Path("corpus/tab_detected_court.json"))
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--inner-folds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)

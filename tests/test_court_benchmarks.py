@@ -135,3 +135,22 @@ def test_seq_eval_pools_the_annotator_views_of_a_document():
     pooled = seq_eval.score(gold, ["d", "d"], views, "partial", 0.5, Tokens())
     assert pooled["R_all"] == 1.0
     assert seq_eval.score(gold, ["d"], views[1:], "partial", 0.5, Tokens())["R_all"] < 1.0
+
+
+def test_seed000_tables_put_our_rows_next_to_the_published_ones():
+    tables = pytest.importorskip("seed000_tables")
+    row = {"P": 0.8, "P_w": 0.81, "R_all": 0.9, "F1": 0.85, "R_ent": 0.9, "R_direct": 1.0, "R_quasi": 0.9}
+    llm = {"rows": {"gold/mask_all": row, "gold/frequency/logreg": row, "gold/frequency/text_hgb": row, "detected/mask_all": row}}
+    perturb = {"documents": 92, "rows": {"gold/perturb-person/paper": dict(row, fold_thresholds=[-7.4, -2.3])}}
+    seq = {"families": {"cnn": {"scores": {"annotated": {"full": {"0.5": row}, "partial": {"0.5": row}}}}}}
+    mine = tables.ours("gold", llm, perturb, seq)
+    assert list(mine) == ["Majority rule (mask everything)", "LLM probabilities, word frequencies (logistic regression)",
+                          "Span classification, frequency + span text (boosted trees)",
+                          "Perturbations (thresholds by CV: -7.4, -2.3; 92 documents)",
+                          "Sequence labelling (cnn, strict match)", "Sequence labelling (cnn, partial match)"]
+    assert "P_w" not in mine["Perturbations (thresholds by CV: -7.4, -2.3; 92 documents)"]  # not weighted there
+    lines = tables.table("tab", "gold", mine)
+    published = [line for line in lines if "(published)" in line]
+    assert len(published) == len(tables.PUBLISHED[("tab", "gold")]) == 9
+    assert "| 0.800 | 0.810 | 0.900 | 0.850 |" in lines[len(published) + 2]
+    assert " | - | " in next(line for line in lines if line.startswith("| Perturbations (thresholds"))
