@@ -254,6 +254,32 @@ def test_shipped_classifier_loads_in_initialize(counts, tmp_path):
     assert "error" not in doc.spans["pii"][0]._.risk_explain["llm_prob"]
 
 
+def test_court_classifiers_load_from_their_own_folder():
+    """The classifiers trained on the annotated court cases ship next to the biographies' ones:
+    ``shipped = "risk_llm_prob_court"`` picks them, for the configured scorer."""
+    import srsly
+
+    from spacy_sanitize.shipped import data_path
+
+    nlp = spacy.blank("en")
+    court = nlp.add_pipe("risk_llm_prob", name="court", config={"model": None})
+    bios = nlp.add_pipe("risk_llm_prob", name="bios", config={"model": None})
+    court.initialize(lambda: [], shipped="risk_llm_prob_court")
+    bios.initialize(lambda: [], shipped="risk_llm_prob")
+    provenance = srsly.read_json(data_path("risk_llm_prob_court", "frequency", "training_data.json"))
+    assert provenance["source"] == "tab_dev.json" and len(set(provenance["doc_ids"])) == 92
+    assert court.meta["n_train"] > 10 * bios.meta["n_train"] > 0  # 356 annotator views of long cases
+    text = "The applicant, Mr Vlakhtor Ezzeqi, was born in 1975 in Oslo."
+    doc = nlp.make_doc(text)
+    doc.spans["pii"] = [doc.char_span(text.index(w), text.index(w) + len(w), label=label)
+                        for w, label in (("Mr Vlakhtor Ezzeqi", "PERSON"), ("1975", "DATETIME"), ("Oslo", "LOC"))]
+    doc = bios(court(doc))
+    for span in doc.spans["pii"]:
+        assert "error" not in span._.risk_explain["court"] and 0.0 <= span._.risk["court"] <= 1.0
+    # Same features, another classifier: the risks differ.
+    assert [s._.risk["court"] for s in doc.spans["pii"]] != [s._.risk["bios"] for s in doc.spans["pii"]]
+
+
 def test_vote_is_the_mean_of_its_members(counts):
     from spacy_sanitize.risk.span_classifier import SpanClassifier
 
@@ -357,7 +383,7 @@ def test_shipped_classifiers_load_without_pickle():
     from spacy_sanitize.shipped import data_path
 
     root = data_path("risk_llm_prob")
-    assert not list(root.glob("**/*.pkl"))
+    assert not list(root.glob("**/*.pkl")) and not list(data_path("risk_llm_prob_court").glob("**/*.pkl"))
     for sub in ("frequency", "minilm_mlm"):
         classifier = SpanClassifier.from_dict(srsly.read_json(root / sub / "model.json"))
         assert [m.kind for m in classifier.model] == ["logreg", "logreg", "hgb", "hgb"]
