@@ -74,6 +74,7 @@ def main() -> None:
         help="SQLite cache of LM rows ('' = none)",
     )
     parser.add_argument("--output", default="benchmarks/results/perturb_eval.json")
+    parser.add_argument("--predictions", type=Path, default=None, help="also write the out-of-fold masked spans (benchmarks/kofn_eval.py reads them)")
     args = parser.parse_args()
 
     import torch
@@ -101,6 +102,7 @@ def main() -> None:
         s = tab_scores([gold_tab[i] for i in docs], preds, tokens=tokens).as_dict()
         return {k: round(float(s[k]), 4) for k in KEYS}
 
+    predictions: dict[str, Any] = {}
     results: dict[str, Any] = {
         "data": Path(args.data).name,
         "detector": args.detector,
@@ -181,7 +183,9 @@ def main() -> None:
                 thresholds.append(round(t, 3))
                 for cond, table in tables.items():
                     pooled[cond].update(predictions_at({i: table[i] for i in test_ids}, t))
-            for cond in tables:
+            for cond, table in tables.items():
+                predictions[f"{cond}/perturb-{mode}/{objective}"] = {
+                    "seen": {i: [[s, e] for s, e, _ in table[i]] for i in docs_here}, "masked": pooled[cond]}
                 row = score(docs_here, pooled[cond])
                 row["fold_thresholds"] = thresholds
                 results["rows"][f"{cond}/perturb-{mode}/{objective}"] = row
@@ -193,6 +197,8 @@ def main() -> None:
                 {k: round(v, 4) for k, v in p.items()} for p in curve
             ]
         write_results(results, args.output)  # a checkpoint after each mode
+        if args.predictions:
+            write_results(predictions, str(args.predictions))
     for name, row in results["rows"].items():
         print(name, {k: row[k] for k in KEYS}, row.get("fold_thresholds", ""))
 

@@ -79,6 +79,14 @@ def predictions_for(docs, scored, probs, threshold: float) -> Dict[str, List[Lis
     return out
 
 
+def seen_spans(docs) -> Dict[str, List[List[int]]]:
+    """Every span a system decided on, per document (its views pooled)."""
+    out: Dict[str, List[List[int]]] = {}
+    for doc in docs:
+        out.setdefault(doc._.doc_id, []).extend([s.start_char, s.end_char] for s in doc.spans.get("pii", []))
+    return out
+
+
 def row_doc_ids(docs, scored) -> List[str]:
     ids = []
     for doc, results in zip(docs, scored):
@@ -101,6 +109,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--systems", default="logreg,hgb,ensemble,auto", help="classifier families to cross-validate")
     parser.add_argument("--output", default="benchmarks/results/risk_llm_eval.json")
+    parser.add_argument("--predictions", type=Path, default=None, help="also write each system's out-of-fold masked spans (benchmarks/kofn_eval.py reads them)")
     args = parser.parse_args()
     scorers = args.scorer or ["frequency"]
 
@@ -128,6 +137,7 @@ def main() -> None:
         s = tab_scores(gold_tab, preds, tokens=tokens, token_weighting=weighting).as_dict()
         return {k: round(v, 4) if isinstance(v, float) else v for k, v in s.items() if k != "counts"}
 
+    predictions: Dict[str, Any] = {}
     results: Dict[str, Any] = {"data": Path(args.data).name, "detector": args.detector, "folds": args.folds, "seed": args.seed, "threshold": args.threshold, "documents": len(gold_docs), "rows": {}}
     for cond, docs in conditions.items():
         every: Dict[str, List[List[int]]] = {}
@@ -172,12 +182,17 @@ def main() -> None:
                         per_cond[cond][mask] = clf.predict_proba((X_text if with_text else X)[mask])
             for cond, (docs, scored, *_rest) in feats.items():
                 key = f"{cond}/{spec}/{name}"
-                results["rows"][key] = dict(score(predictions_for(docs, scored, per_cond[cond], args.threshold)), selected=selected)
+                masked = predictions_for(docs, scored, per_cond[cond], args.threshold)
+                predictions[key] = {"seen": seen_spans(docs), "masked": masked}
+                results["rows"][key] = dict(score(masked), selected=selected)
                 print(key, json.dumps({k: results["rows"][key][k] for k in ("P", "P_w", "R_all", "F1", "R_direct", "R_quasi")}), file=sys.stderr)
             timing[f"{name}_cv_s"] = round(time.time() - t0, 1)
         results[f"timing/{spec}"] = timing
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     srsly.write_json(args.output, results)
+    if args.predictions:
+        args.predictions.parent.mkdir(parents=True, exist_ok=True)
+        srsly.write_json(args.predictions, predictions)
 
 
 if __name__ == "__main__":

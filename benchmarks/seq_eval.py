@@ -63,11 +63,18 @@ def span_probs(docs, token_probs) -> List[List[Any]]:
     ]
 
 
-def score(gold, doc_ids, spans_per_doc, match: str, threshold: float, tokens: Tokens) -> Dict[str, float]:
+def masked_spans(doc_ids, spans_per_doc, match: str, threshold: float) -> Dict[str, List[List[int]]]:
+    """Spans whose risk (max or min of their token probabilities) is >= threshold, per document
+    (its annotator views pooled); a span without tokens is masked (fail closed)."""
     agg = MATCHES[match]
     predictions: Dict[str, List[List[int]]] = {}
-    for doc_id, spans in zip(doc_ids, spans_per_doc):  # a document's annotator views are pooled
+    for doc_id, spans in zip(doc_ids, spans_per_doc):
         predictions.setdefault(doc_id, []).extend([s, e] for s, e, probs in spans if (agg(probs) if probs else 1.0) >= threshold)
+    return predictions
+
+
+def score(gold, doc_ids, spans_per_doc, match: str, threshold: float, tokens: Tokens) -> Dict[str, float]:
+    predictions = masked_spans(doc_ids, spans_per_doc, match, threshold)
     scores = tab_scores(gold, predictions, tokens=tokens).as_dict()
     return {k: round(float(scores[k]), 4) for k in METRICS}
 
@@ -86,6 +93,8 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=None, help="detections cached by benchmarks/tab_eval.py (same --detector)")
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/seq_eval.json"))
     parser.add_argument("--plot", type=Path, default=Path("docs/risk_seq_pr.png"))
+    parser.add_argument("--predictions", type=Path, default=None,
+                        help="also write the out-of-fold masked spans at 0.5 (benchmarks/kofn_eval.py reads them)")
     parser.add_argument("--report", action="store_true", help="only print the table and redraw the plot from --output")
     args = parser.parse_args()
     if args.report:
@@ -103,6 +112,7 @@ def main() -> None:
 
     docs = {"annotated": span_docs(blank, references, "annotated"), "detected": span_docs(blank, references, "detected", args.detector, args.cache)}
     tokens = Tokens()
+    predictions: Dict[str, Any] = {}
     results: Dict[str, Any] = {"data": str(args.data), "detector": args.detector, "width": args.width, "depth": args.depth, "folds": args.folds, "seed": args.seed, "epochs": epochs,
                                "thresholds": THRESHOLDS, "families": {}, "baselines": {}}
     for source, source_docs in docs.items():
@@ -136,6 +146,11 @@ def main() -> None:
             source: {match: {str(t): score(gold, doc_ids, spans[source], match, t, tokens) for t in THRESHOLDS} for match in MATCHES}
             for source in docs
         }
+        for source in docs:
+            for match in MATCHES:
+                predictions[f"{'gold' if source == 'annotated' else source}/seq-{family}/{match}"] = {
+                    "seen": masked_spans(doc_ids, spans[source], match, float("-inf")),
+                    "masked": masked_spans(doc_ids, spans[source], match, 0.5)}
         results["families"][family] = {
             "tagger": tagger,
             "train_seconds_per_fold": round(float(np.mean(train_times)), 1),
@@ -144,6 +159,9 @@ def main() -> None:
         }
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(results, indent=1))
+        if args.predictions:
+            args.predictions.parent.mkdir(parents=True, exist_ok=True)
+            args.predictions.write_text(json.dumps(predictions))
     print(markdown(results))
     plot(results, args.plot)
 

@@ -154,3 +154,15 @@ def test_seed000_tables_put_our_rows_next_to_the_published_ones():
     assert len(published) == len(tables.PUBLISHED[("tab", "gold")]) == 9
     assert "| 0.800 | 0.810 | 0.900 | 0.850 |" in lines[len(published) + 2]
     assert " | - | " in next(line for line in lines if line.startswith("| Perturbations (thresholds"))
+
+
+def test_kofn_counts_votes_and_an_undecided_indicator_votes_mask():
+    kofn = pytest.importorskip("kofn_eval")
+    spans = {"d": [(0, 2), (3, 5), (6, 8)]}
+    # member a decided on every span and masks the first; member b saw only the first two
+    a = {"seen": {"d": [[0, 2], [3, 5], [6, 8]]}, "masked": {"d": [[0, 2]]}}
+    b = {"seen": {"d": [[0, 2], [3, 5]]}, "masked": {"d": [[3, 5]]}}
+    va, vb = kofn.votes(spans, a), kofn.votes(spans, b)
+    assert va == {"d": [1, 0, 0]} and vb == {"d": [0, 1, 1]}  # (6, 8) unseen by b: MASK
+    assert kofn.at_least(spans, [va, vb], 1) == {"d": [[0, 2], [3, 5], [6, 8]]}
+    assert kofn.at_least(spans, [va, vb], 2) == {"d": []}
