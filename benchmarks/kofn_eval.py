@@ -3,8 +3,9 @@ out-of-fold decisions that risk_llm_eval.py, perturb_eval.py and seq_eval.py wri
 ``--predictions`` (each grouped 5-fold CV by document, so every decision here is out of fold).
 
 A document's annotated spans are every annotator's (pooled, as the indicators' predictions
-are). A span an indicator did not decide on (perturb_eval reads the first annotator's spans
-only) votes MASK, as a missing indicator does in ``risk_vote`` (fail closed).
+are); with ``--spans detected`` the candidates are the detected spans the members decided on
+(members ``detected/...``). A span an indicator did not decide on (perturb_eval reads the first
+annotator's spans only) votes MASK, as a missing indicator does in ``risk_vote`` (fail closed).
 
     python benchmarks/kofn_eval.py --data ../shared/data/tab/tab_dev.json \\
         --predictions corpus/llm_tab_predictions.json corpus/perturb_tab_predictions.json corpus/seq_tab_predictions.json \\
@@ -58,6 +59,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--predictions", type=Path, nargs="+", required=True)
     parser.add_argument("--members", required=True, help="comma-separated prediction keys, one per indicator")
+    parser.add_argument("--spans", choices=("gold", "detected"), default="gold", help="the candidate spans: annotated, or the members' detected ones")
     parser.add_argument("--corpus", choices=sorted(PUBLISHED), default=None, help="published rows to print (default: from --data)")
     parser.add_argument("--output", type=Path, required=True)
     args = parser.parse_args()
@@ -69,10 +71,13 @@ def main() -> None:
     if missing:
         raise SystemExit(f"no predictions for {missing}; found: {sorted(available)}")
     gold = load_tab(args.data)
-    spans = {d.doc_id: sorted({(m.start, m.end) for ms in d.annotations.values() for m in ms}) for d in gold}
+    if args.spans == "gold":
+        spans = {d.doc_id: sorted({(m.start, m.end) for ms in d.annotations.values() for m in ms}) for d in gold}
+    else:
+        spans = {d.doc_id: sorted({tuple(s) for m in members for s in available[m]["seen"].get(d.doc_id, [])}) for d in gold}
     member_votes = [votes(spans, available[m]) for m in members]
     tokens, weighting = Tokens(), cached_weighting(FrequencyScorer())
-    results: Dict[str, Any] = {"data": args.data.name, "members": members, "documents": len(gold), "rows": {}}
+    results: Dict[str, Any] = {"data": args.data.name, "spans": args.spans, "members": members, "documents": len(gold), "rows": {}}
     # Each member alone (its votes on every annotated span), then the rules.
     rules = [(m, at_least(spans, [v], 1)) for m, v in zip(members, member_votes)]
     rules += [(f">= {k} of {len(members)}", at_least(spans, member_votes, k)) for k in range(1, len(members) + 1)]
