@@ -6,7 +6,8 @@ evaluate-court-indicators`` for the court cases):
     python benchmarks/seed000_tables.py --corpus tab \\
         --llm benchmarks/results/risk_llm_eval_tab.json \\
         --perturb benchmarks/results/perturb_eval_tab.json \\
-        --seq benchmarks/results/seq_eval_tab.json --court benchmarks/results/tab_eval.json
+        --seq benchmarks/results/seq_eval_tab.json benchmarks/results/seq_eval_tab_transformer.json \
+        --court benchmarks/results/tab_eval.json
 
 A row whose results file is missing is left out; web search has no row of ours (it needs a
 search engine, see docs/risk_web.md)."""
@@ -118,14 +119,16 @@ def main() -> None:
     parser.add_argument("--corpus", choices=("tab", "wiki"), default="tab")
     parser.add_argument("--llm", type=Path)
     parser.add_argument("--perturb", type=Path)
-    parser.add_argument("--seq", type=Path)
+    parser.add_argument("--seq", type=Path, nargs="*", default=[], help="seq_eval.py results, one file per run (their tagger families are listed in turn)")
     parser.add_argument("--court", type=Path, help="benchmarks/tab_eval.py's results (end to end, detected spans)")
     args = parser.parse_args()
 
     def read(path: Optional[Path]) -> Optional[Dict[str, Any]]:
         return json.loads(path.read_text()) if path and path.exists() else None
 
-    llm, perturb, seq, court = read(args.llm), read(args.perturb), read(args.seq), read(args.court)
+    llm, perturb, court = read(args.llm), read(args.perturb), read(args.court)
+    runs = [r for r in map(read, args.seq) if r]
+    seq = {"families": {family: res for run in runs for family, res in run["families"].items()}} if runs else None
     for cond, title in (("gold", "annotated spans (seed 000's table \"manual\")"), ("detected", "detected spans (table \"automatic\")")):
         print(f"\n{args.corpus}, {title}\n")
         print("\n".join(table(args.corpus, cond, ours(cond, llm, perturb, seq, court))))
