@@ -22,19 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from risk_llm_eval import cached_weighting  # noqa: E402
+from seed000_tables import COLUMNS, PUBLISHED_K_OF_5, markdown  # noqa: E402
 
 from spacy_sanitize.corpus import load_tab  # noqa: E402
 from spacy_sanitize.evaluation import Tokens, tab_scores  # noqa: E402
 from spacy_sanitize.lm import FrequencyScorer  # noqa: E402
 
-COLUMNS = ("P", "P_w", "R_all", "F1", "R_ent", "R_direct", "R_quasi")
-# Seed 000, table "combinations" (test sets, annotated spans; its 5 indicators, web search by hits).
-PUBLISHED = {
-    "wiki": {1: (0.78, 0.82, 1.00, 0.87, 1.00, 1.00, 1.00), 2: (0.80, 0.84, 1.00, 0.89, 1.00, 1.00, 1.00),
-             3: (0.84, 0.87, 0.98, 0.90, 0.96, 1.00, 0.96)},
-    "tab": {1: (0.52, 0.56, 1.00, 0.68, 1.00, 1.00, 1.00), 2: (0.52, 0.56, 1.00, 0.69, 1.00, 1.00, 1.00),
-            3: (0.61, 0.64, 0.98, 0.75, 0.99, 1.00, 0.99)},
-}
 Span = Tuple[int, int]
 
 
@@ -60,7 +53,7 @@ def main() -> None:
     parser.add_argument("--predictions", type=Path, nargs="+", required=True)
     parser.add_argument("--members", required=True, help="comma-separated prediction keys, one per indicator")
     parser.add_argument("--spans", choices=("gold", "detected"), default="gold", help="the candidate spans: annotated, or the members' detected ones")
-    parser.add_argument("--corpus", choices=sorted(PUBLISHED), default=None, help="published rows to print (default: from --data)")
+    parser.add_argument("--corpus", choices=sorted(PUBLISHED_K_OF_5), default=None, help="published rows to print (default: from --data)")
     parser.add_argument("--output", type=Path, required=True)
     args = parser.parse_args()
     available: Dict[str, Any] = {}
@@ -87,12 +80,8 @@ def main() -> None:
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(results, indent=1) + "\n")
     corpus = args.corpus or ("wiki" if "wiki" in args.data.name else "tab")
-    print("| rule | " + " | ".join(COLUMNS) + " |")
-    print("|---" * (len(COLUMNS) + 1) + "|")
-    for k, values in PUBLISHED[corpus].items():
-        print(f"| >= {k} of 5 (published) | " + " | ".join(f"{v:.2f}" for v in values) + " |")
-    for name, row in results["rows"].items():
-        print(f"| {name} | " + " | ".join(f"{row[c]:.3f}" for c in COLUMNS) + " |")
+    published = {f">= {k} of 5": values for k, values in PUBLISHED_K_OF_5[corpus].items()}
+    print("\n".join(markdown(published, results["rows"], first="rule")))
 
 
 if __name__ == "__main__":

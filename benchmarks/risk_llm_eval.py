@@ -140,10 +140,7 @@ def main() -> None:
     predictions: Dict[str, Any] = {}
     results: Dict[str, Any] = {"data": Path(args.data).name, "detector": args.detector, "folds": args.folds, "seed": args.seed, "threshold": args.threshold, "documents": len(gold_docs), "rows": {}}
     for cond, docs in conditions.items():
-        every: Dict[str, List[List[int]]] = {}
-        for d in docs:  # a document's annotator views pooled
-            every.setdefault(d._.doc_id, []).extend([s.start_char, s.end_char] for s in d.spans.get("pii", []))
-        results["rows"][f"{cond}/mask_all"] = score(every)
+        results["rows"][f"{cond}/mask_all"] = score(seen_spans(docs))
     for spec in scorers:
         with_text = args.with_text and spec == scorers[0]
         comp = spacy.blank("en").add_pipe("risk_llm_prob", config={"scorer": scorer_config(spec), "model": None, "with_text": with_text})

@@ -17,52 +17,44 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 COLUMNS = ("P", "P_w", "R_all", "F1", "R_ent", "R_direct", "R_quasi")
-# Seed 000, tables "manual" and "automatic" (test sets; P, P_w, R_all, F1, R_ent, R_direct, R_quasi).
-PUBLISHED = {
-    ("tab", "gold"): {
-        "Majority rule (mask everything)": (0.52, 0.56, 1.00, 0.69, 1.00, 1.00, 1.00),
-        "LLM probabilities (logistic regression)": (0.53, 0.57, 0.96, 0.68, 0.93, 0.91, 0.93),
-        "LLM probabilities (AutoML model)": (0.61, 0.64, 0.93, 0.73, 0.93, 1.00, 0.92),
-        "Span classification (AutoML model)": (0.74, 0.77, 0.92, 0.83, 0.93, 1.00, 0.92),
-        "Perturbations (threshold ~10)": (0.52, 0.56, 1.00, 0.69, 1.00, 1.00, 1.00),
-        "Sequence labelling (Longformer, strict match)": (0.90, 0.91, 0.87, 0.88, 0.88, 0.96, 0.87),
-        "Sequence labelling (Longformer, partial match)": (0.87, 0.88, 0.95, 0.90, 0.95, 1.00, 0.95),
-        "Web search (URL intersection)": (0.95, 0.96, 0.13, 0.22, 0.04, 0.41, 0.01),
-        "Web search (# of hits)": (0.52, 0.56, 0.98, 0.68, 0.97, 0.93, 0.98),
-    },
-    ("tab", "detected"): {
-        "Majority rule (mask everything)": (0.43, 0.52, 0.96, 0.60, 0.93, 0.98, 0.94),
-        "LLM probabilities (logistic regression)": (0.44, 0.53, 0.91, 0.60, 0.85, 0.93, 0.85),
-        "LLM probabilities (AutoML model)": (0.51, 0.60, 0.88, 0.65, 0.87, 0.98, 0.86),
-        "Span classification (AutoML model)": (0.68, 0.76, 0.88, 0.77, 0.87, 0.98, 0.86),
-        "Perturbations (threshold ~10)": (0.43, 0.52, 0.96, 0.60, 0.94, 0.98, 0.94),
-        "Sequence labelling (Longformer, strict match)": (0.87, 0.88, 0.83, 0.85, 0.83, 0.95, 0.82),
-        "Sequence labelling (Longformer, partial match)": (0.82, 0.84, 0.91, 0.86, 0.90, 0.98, 0.90),
-        "Web search (URL intersection)": (0.99, 0.99, 0.12, 0.22, 0.03, 0.43, 0.01),
-        "Web search (# of hits)": (0.43, 0.51, 0.94, 0.59, 0.91, 0.90, 0.92),
-    },
-    ("wiki", "gold"): {
-        "Majority rule (mask everything)": (0.80, 0.84, 1.00, 0.89, 1.00, 1.00, 1.00),
-        "LLM probabilities (logistic regression)": (0.87, 0.89, 0.92, 0.89, 0.85, 1.00, 0.84),
-        "LLM probabilities (AutoML model)": (0.89, 0.91, 0.93, 0.91, 0.89, 1.00, 0.88),
-        "Span classification (AutoML model)": (0.93, 0.94, 0.87, 0.90, 0.82, 0.99, 0.81),
-        "Perturbations (threshold ~3.5)": (0.80, 0.84, 1.00, 0.89, 1.00, 0.99, 1.00),
-        "Sequence labelling (RoBERTa, strict match)": (0.84, 0.89, 0.81, 0.82, 0.78, 0.85, 0.77),
-        "Sequence labelling (RoBERTa, partial match)": (0.83, 0.86, 0.97, 0.89, 0.97, 1.00, 0.96),
-        "Web search (URL intersection)": (0.98, 0.99, 0.22, 0.36, 0.08, 0.52, 0.03),
-        "Web search (# of hits)": (0.80, 0.84, 0.99, 0.88, 0.99, 0.95, 0.99),
-    },
-    ("wiki", "detected"): {
-        "Majority rule (mask everything)": (0.66, 0.75, 0.93, 0.77, 0.91, 0.88, 0.91),
-        "LLM probabilities (logistic regression)": (0.82, 0.86, 0.83, 0.82, 0.75, 0.87, 0.74),
-        "LLM probabilities (AutoML model)": (0.83, 0.87, 0.84, 0.84, 0.78, 0.87, 0.78),
-        "Span classification (AutoML model)": (0.87, 0.90, 0.78, 0.83, 0.72, 0.85, 0.71),
-        "Perturbations (threshold ~3.5)": (0.66, 0.75, 0.93, 0.77, 0.91, 0.87, 0.91),
-        "Sequence labelling (RoBERTa, strict match)": (0.80, 0.87, 0.70, 0.75, 0.65, 0.81, 0.63),
-        "Sequence labelling (RoBERTa, partial match)": (0.76, 0.82, 0.91, 0.83, 0.88, 0.88, 0.88),
-        "Web search (URL intersection)": (1.00, 1.00, 0.11, 0.20, 0.02, 0.20, 0.00),
-        "Web search (# of hits)": (0.66, 0.75, 0.92, 0.77, 0.90, 0.85, 0.91),
-    },
+# Seed 000's published figures (test sets), in COLUMNS order. Tables "manual" (gold) and
+# "automatic" (detected): the systems once per corpus, then their rows per condition.
+SYSTEMS = {
+    corpus: ["Majority rule (mask everything)", "LLM probabilities (logistic regression)", "LLM probabilities (AutoML model)",
+             "Span classification (AutoML model)", f"Perturbations (threshold ~{threshold})",
+             f"Sequence labelling ({tagger}, strict match)", f"Sequence labelling ({tagger}, partial match)",
+             "Web search (URL intersection)", "Web search (# of hits)"]
+    for corpus, threshold, tagger in (("tab", "10", "Longformer"), ("wiki", "3.5", "RoBERTa"))
+}
+_ROWS = {
+    ("tab", "gold"): [(0.52, 0.56, 1.00, 0.69, 1.00, 1.00, 1.00), (0.53, 0.57, 0.96, 0.68, 0.93, 0.91, 0.93),
+                      (0.61, 0.64, 0.93, 0.73, 0.93, 1.00, 0.92), (0.74, 0.77, 0.92, 0.83, 0.93, 1.00, 0.92),
+                      (0.52, 0.56, 1.00, 0.69, 1.00, 1.00, 1.00), (0.90, 0.91, 0.87, 0.88, 0.88, 0.96, 0.87),
+                      (0.87, 0.88, 0.95, 0.90, 0.95, 1.00, 0.95), (0.95, 0.96, 0.13, 0.22, 0.04, 0.41, 0.01),
+                      (0.52, 0.56, 0.98, 0.68, 0.97, 0.93, 0.98)],
+    ("tab", "detected"): [(0.43, 0.52, 0.96, 0.60, 0.93, 0.98, 0.94), (0.44, 0.53, 0.91, 0.60, 0.85, 0.93, 0.85),
+                          (0.51, 0.60, 0.88, 0.65, 0.87, 0.98, 0.86), (0.68, 0.76, 0.88, 0.77, 0.87, 0.98, 0.86),
+                          (0.43, 0.52, 0.96, 0.60, 0.94, 0.98, 0.94), (0.87, 0.88, 0.83, 0.85, 0.83, 0.95, 0.82),
+                          (0.82, 0.84, 0.91, 0.86, 0.90, 0.98, 0.90), (0.99, 0.99, 0.12, 0.22, 0.03, 0.43, 0.01),
+                          (0.43, 0.51, 0.94, 0.59, 0.91, 0.90, 0.92)],
+    ("wiki", "gold"): [(0.80, 0.84, 1.00, 0.89, 1.00, 1.00, 1.00), (0.87, 0.89, 0.92, 0.89, 0.85, 1.00, 0.84),
+                       (0.89, 0.91, 0.93, 0.91, 0.89, 1.00, 0.88), (0.93, 0.94, 0.87, 0.90, 0.82, 0.99, 0.81),
+                       (0.80, 0.84, 1.00, 0.89, 1.00, 0.99, 1.00), (0.84, 0.89, 0.81, 0.82, 0.78, 0.85, 0.77),
+                       (0.83, 0.86, 0.97, 0.89, 0.97, 1.00, 0.96), (0.98, 0.99, 0.22, 0.36, 0.08, 0.52, 0.03),
+                       (0.80, 0.84, 0.99, 0.88, 0.99, 0.95, 0.99)],
+    ("wiki", "detected"): [(0.66, 0.75, 0.93, 0.77, 0.91, 0.88, 0.91), (0.82, 0.86, 0.83, 0.82, 0.75, 0.87, 0.74),
+                           (0.83, 0.87, 0.84, 0.84, 0.78, 0.87, 0.78), (0.87, 0.90, 0.78, 0.83, 0.72, 0.85, 0.71),
+                           (0.66, 0.75, 0.93, 0.77, 0.91, 0.87, 0.91), (0.80, 0.87, 0.70, 0.75, 0.65, 0.81, 0.63),
+                           (0.76, 0.82, 0.91, 0.83, 0.88, 0.88, 0.88), (1.00, 1.00, 0.11, 0.20, 0.02, 0.20, 0.00),
+                           (0.66, 0.75, 0.92, 0.77, 0.90, 0.85, 0.91)],
+}
+PUBLISHED = {key: dict(zip(SYSTEMS[key[0]], rows)) for key, rows in _ROWS.items()}
+# Table "combinations" (annotated spans): a span masked when at least k of the 5 indicators mask it.
+PUBLISHED_K_OF_5 = {
+    "wiki": {1: (0.78, 0.82, 1.00, 0.87, 1.00, 1.00, 1.00), 2: (0.80, 0.84, 1.00, 0.89, 1.00, 1.00, 1.00),
+             3: (0.84, 0.87, 0.98, 0.90, 0.96, 1.00, 0.96)},
+    "tab": {1: (0.52, 0.56, 1.00, 0.68, 1.00, 1.00, 1.00), 2: (0.52, 0.56, 1.00, 0.69, 1.00, 1.00, 1.00),
+            3: (0.61, 0.64, 0.98, 0.75, 0.99, 1.00, 0.99)},
 }
 SEQ_THRESHOLD = "0.5"  # the tagger's own decision, as the seed's argmax
 
@@ -105,13 +97,19 @@ def ours(cond: str, llm: Optional[Dict[str, Any]], perturb: Optional[Dict[str, A
     return rows
 
 
-def table(corpus: str, cond: str, mine: Dict[str, Dict[str, Any]]) -> List[str]:
-    lines = ["| system | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
-    for name, values in PUBLISHED[(corpus, cond)].items():
+def markdown(published: Dict[str, Any], mine: Dict[str, Dict[str, Any]], first: str = "system") -> List[str]:
+    """A table of the published rows (tuples in COLUMNS order) above ours (dicts; "-" where a
+    column is missing)."""
+    lines = [f"| {first} | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
+    for name, values in published.items():
         lines.append(f"| {name} (published) | " + " | ".join(f"{v:.2f}" for v in values) + " |")
     for name, row in mine.items():
         lines.append(f"| {name} | " + " | ".join(f"{row[c]:.3f}" if c in row else "-" for c in COLUMNS) + " |")
     return lines
+
+
+def table(corpus: str, cond: str, mine: Dict[str, Dict[str, Any]]) -> List[str]:
+    return markdown(PUBLISHED[(corpus, cond)], mine)
 
 
 def main() -> None:
