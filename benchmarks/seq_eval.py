@@ -89,6 +89,9 @@ def main() -> None:
     parser.add_argument("--epochs", default="", help="e.g. cnn=10,transformer=4")
     parser.add_argument("--width", type=int, default=0, help="CNN: 0 = the family's tagger (pretrained tok2vec), else a fresh tok2vec this wide")
     parser.add_argument("--depth", type=int, default=3, help="CNN with --width: layers of the fresh tok2vec")
+    parser.add_argument("--batch-size", type=int, default=8, help="documents (or views) per update")
+    parser.add_argument("--window-batch", type=int, default=None, help="transformer: windows per optimizer step (the tagger's batch_size, 8)")
+    parser.add_argument("--merge-views", action="store_true", help="train once per document on the share of annotators masking each token (soft labels)")
     parser.add_argument("--detector", default="accurate", help="pipeline whose detection stage gives the detected spans")
     parser.add_argument("--cache", type=Path, default=None, help="detections cached by benchmarks/tab_eval.py (same --detector)")
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/seq_eval.json"))
@@ -113,7 +116,7 @@ def main() -> None:
     docs = {"annotated": span_docs(blank, references, "annotated"), "detected": span_docs(blank, references, "detected", args.detector, args.cache)}
     tokens = Tokens()
     predictions: Dict[str, Any] = {}
-    results: Dict[str, Any] = {"data": str(args.data), "detector": args.detector, "width": args.width, "depth": args.depth, "folds": args.folds, "seed": args.seed, "epochs": epochs,
+    results: Dict[str, Any] = {"data": str(args.data), "detector": args.detector, "width": args.width, "depth": args.depth, "folds": args.folds, "seed": args.seed, "epochs": epochs, "merge_views": args.merge_views, "batch_size": args.batch_size,
                                "thresholds": THRESHOLDS, "families": {}, "baselines": {}}
     for source, source_docs in docs.items():
         all_spans = [[[s.start_char, s.end_char, []] for s in d.spans.get("pii", [])] for d in source_docs]
@@ -121,6 +124,8 @@ def main() -> None:
 
     for family in [f for f in args.families.split(",") if f]:
         tagger = cnn_tagger(args.width, args.depth, 1, []) if family == "cnn" and args.width else dict(FAMILIES[family])
+        if family == "transformer" and args.window_batch:
+            tagger["batch_size"] = args.window_batch
         if family == "transformer":
             import torch
 
@@ -130,7 +135,7 @@ def main() -> None:
         for k, test in enumerate(folds):
             train = [references[i] for i in range(len(references)) if i not in set(test)]
             start = time.perf_counter()
-            nlp = train_risk_seq(train, tagger, epochs[family], seed=args.seed + k)
+            nlp = train_risk_seq(train, tagger, epochs[family], seed=args.seed + k, merge=args.merge_views, batch_size=args.batch_size)
             train_times.append(time.perf_counter() - start)
             model = nlp.get_pipe("risk_seq").tagger
             for source, source_docs in docs.items():

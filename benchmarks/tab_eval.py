@@ -215,7 +215,7 @@ def stacked(gold: Dict[str, TabDocument], srows: Dict[str, List[Any]], detected:
 
 
 def cross_val_rows(references: List[Doc], texts: Dict[str, str], rows: Dict[str, List[Row]], folds: int, seed: int,
-                   tagger: Dict[str, Any], epochs: int, log: str) -> Dict[str, List[Row]]:
+                   tagger: Dict[str, Any], epochs: int, log: str, merge: bool = False, batch_size: int = 8) -> Dict[str, List[Row]]:
     """Out-of-fold span rows: each fold tagged by a risk_seq trained on the other folds."""
     blank = spacy.blank("en")
     ids = [ref._.doc_id for ref in references]
@@ -224,7 +224,7 @@ def cross_val_rows(references: List[Doc], texts: Dict[str, str], rows: Dict[str,
         held = {ids[i] for i in test}
         train = [ref for ref in references if ref._.doc_id not in held]
         start = time.perf_counter()
-        nlp = train_risk_seq(train, tagger, epochs, seed=seed + k, detected=rows)
+        nlp = train_risk_seq(train, tagger, epochs, seed=seed + k, detected=rows, merge=merge, batch_size=batch_size)
         out.update(tagged_rows(nlp, span_docs(blank, texts, rows, sorted(held))))
         print(f"{log} fold {k}: {len(train)} views, {time.perf_counter() - start:.0f}s", flush=True)
     return out
@@ -240,6 +240,10 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=3, help="CNN: layers of a fresh tok2vec (receptive field +-depth tokens)")
     parser.add_argument("--window-size", type=int, default=1, help="CNN: words each layer sees on each side (fresh tok2vec)")
     parser.add_argument("--span-features", default="", help="CNN: comma-separated features of the detected spans (label,count,early,position)")
+    parser.add_argument("--batch-size", type=int, default=8, help="documents (or views) per update")
+    parser.add_argument("--window-batch", type=int, default=None, help="transformer: windows per optimizer step (the tagger's batch_size, 8)")
+    parser.add_argument("--merge-views", action="store_true",
+                        help="train the tagger once per case on the share of annotators masking each token (an epoch is then a pass over the cases)")
     parser.add_argument("--mask-titles", action="store_true", help="the masker's mask_titles: a PERSON span takes in the title before it")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--inner-folds", type=int, default=3, help="inner CV on the training folds for the threshold")
@@ -268,12 +272,14 @@ def main() -> None:
     rows = detected_rows([texts[i] for i in doc_ids], doc_ids, args.cache, args.pipeline)
     features = [f for f in args.span_features.split(",") if f]
     tagger = cnn_tagger(args.width, args.depth, args.window_size, features) if args.family == "cnn" else dict(FAMILIES[args.family])
+    if args.family == "transformer" and args.window_batch:
+        tagger["batch_size"] = args.window_batch
     tokens = Tokens()
     masked = Masker(texts, rows, persons, PlanSettings(mask_titles=args.mask_titles))
     gold_masks = {d.doc_id: [[m.start, m.end] for ms in d.annotations.values() for m in ms] for d in gold}
     results: Dict[str, Any] = {
         "data": str(args.data), "detector": args.pipeline, "folds": args.folds, "inner_folds": args.inner_folds,
-        "seed": args.seed, "tagger": tagger, "epochs": args.epochs, "protect_field": args.with_protect_field, "mask_titles": args.mask_titles,
+        "seed": args.seed, "tagger": tagger, "epochs": args.epochs, "merge_views": args.merge_views, "batch_size": args.batch_size, "protect_field": args.with_protect_field, "mask_titles": args.mask_titles,
         "rows": {"mask all annotated spans": scores(gold, gold_masks, tokens),
                  f"{args.pipeline}: mask all detected": scores(gold, masked(rows, 0.0, NO_RULES), tokens)},
         "thresholds": {},
@@ -282,13 +288,15 @@ def main() -> None:
     }
     by_id = {doc_id: [ref for ref in references if ref._.doc_id == doc_id] for doc_id in doc_ids}
     start = time.perf_counter()
-    oof_path = args.cache.with_name(f"{args.cache.stem}_oof.json")
+    # the cases' out-of-fold tagger rows, one file per tagger family and labelling
+    suffix = "" if args.family == "cnn" and not args.merge_views else f"_{args.family}" + ("_merged" if args.merge_views else "")
+    oof_path = args.cache.with_name(f"{args.cache.stem}_oof{suffix}.json")
     oof = json.loads(oof_path.read_text()) if oof_path.exists() else {}
-    settings = json.dumps([tagger, args.epochs, args.folds, args.inner_folds, args.seed])
+    settings = json.dumps([tagger, args.epochs, args.folds, args.inner_folds, args.seed] + (["merge"] if args.merge_views else []) + ([args.batch_size] if args.batch_size != 8 else []))
     if oof.get("settings") != settings:
         oof = {"settings": settings, "inner": {}}
     if "outer" not in oof:
-        oof["outer"] = cross_val_rows(references, texts, rows, args.folds, args.seed, tagger, args.epochs, "outer")
+        oof["outer"] = cross_val_rows(references, texts, rows, args.folds, args.seed, tagger, args.epochs, "outer", args.merge_views, args.batch_size)
         oof_path.write_text(json.dumps(oof))
     outer = oof["outer"]
     predictions: Dict[str, Dict[str, List[List[int]]]] = {policy: {} for policy in policies}
@@ -303,7 +311,7 @@ def main() -> None:
         held = {doc_ids[i] for i in test}
         train_refs = [ref for doc_id in doc_ids if doc_id not in held for ref in by_id[doc_id]]
         if str(k) not in oof["inner"]:
-            oof["inner"][str(k)] = cross_val_rows(train_refs, texts, rows, args.inner_folds, args.seed + 100 + k, tagger, args.epochs, f"inner {k}")
+            oof["inner"][str(k)] = cross_val_rows(train_refs, texts, rows, args.inner_folds, args.seed + 100 + k, tagger, args.epochs, f"inner {k}", args.merge_views, args.batch_size)
             oof_path.write_text(json.dumps(oof))
         inner = oof["inner"][str(k)]
         inner_gold = [d for d in gold if d.doc_id not in held]

@@ -367,6 +367,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "span_features need a fresh tok2vec: set pretrained = false (and width, depth) in the "
         "spacy_sanitize.seq_cnn.v1 tagger, or span_features = []."
     )
+    E523 = (
+        "merged annotator views do not add up: {n} mask spans but view_sizes {sizes} (build "
+        "the reference docs with spacy_sanitize.corpus.tab.merge_views, or drop the attrs)."
+    )
 
     # E53x: the deciders' protection rules (decide/rules.py)
     E530 = (

@@ -278,3 +278,71 @@ def test_shipped_pipeline_scores_and_masks_detected_spans():
         assert span._.mask == (span._.risk["seq"] >= 0.1 or span.label_ in ("CODE", "PERSON"))
         assert len(span._.risk_explain["seq"]["token_probs"]) == len(span)
     assert "Angela Merkel" not in doc._.sanitized
+
+
+@pytest.fixture
+def two_annotators(tmp_path) -> Path:
+    """The tiny corpus seen by two annotators: both mask the names, places and years; only
+    ``a1`` masks the occupations and hobbies (``kept``)."""
+    docs = []
+    for n, (text, masked, kept) in enumerate(SENTENCES):
+        doc_id = f"d{n}"
+        docs.append({"doc_id": doc_id, "text": text, "annotations": {
+            "a1": {"entity_mentions": _mentions(text, masked + kept, [], doc_id)},
+            "a2": {"entity_mentions": _mentions(text, masked, kept, doc_id)}}})
+    path = tmp_path / "two.json"
+    srsly.write_json(path, docs)
+    return path
+
+
+def test_merged_views_label_each_token_with_the_share_of_annotators(two_annotators):
+    from spacy_sanitize.corpus.tab import merge_views
+    from spacy_sanitize.risk.seq_models import view_share
+
+    views = read_tab(two_annotators, spacy.blank("en"))
+    merged = merge_views(views)
+    assert len(views) == 8 and [d._.doc_id for d in merged] == ["d0", "d1", "d2", "d3"]
+    doc = merged[0]
+    group = doc.spans["mask"]
+    assert group.attrs["view_sizes"] == [4, 3]
+    share = dict(zip([t.text for t in doc], view_share(doc, [(s.start_char, s.end_char) for s in group], group.attrs["view_sizes"])))
+    assert share["John"] == share["Oslo"] == share["1970"] == 1.0
+    assert share["nurse"] == 0.5 and share["born"] == 0.0
+    # the views are untouched, and a group whose sizes do not add up is refused
+    assert len(views[0].spans["mask"]) == 4 and "view_sizes" not in views[0].spans["mask"].attrs
+    with pytest.raises(ValueError, match="do not add up"):
+        view_share(doc, [(0, 4)], [4, 3])
+
+
+def test_soft_loss_is_torch_weighted_cross_entropy_on_hard_labels():
+    from spacy_sanitize.risk.seq_models import _soft_cross_entropy
+
+    torch.manual_seed(0)
+    logits = torch.randn(3, 5, 2)
+    hard = torch.tensor([[0, 1, 1, -100, 0], [1, 1, 0, 0, -100], [0, 0, 0, 1, 1]])
+    expected = torch.nn.functional.cross_entropy(logits.reshape(-1, 2), hard.reshape(-1), weight=torch.tensor([1.0, 3.0]), ignore_index=-100)
+    assert float(_soft_cross_entropy(torch, logits, hard.float(), 3.0)) == pytest.approx(float(expected), rel=1e-6)
+    # a share of 0.5 costs the mean of the two hard losses (weights 1)
+    one = torch.zeros(1, 1, 2)
+    assert float(_soft_cross_entropy(torch, one, torch.tensor([[0.5]]), 1.0)) == pytest.approx(np.log(2), rel=1e-6)
+
+
+@pytest.mark.parametrize("family", ["transformer", "cnn"])
+def test_training_on_merged_views_learns_the_annotators_share(family, tiny_bert, two_annotators):
+    tagger = _trf(tiny_bert) if family == "transformer" else CNN
+    references = read_tab(two_annotators, spacy.blank("en"))
+    nlp = train_risk_seq(references, tagger, epochs=60, batch_size=4, merge=True)
+    model = nlp.get_pipe("risk_seq").tagger
+    docs = [nlp.make_doc(text) for text, _, _ in SENTENCES]
+    probs = model.predict(docs)
+    by_kind = {"both": [], "one": [], "none": []}
+    for doc, p, (_, masked, kept) in zip(docs, probs, SENTENCES):
+        words_masked = {w for s in masked for w in s.split()}
+        for token, prob in zip(doc, p):
+            by_kind["both" if token.text in words_masked else "one" if token.text in kept else "none"].append(prob)
+    both, one, none = (float(np.mean(by_kind[k])) for k in ("both", "one", "none"))
+    if family == "cnn":
+        assert both > 0.9 and none < 0.1
+        assert 0.35 < one < 0.65  # half the annotators: about even
+    else:  # 16 hidden units learn the names, not the rest (nor from the views one by one)
+        assert both - none > 0.3

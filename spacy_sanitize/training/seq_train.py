@@ -15,7 +15,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import minibatch
 
-from ..corpus.tab import read_tab
+from ..corpus.tab import merge_views, read_tab
 from ..risk.seq_models import save_tagger
 
 FAMILIES: Dict[str, Dict[str, Any]] = {
@@ -84,11 +84,16 @@ def train_risk_seq(
     seed: int = 0,
     component_config: Optional[Dict[str, Any]] = None,
     detected: Optional[Mapping[str, Sequence[Sequence[Any]]]] = None,
+    merge: bool = False,
 ) -> Language:
     """A blank English pipeline with a ``risk_seq`` trained on the reference docs (which
     carry gold ``mask`` spans), ``epochs`` shuffled passes in batches of ``batch_size`` docs.
     detected: per doc id, the detector's span rows (``set_detected``), needed by a tagger
-    with span features."""
+    with span features. merge: one example per document whose token labels are the share of
+    its annotator views that mask them (``corpus.tab.merge_views``); an epoch is then one pass
+    over the documents instead of over the views."""
+    if merge:
+        references = merge_views(references)
     random.seed(seed)
     try:
         import torch
@@ -122,6 +127,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--depth", type=int, default=4, help="cnn: layers of the fresh tok2vec (with --width)")
     parser.add_argument("--window-size", type=int, default=1, help="cnn: words each layer of the fresh tok2vec sees on each side")
     parser.add_argument("--span-features", default="", help="cnn: comma-separated features of the detected spans (label,count,early,position); needs --detector")
+    parser.add_argument("--merge-views", action="store_true", help="train once per document on the share of annotators masking each token (soft labels)")
     parser.add_argument("--detector", default=None, help="a shipped pipeline (default) whose detector's spans the training docs carry, as in the pipeline")
     args = parser.parse_args(argv)
     features = [f for f in args.span_features.split(",") if f]
@@ -137,7 +143,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         from ..pipeline import load_pipeline
 
         detected = detected_rows(load_pipeline(args.detector), {ref._.doc_id: ref.text for ref in references})
-    nlp = train_risk_seq(references, tagger, args.epochs or DEFAULT_EPOCHS[args.family], seed=args.seed, detected=detected)
+    nlp = train_risk_seq(references, tagger, args.epochs or DEFAULT_EPOCHS[args.family], seed=args.seed, detected=detected, merge=args.merge_views)
     save_tagger(nlp.get_pipe("risk_seq").tagger, args.output)
     # What it was fit on, so `spacy-sanitize evaluate` flags in-sample figures.
     from ..corpus import load_tab
