@@ -90,7 +90,7 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=0, help="CNN: 0 = the family's tagger (pretrained tok2vec), else a fresh tok2vec this wide")
     parser.add_argument("--depth", type=int, default=3, help="CNN with --width: layers of the fresh tok2vec")
     parser.add_argument("--batch-size", type=int, default=8, help="documents (or views) per update")
-    parser.add_argument("--window-batch", type=int, default=None, help="transformer: windows per optimizer step (the tagger's batch_size, 8)")
+    parser.add_argument("--window-batch", type=int, default=None, help="transformer: windows per optimizer step (the tagger's update_batch_size; default its batch_size, 8)")
     parser.add_argument("--merge-views", action="store_true", help="train once per document on the share of annotators masking each token (soft labels)")
     parser.add_argument("--detector", default="accurate", help="pipeline whose detection stage gives the detected spans")
     parser.add_argument("--cache", type=Path, default=None, help="detections cached by benchmarks/tab_eval.py (same --detector)")
@@ -125,7 +125,7 @@ def main() -> None:
     for family in [f for f in args.families.split(",") if f]:
         tagger = cnn_tagger(args.width, args.depth, 1, []) if family == "cnn" and args.width else dict(FAMILIES[family])
         if family == "transformer" and args.window_batch:
-            tagger["batch_size"] = args.window_batch
+            tagger["update_batch_size"] = args.window_batch
         if family == "transformer":
             import torch
 

@@ -241,7 +241,7 @@ def main() -> None:
     parser.add_argument("--window-size", type=int, default=1, help="CNN: words each layer sees on each side (fresh tok2vec)")
     parser.add_argument("--span-features", default="", help="CNN: comma-separated features of the detected spans (label,count,early,position)")
     parser.add_argument("--batch-size", type=int, default=8, help="documents (or views) per update")
-    parser.add_argument("--window-batch", type=int, default=None, help="transformer: windows per optimizer step (the tagger's batch_size, 8)")
+    parser.add_argument("--window-batch", type=int, default=None, help="transformer: windows per optimizer step (the tagger's update_batch_size; default its batch_size, 8)")
     parser.add_argument("--merge-views", action="store_true",
                         help="train the tagger once per case on the share of annotators masking each token (an epoch is then a pass over the cases)")
     parser.add_argument("--mask-titles", action="store_true", help="the masker's mask_titles: a PERSON span takes in the title before it")
@@ -273,7 +273,7 @@ def main() -> None:
     features = [f for f in args.span_features.split(",") if f]
     tagger = cnn_tagger(args.width, args.depth, args.window_size, features) if args.family == "cnn" else dict(FAMILIES[args.family])
     if args.family == "transformer" and args.window_batch:
-        tagger["batch_size"] = args.window_batch
+        tagger["update_batch_size"] = args.window_batch
     tokens = Tokens()
     masked = Masker(texts, rows, persons, PlanSettings(mask_titles=args.mask_titles))
     gold_masks = {d.doc_id: [[m.start, m.end] for ms in d.annotations.values() for m in ms] for d in gold}

@@ -346,3 +346,13 @@ def test_training_on_merged_views_learns_the_annotators_share(family, tiny_bert,
         assert 0.35 < one < 0.65  # half the annotators: about even
     else:  # 16 hidden units learn the names, not the rest (nor from the views one by one)
         assert both - none > 0.3
+
+
+def test_update_batch_size_is_saved_only_when_set(tiny_bert, corpus, tmp_path):
+    from spacy_sanitize.risk.seq_models import make_transformer_tagger
+
+    assert "update_batch_size" not in make_transformer_tagger(model=str(tiny_bert)).settings
+    references = read_tab(corpus, spacy.blank("en"))
+    nlp = train_risk_seq(references, _trf(tiny_bert, update_batch_size=1), epochs=1, merge=True)
+    nlp.get_pipe("risk_seq").to_disk(tmp_path / "t")
+    assert load_tagger(tmp_path / "t").settings["update_batch_size"] == 1

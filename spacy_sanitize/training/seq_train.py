@@ -127,11 +127,15 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--depth", type=int, default=4, help="cnn: layers of the fresh tok2vec (with --width)")
     parser.add_argument("--window-size", type=int, default=1, help="cnn: words each layer of the fresh tok2vec sees on each side")
     parser.add_argument("--span-features", default="", help="cnn: comma-separated features of the detected spans (label,count,early,position); needs --detector")
+    parser.add_argument("--batch-size", type=int, default=8, help="documents (or views) per update")
+    parser.add_argument("--window-batch", type=int, default=None, help="transformer: windows per optimizer step (the tagger's update_batch_size; default its batch_size, 8)")
     parser.add_argument("--merge-views", action="store_true", help="train once per document on the share of annotators masking each token (soft labels)")
     parser.add_argument("--detector", default=None, help="a shipped pipeline (default) whose detector's spans the training docs carry, as in the pipeline")
     args = parser.parse_args(argv)
     features = [f for f in args.span_features.split(",") if f]
     tagger = cnn_tagger(args.width, args.depth, args.window_size, features) if args.family == "cnn" else dict(FAMILIES[args.family])
+    if args.family == "transformer" and args.window_batch:
+        tagger["update_batch_size"] = args.window_batch
     if args.family == "transformer":
         import torch
 
@@ -143,7 +147,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         from ..pipeline import load_pipeline
 
         detected = detected_rows(load_pipeline(args.detector), {ref._.doc_id: ref.text for ref in references})
-    nlp = train_risk_seq(references, tagger, args.epochs or DEFAULT_EPOCHS[args.family], seed=args.seed, detected=detected, merge=args.merge_views)
+    nlp = train_risk_seq(references, tagger, args.epochs or DEFAULT_EPOCHS[args.family], seed=args.seed, detected=detected, merge=args.merge_views,
+                         batch_size=args.batch_size)
     save_tagger(nlp.get_pipe("risk_seq").tagger, args.output)
     # What it was fit on, so `spacy-sanitize evaluate` flags in-sample figures.
     from ..corpus import load_tab

@@ -19,7 +19,7 @@ from spacy.tokens import Doc
 from ..corpus import TabDocument, load_tab, read_tab
 from ..evaluation import detect_docs, document_folds
 from ..risk.stack import DEFAULT_PARAMS, SpanRow, StackModel, span_rows
-from .seq_train import cnn_tagger, set_detected, train_risk_seq
+from .seq_train import FAMILIES, cnn_tagger, set_detected, train_risk_seq
 
 # The court tagger's settings (project.yml build-court).
 COURT_TAGGER = {"width": 64, "depth": 3, "window_size": 1, "epochs": 2}
@@ -46,9 +46,10 @@ def seq_risks(nlp: Any, docs: Sequence[Doc]) -> Dict[str, List[float]]:
 
 
 def out_of_fold_seq_risks(references: Sequence[Doc], rows: Mapping[str, Sequence[SpanRow]], folds: int, seed: int,
-                          tagger: Dict[str, Any], epochs: int, log: str = "") -> Dict[str, List[float]]:
+                          tagger: Dict[str, Any], epochs: int, log: str = "", merge: bool = False, batch_size: int = 8) -> Dict[str, List[float]]:
     """Each document's span risks from a risk_seq trained on the other folds' annotator views
-    (``references``: one doc per annotator view, gold ``mask`` spans)."""
+    (``references``: one doc per annotator view, gold ``mask`` spans; ``merge``: trained once per
+    document on the share of its views, ``batch_size`` documents per update)."""
     blank = spacy.blank("en")
     ids = sorted({ref._.doc_id for ref in references})
     texts = {ref._.doc_id: ref.text for ref in references}
@@ -57,7 +58,8 @@ def out_of_fold_seq_risks(references: Sequence[Doc], rows: Mapping[str, Sequence
     for k, test in enumerate(document_folds(ids, folds, seed)):
         held = sorted(ids[i] for i in test)
         start = time.perf_counter()
-        nlp = train_risk_seq([ref for ref in references if ref._.doc_id not in set(held)], tagger, epochs, seed=seed + k, detected=as_detected)
+        nlp = train_risk_seq([ref for ref in references if ref._.doc_id not in set(held)], tagger, epochs, seed=seed + k, detected=as_detected,
+                             merge=merge, batch_size=batch_size)
         docs = []
         for doc_id in held:
             doc = set_detected(blank.make_doc(texts[doc_id]), as_detected[doc_id])
@@ -86,6 +88,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--width", type=int, default=COURT_TAGGER["width"])
     parser.add_argument("--depth", type=int, default=COURT_TAGGER["depth"])
     parser.add_argument("--epochs", type=int, default=COURT_TAGGER["epochs"])
+    parser.add_argument("--family", choices=sorted(FAMILIES), default="cnn", help="the tagger family (transformer: MiniLM, needs torch)")
+    parser.add_argument("--merge-views", action="store_true", help="train once per document on the share of annotators masking each token")
+    parser.add_argument("--batch-size", type=int, default=8, help="documents (or views) per update")
+    parser.add_argument("--window-batch", type=int, default=None, help="transformer: windows per optimizer step")
     args = parser.parse_args(argv)
     from ..pipeline import load_detector
 
@@ -93,10 +99,15 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     references = read_tab(args.data, spacy.blank("en"))
     gold = {d.doc_id: d for d in load_tab(args.data)}
     rows = detected(load_detector(args.detector), {i: d.text for i, d in gold.items()})
-    tagger = cnn_tagger(args.width, args.depth)
-    risks = out_of_fold_seq_risks(references, rows, args.folds, args.seed, tagger, args.epochs, log="train-stack")
+    tagger = cnn_tagger(args.width, args.depth) if args.family == "cnn" else dict(FAMILIES[args.family])
+    if args.family == "transformer" and args.window_batch:
+        tagger["update_batch_size"] = args.window_batch
+    risks = out_of_fold_seq_risks(references, rows, args.folds, args.seed, tagger, args.epochs, log="train-stack",
+                                  merge=args.merge_views, batch_size=args.batch_size)
     info = {"data": args.data.name, "detector": args.detector, "folds": args.folds, "seed": args.seed, "tagger": tagger, "epochs": args.epochs,
             "params": DEFAULT_PARAMS}
+    if args.merge_views:
+        info.update(merge_views=True, batch_size=args.batch_size)
     model = fit_stack(gold, rows, risks, sorted(gold), seed=args.seed, info=info)
     args.output.mkdir(parents=True, exist_ok=True)
     srsly.write_json(args.output / "learned.json", model.to_dict())
