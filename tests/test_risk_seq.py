@@ -356,3 +356,29 @@ def test_update_batch_size_is_saved_only_when_set(tiny_bert, corpus, tmp_path):
     nlp = train_risk_seq(references, _trf(tiny_bert, update_batch_size=1), epochs=1, merge=True)
     nlp.get_pipe("risk_seq").to_disk(tmp_path / "t")
     assert load_tagger(tmp_path / "t").settings["update_batch_size"] == 1
+
+
+def test_int8_tagger_round_trips_and_a_tagger_starts_from_an_int8_masked_lm(tiny_bert, corpus, tmp_path):
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from spacy_sanitize.lm.quantized import INT8_WEIGHTS, save_int8
+
+    references = read_tab(corpus, spacy.blank("en"))
+    nlp = train_risk_seq(references, _trf(tiny_bert, save_dtype="int8"), epochs=20, batch_size=4)
+    tagger = nlp.get_pipe("risk_seq").tagger
+    docs = [nlp.make_doc(text) for text, _, _ in SENTENCES]
+    before = tagger.predict(docs)
+    nlp.get_pipe("risk_seq").to_disk(tmp_path / "t")
+    assert (tmp_path / "t" / "model" / INT8_WEIGHTS).exists()
+    after = load_tagger(tmp_path / "t").predict(docs)
+    assert max(float(np.abs(a - b).max()) for a, b in zip(before, after)) < 0.05  # rows quantized to 1/127 of their max
+    # the shipped domain MiniLM is an int8 masked LM: a tagger fine-tunes its encoder
+    mlm_dir = save_int8(AutoModelForMaskedLM.from_pretrained(tiny_bert), AutoTokenizer.from_pretrained(tiny_bert), tmp_path / "mlm")
+    from spacy_sanitize.lm import loader
+
+    _, start = loader.load_pretrained(str(mlm_dir), "token_classification", shared=False, num_labels=2)
+    original = AutoModelForMaskedLM.from_pretrained(tiny_bert).bert.encoder.layer[0].attention.self.query.weight.detach()
+    copied = start.bert.encoder.layer[0].attention.self.query.weight.detach()
+    assert start.config.num_labels == 2 and torch.allclose(copied, original, atol=float(original.abs().max()) / 100)
+    nlp2 = train_risk_seq(references, _trf(mlm_dir), epochs=2, batch_size=4)
+    assert len(nlp2.get_pipe("risk_seq").tagger.predict(docs[:1])[0]) == len(docs[0])

@@ -106,10 +106,11 @@ def _load(path: str, head: str, device: str, shared: bool, options: Dict[str, Ha
             # The encoder of an int8 masked LM is the base model of the (shared) masked LM.
             tokenizer, mlm = load_pretrained(path, "masked_lm", device=device, shared=shared, **options)
             return tokenizer, mlm.base_model
-        if head != "masked_lm":
-            raise ValueError(f"an int8 directory holds a masked LM, not a '{head}' model")
         tokenizer = AutoTokenizer.from_pretrained(path)
-        model = load_int8(path)
+        if head == "masked_lm":
+            model = load_int8(path)
+        else:  # a saved tagger, or a tagger's start from the masked LM's encoder
+            model = load_int8(path, AutoModelForTokenClassification, **{k: v for k, v in options.items() if k == "num_labels"})
     else:
         tokenizer_options = {k: v for k, v in options.items() if k == "local_files_only"}
         tokenizer = AutoTokenizer.from_pretrained(path, **tokenizer_options)

