@@ -88,23 +88,25 @@ def compose_config(name: str) -> str:
     header, variant = _part_blocks(parts_path(name).read_text(encoding="utf-8"))
     compose = Config().from_str(next(text for section, text in variant if section == "compose"))["compose"]
     part_names = [compose.get("detector", DETECTOR_PART), *compose.get("include", []), name]
-    components: List[str] = []
-    initialize: List[str] = []
-    masker: Dict[str, str] = {}  # section -> text: a later part's block replaces an earlier one
+    # section -> text: a later part's block replaces an earlier one in place (a pipeline that
+    # includes another changes one of its settings blocks)
+    components: Dict[str, str] = {}
+    initialize: Dict[str, str] = {}
+    masker: Dict[str, str] = {}
     pipeline: List[str] = []
     for part in part_names:
         blocks = variant if part == name else _part_blocks(parts_path(part).read_text(encoding="utf-8"))[1]
         for section, text in blocks:
             component = _component(section)
             if section.startswith("initialize."):
-                initialize.append(text)
+                initialize[section] = text
             elif component == "masker":
-                masker[section] = text  # in place: a section keeps its position
+                masker[section] = text
             elif component is not None:
-                components.append(text)
-                if section.count(".") == 1 and part != name:
+                components[section] = text
+                if section.count(".") == 1 and part != name and component not in pipeline:
                     pipeline.append(component)
-    pipeline += list(compose["components"]) + ["masker"]
+    pipeline += [c for c in compose["components"] if c not in pipeline] + ["masker"]
     note = GENERATED_NOTE.format(parts=", ".join(f"{p}.cfg" for p in part_names))
     head = [
         header,
@@ -116,7 +118,7 @@ def compose_config(name: str) -> str:
         "[components]",
     ]
     tail = ["[initialize]", "[initialize.components]"]
-    return "\n\n".join([*head, *components, *masker.values(), *tail, *initialize]) + "\n"
+    return "\n\n".join([*head, *components.values(), *masker.values(), *tail, *initialize.values()]) + "\n"
 
 
 def write_configs(check: bool = False) -> List[str]:
