@@ -475,6 +475,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "{name} has placeholder = 'masker' but the pipeline has no masker reading span group "
         "'{spans_key}'; add one after it (nlp.add_pipe('masker')) or set placeholder = '[{{label}}]'."
     )
+    E716 = (
+        "risk_infer: give one source of the attacker, not shipped = {shipped!r} together with "
+        "attacker_path or train_path."
+    )
 
     E800 = (
         "risk_web would send spans of your documents to '{host}', which is not a loopback "

@@ -336,6 +336,26 @@ def test_the_trained_ensemble_is_written_where_attacker_path_loads_it(tmp_path):
     other.initialize(attacker_path=tmp_path / "ens")
     assert len(other.attackers) == summary["n_attackers"] and other.attackers[1].analyzer == "char"
 
+    # the same folder as a shipped artefact under a data folder (initialize's shipped/data)
+    shipped = spacy.blank("en").add_pipe("risk_infer")
+    shipped.initialize(shipped="ens", data=str(tmp_path))
+    assert len(shipped.attackers) == summary["n_attackers"]
+    with pytest.raises(ValueError, match="one source"):
+        spacy.blank("en").add_pipe("risk_infer").initialize(shipped="ens", data=str(tmp_path), attacker_path=tmp_path / "ens")
+    with pytest.raises(OSError):
+        spacy.blank("en").add_pipe("risk_infer").initialize(shipped="missing", data=str(tmp_path))
+
+
+def test_the_shipped_country_ensemble_loads_and_reads_court_text():
+    """spacy_sanitize/data/risk_infer_country: the respondent state of ECHR judgments."""
+    infer = spacy.blank("en").add_pipe("risk_infer")
+    infer.initialize(shipped="risk_infer_country")
+    first = infer.attackers[0]
+    assert "TUR" in first.classes and "GBR" in first.classes and len(infer.attackers) >= 2
+    text = "The applicant was detained by the gendarmerie in Diyarbakır and tried by the State Security Court."
+    proba = dict(zip(first.classes, first.proba_texts([text], spacy.blank("en"))[0]))
+    assert max(proba, key=proba.get) == "TUR"
+
 
 # --- generalization: the attacker reads what the masker writes ---------------------------------
 

@@ -38,6 +38,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     adv.add_argument("--folds", type=int, default=5)
     adv.add_argument("--seed", type=int, default=0)
     adv.add_argument("--min-df", type=int, default=2)
+    adv.add_argument("--max-features", type=int, default=100_000, help="n-grams each attacker keeps (the most frequent; fewer: smaller files)")
     evaluate = sub.add_parser("evaluate", help="accuracy of a trained attacker on JSONL documents")
     evaluate.add_argument("model", type=Path)
     evaluate.add_argument("data", type=Path)
@@ -47,14 +48,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.command == "adversarial":
         from ..pipeline import load_pipeline
 
-        _, texts, labels = read_labeled(args.data, args.label_field, args.text_field)
+        ids, texts, labels = read_labeled(args.data, args.label_field, args.text_field)
         extra_texts, extra_labels = read_labeled_files(args.extra_train)
         nlp = load_pipeline(args.pipeline)
         nlp.add_pipe("risk_infer", before="masker", config={"criterion": args.criterion, "tv_bound": args.tv_bound, "score_existing": False})
         summary = train_adversarial_ensemble(
             nlp, texts, labels, args.output, kinds=args.attackers.split(","), rounds=args.rounds, folds=args.folds, seed=args.seed,
             extra_texts=extra_texts, extra_labels=extra_labels, min_df=args.min_df,
+            max_features=args.max_features,
         )
+        from ..evaluation.provenance import write_training_data
+
+        # what it was fit on, so an evaluation on these texts is flagged as in-sample
+        write_training_data(args.output, zip(ids, texts), source=args.data.name, labels=f"{args.label_field} (+ weak labels of {len(extra_texts)} texts)",
+                            benchmark="benchmarks/infer_attack_rounds.sh (spacy project run attack-rounds)")
         print(json.dumps(summary))
     elif args.command == "train":
         if len(args.inputs) < 2:

@@ -129,6 +129,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--span-features", default="", help="cnn: comma-separated features of the detected spans (label,count,early,position); needs --detector")
     parser.add_argument("--batch-size", type=int, default=8, help="documents (or views) per update")
     parser.add_argument("--window-batch", type=int, default=None, help="transformer: windows per optimizer step (the tagger's update_batch_size; default its batch_size, 8)")
+    parser.add_argument("--save-dtype", choices=("float16", "float32", "int8"), default=None, help="transformer: weights saved as (default float16)")
     parser.add_argument("--merge-views", action="store_true", help="train once per document on the share of annotators masking each token (soft labels)")
     parser.add_argument("--detector", default=None, help="a shipped pipeline (default) whose detector's spans the training docs carry, as in the pipeline")
     args = parser.parse_args(argv)
@@ -136,6 +137,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     tagger = cnn_tagger(args.width, args.depth, args.window_size, features) if args.family == "cnn" else dict(FAMILIES[args.family])
     if args.family == "transformer" and args.window_batch:
         tagger["update_batch_size"] = args.window_batch
+    if args.family == "transformer" and args.save_dtype:
+        tagger["save_dtype"] = args.save_dtype
     if args.family == "transformer":
         import torch
 

@@ -92,8 +92,14 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--merge-views", action="store_true", help="train once per document on the share of annotators masking each token")
     parser.add_argument("--batch-size", type=int, default=8, help="documents (or views) per update")
     parser.add_argument("--window-batch", type=int, default=None, help="transformer: windows per optimizer step")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads (transformer)")
     args = parser.parse_args(argv)
     from ..pipeline import load_detector
+
+    if args.family == "transformer":
+        import torch
+
+        torch.set_num_threads(args.threads)  # the tool's choice; components leave threads alone
 
     start = time.perf_counter()
     references = read_tab(args.data, spacy.blank("en"))

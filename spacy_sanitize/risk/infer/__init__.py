@@ -44,6 +44,7 @@ from spacy.util import ensure_path
 
 from ...errors import Errors, Warnings
 from ...extensions import register_extensions
+from ...shipped import artefact_path
 from ...spans import add_pii_spans, check_label
 from ..base import FittedThreshold, risk_key
 from .attacker import LinearAttacker, kind_sizes, read_labeled, sequences_of, softmax, train_attacker
@@ -322,6 +323,8 @@ class RiskInfer(AttackerView, FittedThreshold):
         max_chars: int = 0,
         threshold_path: Optional[Union[str, Path]] = None,
         attackers: Sequence[str] = (),
+        shipped: Optional[str] = None,
+        data: Optional[str] = None,
     ) -> None:
         """Load a trained attacker (``attacker_path``), or train one from ``train_path``
         (JSONL with ``text_field`` and ``label_field``, dotted paths allowed, e.g.
@@ -333,8 +336,14 @@ class RiskInfer(AttackerView, FittedThreshold):
         attacker on ``attr``), ``ANALYZER:ATTR`` each
         (``word:LOWER``, ``word:NORM``, ``word:LEMMA``, ``char:LOWER``: character 3- to
         5-grams); ``attacker_path`` loads an ensemble saved as ``attacker`` + ``ensemble/N``
-        (``spacy-sanitize attacker adversarial`` writes one)."""
+        (``spacy-sanitize attacker adversarial`` writes one). ``shipped``: the ensemble
+        shipped in that folder under ``data`` (None: the package's data folder), e.g.
+        ``risk_infer_country`` (the respondent state of ECHR judgments)."""
         tokenizer_nlp = nlp or self.nlp
+        if shipped is not None:
+            if attacker_path or train_path:
+                raise ValueError(Errors.E716.format(shipped=shipped))
+            attacker_path = artefact_path(shipped, data, component=self.name)
         if attacker_path:
             path = ensure_path(attacker_path)
             self.attacker = LinearAttacker.from_disk(path)
