@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Unio
 
 import srsly
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import registry
 
@@ -168,7 +168,8 @@ def merge_views(docs: Iterable[Doc], mask_key: str = GOLD_MASK_KEY) -> List[Doc]
     merged = []
     for views in groups.values():
         doc = views[0].copy()
-        spans = [doc.char_span(s.start_char, s.end_char, label=s.label_) for view in views for s in view.spans.get(mask_key, [])]
+        # the views are copies of one tokenization (tab_to_docs), so token offsets carry over
+        spans = [Span(doc, s.start, s.end, label=s.label_) for view in views for s in view.spans.get(mask_key, [])]
         doc.spans[mask_key] = spans
         doc.spans[mask_key].attrs[VIEW_SIZES] = [len(view.spans.get(mask_key, [])) for view in views]
         doc._.annotator = None
