@@ -1,5 +1,6 @@
 """The court pipeline and what it is built with: grouped folds, the fresh CNN tagger on long
 documents (no truncation), train-seq's CNN options, and ``load_pipeline("court")``."""
+import importlib.util
 import json
 
 import numpy as np
@@ -71,12 +72,17 @@ def test_train_seq_cnn_width_builds_a_fresh_small_tagger(tmp_path):
     assert cnn_tagger() == {"@misc": "spacy_sanitize.seq_cnn.v1"}  # width 0: the pretrained default
 
 
-def test_court_pipeline_loads_offline_and_keeps_names_masked():
+@pytest.mark.parametrize("name,tagger", [("court", "risk_seq_court"), ("court_accurate", "risk_seq_court_trf")])
+def test_court_pipeline_loads_offline_and_keeps_names_masked(name, tagger):
     from spacy_sanitize import load_pipeline
 
-    if not (data_path("risk_seq_court") / "backend.json").exists():
-        pytest.skip("no court tagger; build it with `spacy project run build-court`")
-    nlp = load_pipeline("court")
+    if not (data_path(tagger) / "backend.json").exists():
+        pytest.skip(f"no court tagger; build it with `spacy project run build-{name.replace('_', '-')}`")
+    if name == "court_accurate" and importlib.util.find_spec("torch") is None:
+        pytest.skip("court_accurate needs the [torch] extra")
+    nlp = load_pipeline(name)
+    expected = {"court": "spacy_sanitize.seq_cnn.v1", "court_accurate": "spacy_sanitize.seq_transformer.v1"}[name]
+    assert nlp.get_pipe("risk_seq").tagger.config["@misc"] == expected
     assert nlp.pipe_names[-4:] == ["risk_seq", "risk_stack", "risk_threshold", "masker"]
     decider = nlp.get_pipe("risk_threshold")
     assert decider.indicator == "stack"

@@ -242,3 +242,18 @@ def test_sentence_cues_are_read_within_reach_of_the_span():
     for text, expected in ((near, 1.0), (far, 0.0)):
         start = text.index("Ankara")
         assert context_matrix(text, [(start, start + 6, "LOC", "e", "ner", False)], None)[0, col] == expected
+
+
+@pytest.mark.parametrize("shipped", ["risk_stack_court", "risk_stack_court_trf"])
+def test_shipped_context_tables_hold_no_names(shipped):
+    """The shipped rate tables come from annotated cases: they keep common words and placeholders only."""
+    from spacy_sanitize.shipped import data_path
+    from spacy_sanitize.detect.gazetteer.filters import term_zipf
+    from spacy_sanitize.risk.stack import COMMON_ZIPF
+
+    path = data_path(shipped) / "learned.json"
+    if not path.exists():
+        pytest.skip(f"{shipped} is not built here")
+    model = StackModel.from_dict(srsly.read_json(path))
+    words = {key.split("|", 1)[1] for rates in model.context for key in rates.rates}
+    assert words and all(w.startswith("<") or term_zipf(w) >= COMMON_ZIPF for w in words)
