@@ -120,5 +120,6 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     from ..evaluation.provenance import write_training_data
 
     write_training_data(args.output, ((d.doc_id, d.text) for d in gold.values()), source=args.data.name,
-                        benchmark="benchmarks/tab_eval.py --stack (spacy project run evaluate-court)")
+                        benchmark=("benchmarks/tab_eval.py --family transformer --stack (spacy project run evaluate-court-accurate)"
+                                   if args.family == "transformer" else "benchmarks/tab_eval.py --stack (spacy project run evaluate-court)"))
     print(f"fit risk_stack on {len(gold)} docs in {time.perf_counter() - start:.0f}s -> {args.output}")
