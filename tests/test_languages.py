@@ -56,3 +56,20 @@ def test_no_development_document_is_taken_for_another_language(parts):
     documents = json.loads(data_file(*parts).read_text(encoding="utf8"))
     flagged = [d["doc_id"] for d in documents if foreign_language(nlp.make_doc(d["text"]))]
     assert flagged == []
+
+
+def test_stop_word_lists_are_spacys_without_importing_the_language_packages():
+    """The lists are spaCy's own, read without running the language packages (their tokenizer
+    exceptions took seconds on every process's first document)."""
+    import importlib
+    import subprocess
+    import sys
+
+    from spacy_sanitize.language import CANDIDATES, _spacy_stop_words
+
+    for code in ["en", *CANDIDATES]:
+        assert _spacy_stop_words(code) == frozenset(importlib.import_module(f"spacy.lang.{code}.stop_words").STOP_WORDS)
+    probe = ("import sys; from spacy_sanitize.language import _stop_words; _stop_words(); "
+             "print(sorted(m for m in sys.modules if m.startswith('spacy.lang.') and m.count('.') == 2))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert "spacy.lang.fr" not in out and "spacy.lang.de" not in out, out
