@@ -158,6 +158,6 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     from ..evaluation.provenance import write_training_data
 
     gold = load_tab(args.data)
-    write_training_data(args.output, ((d.doc_id, d.text) for d in gold), source=args.data.name, benchmark="benchmarks/seq_eval.py (spacy project run evaluate-seq)")
+    write_training_data(args.output, ((d.doc_id, d.text) for d in gold), source=args.data.name, benchmark=f"benchmarks/seq_eval.py --data {args.data.name} (spacy project run evaluate-seq on the biographies, evaluate-court-indicators on TAB)")
     print(f"trained {args.family} on {len(references)} docs in {time.perf_counter() - start:.1f}s -> {args.output}")
 
