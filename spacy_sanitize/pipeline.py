@@ -83,13 +83,54 @@ def _component(section: str) -> Optional[str]:
     return parts[1] if parts[0] == "components" and len(parts) > 1 else None
 
 
+_KEY = re.compile(r"([@\w.]+)\s*=")
+
+
+def _block_parts(text: str) -> Tuple[List[str], str, List[str], List[Tuple[Optional[str], List[str]]]]:
+    """(comments above the [section] line, the section line, comments between it and the first
+    setting, [(setting name, its comment lines and lines)]); a line that starts no setting (the
+    rest of a multi-line value) stays with the setting before it."""
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("["))
+    intro: List[str] = []
+    entries: List[Tuple[Optional[str], List[str]]] = []
+    pending: List[str] = []
+    for line in lines[head + 1:]:
+        match = _KEY.match(line)
+        if line.startswith("#"):
+            pending.append(line)
+        elif match:
+            if not entries and pending:
+                intro, pending = pending, []
+            entries.append((match.group(1), pending + [line]))
+            pending = []
+        elif entries:
+            entries[-1][1].extend(pending + [line])
+            pending = []
+    if pending:
+        entries.append((None, pending))
+    return lines[:head], lines[head], intro, entries
+
+
+def _merge_block(earlier: str, later: str) -> str:
+    """A later part's block over an earlier one: the settings it names replace theirs in place
+    (with their comments), new ones come last; its comments above and just below the [section]
+    line replace the earlier block's where it has them. So a pipeline that includes another
+    states only what it changes."""
+    above, header, intro, entries = _block_parts(earlier)
+    new_above, _header, new_intro, new_entries = _block_parts(later)
+    merged = dict(entries)
+    merged.update((key, lines) for key, lines in new_entries)
+    body = [line for lines in merged.values() for line in lines]
+    return "\n".join([*(new_above or above), header, *(new_intro or intro), *body])
+
+
 def compose_config(name: str) -> str:
     """The text of the shipped config ``name`` composed from its parts."""
     header, variant = _part_blocks(parts_path(name).read_text(encoding="utf-8"))
     compose = Config().from_str(next(text for section, text in variant if section == "compose"))["compose"]
     part_names = [compose.get("detector", DETECTOR_PART), *compose.get("include", []), name]
-    # section -> text: a later part's block replaces an earlier one in place (a pipeline that
-    # includes another changes one of its settings blocks)
+    # section -> text: a later part's block is merged into an earlier one in place (_merge_block)
     components: Dict[str, str] = {}
     initialize: Dict[str, str] = {}
     masker: Dict[str, str] = {}
@@ -99,13 +140,16 @@ def compose_config(name: str) -> str:
         for section, text in blocks:
             component = _component(section)
             if section.startswith("initialize."):
-                initialize[section] = text
+                target = initialize
             elif component == "masker":
-                masker[section] = text
+                target = masker
             elif component is not None:
-                components[section] = text
-                if section.count(".") == 1 and part != name and component not in pipeline:
-                    pipeline.append(component)
+                target = components
+            else:
+                continue
+            target[section] = _merge_block(target[section], text) if section in target else text
+            if target is components and section.count(".") == 1 and part != name and component not in pipeline:
+                pipeline.append(component)
     pipeline += [c for c in compose["components"] if c not in pipeline] + ["masker"]
     note = GENERATED_NOTE.format(parts=", ".join(f"{p}.cfg" for p in part_names))
     head = [

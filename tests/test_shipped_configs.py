@@ -148,3 +148,17 @@ def test_gazetteer_reads_the_shipped_gazetteer_from_the_data_folder(tmp_path):
     ours, shipped = gazetteer_nlp(str(tmp_path))(text), gazetteer_nlp(None)(text)
     spans = [(s.text, s.label_) for s in ours.spans["pii"]]
     assert spans and spans == [(s.text, s.label_) for s in shipped.spans["pii"]]
+
+
+def test_a_later_part_replaces_only_the_settings_it_names():
+    """compose: an including pipeline states what it changes; the rest of the block, comments
+    included, stays the included part's."""
+    from spacy_sanitize.pipeline import _merge_block
+
+    earlier = ("# above\n[components.risk_threshold]\n# intro\nfactory = \"risk_threshold\"\nthreshold = 0.4\n"
+               "# names stay masked\nprotect = [\n    \"CODE\",\n    \"PERSON\"]\nmissing = \"mask\"")
+    later = "[components.risk_threshold]\n# new intro\nthreshold = 0.475\n# new\ndate_cue_window = 5"
+    assert _merge_block(earlier, later).splitlines() == [
+        "# above", "[components.risk_threshold]", "# new intro", "factory = \"risk_threshold\"", "threshold = 0.475",
+        "# names stay masked", "protect = [", "    \"CODE\",", "    \"PERSON\"]", "missing = \"mask\"", "# new", "date_cue_window = 5"]
+    assert Config().from_str("[components]\n" + _merge_block(earlier, later))["components"]["risk_threshold"]["protect"] == ["CODE", "PERSON"]
