@@ -35,12 +35,17 @@ from spacy_sanitize.decide.rules import ProtectRules  # noqa: E402
 from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predicted_mask_offsets, tab_scores  # noqa: E402
 from spacy_sanitize.masking_plan import PlanSettings  # noqa: E402
 from spacy_sanitize.pipeline import load_detector  # noqa: E402
+from spacy_sanitize.risk.seq import proposed_spans  # noqa: E402
 from spacy_sanitize.spans import is_validated  # noqa: E402
 from spacy_sanitize.training.seq_train import FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
-from spacy_sanitize.training.stack_train import fit_stack, seq_risks as stack_seq_risks  # noqa: E402
+from spacy_sanitize.training.stack_train import fit_stack  # noqa: E402
 
 METRICS = ("P", "R_all", "F1", "R_ent", "R_direct", "R_quasi")
 THRESHOLDS = [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
+# risk_seq's propose_threshold: its own spans, runs of tokens outside the detected ones at least
+# this likely to be masked (--propose chooses one by inner CV, None = no proposals)
+PROPOSE = [0.5, 0.7, 0.8, 0.9, 0.95]
+PROPOSED, WIDENED = "proposed", "widened"
 # risk_stack's thresholds (its risk is calibrated by the fit: a probability of masking); steps
 # of 0.025 let the recall-first choice stop close to its R_quasi bound
 STACK_THRESHOLDS = [round(0.2 + 0.025 * i, 3) for i in range(17)]
@@ -113,10 +118,34 @@ def span_docs(nlp, texts: Dict[str, str], rows: Dict[str, List[Row]], doc_ids: S
 
 def tagged_rows(nlp, docs: List[Doc]) -> Dict[str, List[Row]]:
     """Span rows with risk_seq's risk: the max of the span's token probabilities (partial match,
-    ``stack_train.seq_risks``)."""
-    risks = stack_seq_risks(nlp, docs)
-    return {doc._.doc_id: [[s.start_char, s.end_char, s.label_, s._.entity_id, r] for s, r in zip(doc.spans["pii"], risks[doc._.doc_id])]
-            for doc in docs}
+    ``stack_train.seq_risks``); each doc's rows are followed by the tagger's own spans at every
+    threshold of ``PROPOSE`` (risk_seq's ``proposed_spans``): new ones ``[start, end, label, None,
+    risk, "proposed", threshold]`` and widened ones ``[..., "widened", threshold, old start, old end]``."""
+    out = {}
+    for doc, probs in zip(docs, nlp.get_pipe("risk_seq").tagger.predict(docs)):
+        spans = list(doc.spans["pii"])
+        rows = [[s.start_char, s.end_char, s.label_, s._.entity_id, span_risk(s, probs)] for s in spans]
+        for t in PROPOSE:
+            new, widened = proposed_spans(doc, spans, probs, t, "MISC")
+            rows += [[s.start_char, s.end_char, s.label_, None, span_risk(s, probs), PROPOSED, t] for s in new]
+            rows += [[s.start_char, s.end_char, s.label_, s._.entity_id, span_risk(s, probs), WIDENED, t, spans[i].start_char, spans[i].end_char]
+                     for i, s in widened.items()]
+        out[doc._.doc_id] = rows
+    return out
+
+
+def span_risk(span, probs) -> float:
+    return float(probs[span.start : span.end].max()) if len(span) else 1.0
+
+
+def with_proposals(rows: Dict[str, List[Row]], threshold: Optional[float]) -> Dict[str, List[Row]]:
+    """Tagged rows with the tagger's own spans at ``threshold`` (None: the detector's spans only)."""
+    out = {}
+    for d, rs in rows.items():
+        own = [r for r in rs if len(r) > 5 and r[6] == threshold]
+        replaced = {(r[7], r[8]) for r in own if r[5] == WIDENED}
+        out[d] = [r for r in rs if len(r) <= 5 and (r[0], r[1]) not in replaced] + own
+    return out
 
 
 def policy_rules(settings: Dict[str, Any]) -> ProtectRules:
@@ -150,18 +179,25 @@ class Masker:
         """risk_threshold's decision for one span row (unscored = masked: fail closed)."""
         if row[4] is None or row[4] >= threshold:
             return True
-        detector, validated = self.found.get(doc_id, {}).get((row[0], row[1]), ("", False))
+        found = (row[7], row[8]) if len(row) > 5 and row[5] == WIDENED else (row[0], row[1])  # a widened span was found by its detector
+        detector, validated = self.found.get(doc_id, {}).get(found, ("", False))
         if rules.reason(row[2], self.texts[doc_id], row[0], row[1], detector, validated):
             return True
         parts = self.person_parts.get(doc_id) if person else None
         return bool(parts and matched_parts(self.texts[doc_id][row[0] : row[1]], parts))
 
     def __call__(self, rows: Dict[str, List[Row]], threshold: float, rules: ProtectRules, person: bool = False) -> Dict[str, List[List[int]]]:
+        """The tagger's own spans in ``rows`` (``with_proposals``) are spans of their doc too."""
         out = {}
         for doc_id, doc_rows in rows.items():
             if doc_id not in self.docs:
                 self.docs[doc_id] = span_docs(self.nlp, self.texts, self.detected, [doc_id])[0]
             doc = self.docs[doc_id]
+            own = [r for r in doc_rows if len(r) > 5]
+            if own:
+                replaced = {(r[7], r[8]) for r in own if r[5] == WIDENED}
+                spans = [r for r in self.detected[doc_id] if (r[0], r[1]) not in replaced] + own
+                doc = span_docs(self.nlp, self.texts, {doc_id: spans}, [doc_id])[0]
             decisions = {(r[0], r[1]): self.decision(doc_id, r, threshold, rules, person) for r in doc_rows}
             for span in doc.spans["pii"]:
                 span._.mask = decisions.get((span.start_char, span.end_char), True)
@@ -254,6 +290,9 @@ def main() -> None:
                         help="also risk_stack over the risk_seq risks (court's decision): fit per fold on the inner out-of-fold risks")
     parser.add_argument("--min-quasi", type=float, default=0.9,
                         help="--stack: also choose risk_stack's threshold recall first (the highest whose inner R_quasi reaches this)")
+    parser.add_argument("--propose", action="store_true",
+                        help="also let the tagger add spans (risk_seq's propose_threshold), chosen with the threshold by inner CV under --propose-policy")
+    parser.add_argument("--propose-policy", default=COURT_POLICY, choices=sorted(POLICIES), help="--propose: the protection policy")
     parser.add_argument("--with-protect-field", default=None, metavar="FIELD",
                         help="also score every policy with Doc._.protect set from this record field (e.g. meta.applicant)")
     args = parser.parse_args()
@@ -292,13 +331,14 @@ def main() -> None:
     suffix = "" if args.family == "cnn" and not args.merge_views else f"_{args.family}" + ("_merged" if args.merge_views else "")
     oof_path = args.cache.with_name(f"{args.cache.stem}_oof{suffix}.json")
     oof = json.loads(oof_path.read_text()) if oof_path.exists() else {}
-    settings = json.dumps([tagger, args.epochs, args.folds, args.inner_folds, args.seed] + (["merge"] if args.merge_views else []) + ([args.batch_size] if args.batch_size != 8 else []))
+    settings = json.dumps([tagger, args.epochs, args.folds, args.inner_folds, args.seed] + (["merge"] if args.merge_views else []) + ([args.batch_size] if args.batch_size != 8 else [])
+                          + [{"propose": PROPOSE, "widen": True}])
     if oof.get("settings") != settings:
         oof = {"settings": settings, "inner": {}}
     if "outer" not in oof:
         oof["outer"] = cross_val_rows(references, texts, rows, args.folds, args.seed, tagger, args.epochs, "outer", args.merge_views, args.batch_size)
         oof_path.write_text(json.dumps(oof))
-    outer = oof["outer"]
+    outer = with_proposals(oof["outer"], None)
     predictions: Dict[str, Dict[str, List[List[int]]]] = {policy: {} for policy in policies}
     gold_by_id = {d.doc_id: d for d in gold}
     srows = stack_rows(texts, rows)
@@ -307,14 +347,23 @@ def main() -> None:
     stack_out: Dict[str, List[Row]] = {}
     stack_predictions: Dict[str, List[List[int]]] = {}
     recall_predictions: Dict[str, List[List[int]]] = {}
+    propose_name = f"risk_seq {args.family} (grouped CV), {args.propose_policy}, + the tagger's spans (propose_threshold by inner CV)"
+    propose_predictions: Dict[str, List[List[int]]] = {}
     for k, test in enumerate(document_folds(doc_ids, args.folds, args.seed)):
         held = {doc_ids[i] for i in test}
         train_refs = [ref for doc_id in doc_ids if doc_id not in held for ref in by_id[doc_id]]
         if str(k) not in oof["inner"]:
             oof["inner"][str(k)] = cross_val_rows(train_refs, texts, rows, args.inner_folds, args.seed + 100 + k, tagger, args.epochs, f"inner {k}", args.merge_views, args.batch_size)
             oof_path.write_text(json.dumps(oof))
-        inner = oof["inner"][str(k)]
+        inner = with_proposals(oof["inner"][str(k)], None)
         inner_gold = [d for d in gold if d.doc_id not in held]
+        if args.propose:  # the threshold and propose_threshold with the best inner F1 (ties: the lower, safer ones)
+            rules = policy_rules(POLICIES[args.propose_policy])
+            grid = {(t, a): scores(inner_gold, masked(with_proposals(oof["inner"][str(k)], a), t, rules), tokens)["F1"]
+                    for t in THRESHOLDS for a in [None] + PROPOSE}
+            t, a = max(grid, key=lambda ta: (grid[ta], -ta[0], -(ta[1] or 2.0)))
+            results["thresholds"].setdefault(propose_name, []).append([t, a])
+            propose_predictions.update(masked(with_proposals({d: oof["outer"][d] for d in held}, a), t, rules))
         test_rows = {doc_id: outer[doc_id] for doc_id in held}
         for policy, (rules, person) in policies.items():
             threshold = choose_threshold(inner_gold, inner, rules, tokens, masked, person)
@@ -344,6 +393,19 @@ def main() -> None:
         results["rows"][f"{args.pipeline}: mask all detected, Doc._.protect = {args.with_protect_field}"] = scores(gold, masked(rows, 0.0, NO_RULES, True), tokens)
     for policy in policies:
         results["rows"][f"risk_seq {args.family} (grouped CV), {policy}"] = scores(gold, predictions[policy], tokens)
+    if args.propose:
+        results["rows"][propose_name] = scores(gold, propose_predictions, tokens)
+        # the same out-of-fold rows at each propose_threshold, each fold at the threshold its inner CV chose without proposals
+        rules = policy_rules(POLICIES[args.propose_policy])
+        plain = results["thresholds"][args.propose_policy]
+        results["propose_grid"] = PROPOSE
+        results["propose_fixed"] = {
+            str(a): scores(gold, {d: p for k, test in enumerate(document_folds(doc_ids, args.folds, args.seed))
+                                  for d, p in masked(with_proposals({doc_ids[i]: oof["outer"][doc_ids[i]] for i in test}, a), plain[k], rules).items()}, tokens)
+            for a in [None] + PROPOSE}
+        # and at every fixed threshold (the shipped biography pipeline's is 0.1): not a CV choice
+        results["propose_fixed_thresholds"] = {
+            str(t): {str(a): scores(gold, masked(with_proposals(oof["outer"], a), t, rules), tokens) for a in [None] + PROPOSE} for t in THRESHOLDS}
     if args.stack:
         results["rows"][stack_name] = scores(gold, stack_predictions, tokens)
         results["rows"][recall_name] = scores(gold, recall_predictions, tokens)

@@ -354,6 +354,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "the {what} of the transformer tagger must be positive and the stride at most window - "
         "2 (got window={window}, stride={stride})."
     )
+    E508 = (
+        "risk_seq: propose_threshold must be in (0, 1] or null (got {value!r}), and "
+        "propose_label one of {labels} (got {label!r})."
+    )
     E520 = (
         "unknown risk_seq span features {features}; use some of: {known} (or none: "
         "features = [])."

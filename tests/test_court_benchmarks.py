@@ -166,3 +166,26 @@ def test_kofn_counts_votes_and_an_undecided_indicator_votes_mask():
     assert va == {"d": [1, 0, 0]} and vb == {"d": [0, 1, 1]}  # (6, 8) unseen by b: MASK
     assert kofn.at_least(spans, [va, vb], 1) == {"d": [[0, 2], [3, 5], [6, 8]]}
     assert kofn.at_least(spans, [va, vb], 2) == {"d": []}
+
+
+def test_tab_eval_replays_the_taggers_own_spans():
+    """Rows of risk_seq's own spans (propose_threshold) at one threshold replace the spans they
+    widened and add the new ones; a widened span keeps its detector for the protection rules."""
+    text = "Mr Galip Yalman sued Turkey over the Gujarat riots in 1999."
+    at = text.index
+    detected = [[3, 15, "PERSON", "e1", None, "pii_titles", False], [at("Gujarat"), at("Gujarat") + 7, "LOC", "e2", None, "pii_ner", False]]
+    tagged = {"d": [[3, 15, "PERSON", "e1", 0.1], [at("Gujarat"), at("Gujarat") + 7, "LOC", "e2", 0.1],
+                    [at("Gujarat"), at("riots") + 5, "LOC", "e2", 0.9, tab_eval.WIDENED, 0.8, at("Gujarat"), at("Gujarat") + 7],
+                    [at("1999"), at("1999") + 4, "MISC", None, 0.85, tab_eval.PROPOSED, 0.8],
+                    [at("1999"), at("1999") + 4, "MISC", None, 0.85, tab_eval.PROPOSED, 0.5]]}
+    plain = tab_eval.with_proposals(tagged, None)["d"]
+    assert [r[:2] for r in plain] == [[3, 15], [at("Gujarat"), at("Gujarat") + 7]]
+    own = tab_eval.with_proposals(tagged, 0.8)["d"]
+    assert [r[:2] for r in own] == [[3, 15], [at("Gujarat"), at("riots") + 5], [at("1999"), at("1999") + 4]]
+    masked = tab_eval.Masker({"d": text}, {"d": detected})
+    rules = tab_eval.policy_rules({"protect_detectors": ["pii_titles"]})
+    assert [list(p) for p in masked({"d": plain}, 0.5, rules)["d"]] == [[3, 15]]
+    assert [list(p) for p in masked({"d": own}, 0.5, rules)["d"]] == [[3, 15], [at("Gujarat"), at("riots") + 5], [at("1999"), at("1999") + 4]]
+    # the widened row is found by its old offsets: the detector's rule still holds it
+    widened = tab_eval.with_proposals({"d": [[3, 15, "PERSON", "e1", 0.1], [0, 15, "PERSON", "e1", 0.2, tab_eval.WIDENED, 0.8, 3, 15]]}, 0.8)["d"]
+    assert masked.decision("d", widened[0], 0.5, rules, False) is True

@@ -382,3 +382,67 @@ def test_int8_tagger_round_trips_and_a_tagger_starts_from_an_int8_masked_lm(tiny
     assert start.config.num_labels == 2 and torch.allclose(copied, original, atol=float(original.abs().max()) / 100)
     nlp2 = train_risk_seq(references, _trf(mlm_dir), epochs=2, batch_size=4)
     assert len(nlp2.get_pipe("risk_seq").tagger.predict(docs[:1])[0]) == len(docs[0])
+
+
+def test_proposed_spans_are_new_runs_or_widen_the_span_they_touch():
+    from spacy_sanitize.extensions import register_extensions
+    from spacy_sanitize.risk.seq import proposed_spans
+
+    register_extensions()
+    nlp = spacy.blank("en")
+    doc = nlp.make_doc("Dr. Brennan saw the Naroda Patiya massacre , ( in Oslo ) today .")
+    #                  Dr.  Brennan saw  the  Naroda Patiya massacre ,   (    in   Oslo )    today .
+    probs = np.array([0.9, 0.1, 0.1, 0.2, 0.3, 0.3, 0.95, 0.9, 0.8, 0.3, 0.9, 0.7, 0.2, 0.9])
+    person, event = doc[1:2], doc[4:6]
+    person.label_, event.label_ = "PERSON", "MISC"
+    event._.entity_id = "e1"
+    event._.risk_explain = {"detector": "pii_gazetteer", "llm_prob": {"p": 0.1}}
+    event._.risk["llm_prob"] = 0.1
+    new, widened = proposed_spans(doc, [person, event], probs, 0.6, "MISC")
+    # "( in Oslo )" loses its parentheses and is new; the lone "." is no span
+    assert [(s.text, s.label_) for s in new] == [("Oslo", "MISC")]
+    assert {i: (s.text, s.label_) for i, s in widened.items()} == {0: ("Dr. Brennan", "PERSON"), 1: ("Naroda Patiya massacre", "MISC")}
+    # the widened span is the same mention: its entity and detector, not the old span's scores
+    assert widened[1]._.entity_id == "e1"
+    assert widened[1]._.risk_explain == {"detector": "pii_gazetteer"} and widened[1]._.risk == {}
+    assert proposed_spans(doc, [], probs, 1.0, "MISC") == ([], {})
+
+
+def test_the_tagger_proposes_what_the_detector_missed_and_the_decider_masks_it(corpus, tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("risk_seq", config={"tagger": CNN, "propose_threshold": 0.5})
+    nlp.add_pipe("risk_threshold", config={"indicator": "seq", "threshold": 0.5})
+    nlp.add_pipe("masker")
+    examples = list(create_tab_corpus_reader(corpus)(nlp))
+    nlp.initialize(lambda: examples)
+    for _ in range(40):
+        nlp.update(examples)
+    doc = nlp.make_doc(SENTENCES[0][0])
+    doc.spans["pii"] = [doc.char_span(0, 4, label="PERSON")]  # the detector found John, missed Smith, Oslo and 1970
+    doc = nlp(doc)
+    spans = {s.text: s for s in doc.spans["pii"]}
+    assert spans["John Smith"]._.risk_explain["seq"]["widened_from"] == [0, 4]
+    assert spans["John Smith"].label_ == "PERSON"
+    proposed = [s for s in doc.spans["pii"] if s._.risk_explain["seq"].get("proposed")]
+    assert {s.text for s in proposed} >= {"Oslo", "1970"}
+    assert "nurse" not in spans  # annotators keep it
+    for span in proposed:
+        assert span.label_ == "MISC" and span._.risk_explain["detector"] == "risk_seq"
+    for span in doc.spans["pii"]:
+        assert span._.risk["seq"] >= 0.5 and span._.mask is True
+    assert doc._.sanitized.startswith("[PERSON] was born in [MISC] in [MISC]")
+    assert doc._.sanitized.endswith("works as a nurse .")
+
+    # the setting travels with the pipeline; off, the detector's spans are all there is
+    nlp.to_disk(tmp_path / "pipe")
+    assert spacy.load(tmp_path / "pipe").get_pipe("risk_seq").propose_threshold == 0.5
+    nlp.get_pipe("risk_seq").propose_threshold = None
+    doc = nlp.make_doc(SENTENCES[0][0])
+    doc.spans["pii"] = [doc.char_span(0, 4, label="PERSON")]
+    assert [s.text for s in nlp(doc).spans["pii"]] == ["John"]
+
+
+@pytest.mark.parametrize("config", [{"propose_threshold": 0.0}, {"propose_threshold": 1.5}, {"propose_label": "NAME"}])
+def test_bad_proposal_settings_are_clear_errors(config):
+    with pytest.raises(ValueError, match="E508"):
+        spacy.blank("en").add_pipe("risk_seq", config={"tagger": CNN, **config})

@@ -5,19 +5,27 @@ annotators' masking decisions; each PII span's risk aggregates the probabilities
 tokens: ``max`` = "partial match" (one MASK token is enough), ``min`` = "full match" (all
 tokens MASK), or ``mean``. The tagger sees the whole context, not just the span.
 
+With ``propose_threshold`` set, the tagger also detects: each run of tokens outside every span
+whose MASK probability reaches it becomes a span (label ``propose_label``), or widens the span
+it touches ("Gujarat" + "riots"), scored like the others, so the decider masks it (seed 000's
+tagger masks tokens, not a detector's spans; the detector misses some of what annotators mask).
+A new span's ``Span._.risk_explain["detector"]`` names the component and
+``risk_explain["seq"]["proposed"]`` is true; a widened one has ``risk_explain["seq"]["widened_from"]``
+(its old character offsets).
+
 Fail closed: a document the tagger cannot process gets risk 1.0 on all its spans, the
 reason in ``Span._.risk_explain["seq"]`` and a logged warning.
 """
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 import srsly
 from spacy.language import Language
 from spacy.pipeline import Pipe
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 from spacy.training import Example, validate_get_examples
 from spacy.util import minibatch
 
@@ -28,6 +36,7 @@ from ..corpus.tab import VIEW_SIZES
 from .base import FAIL_CLOSED_RISK, failure, isolate_failures, risk_key, write_risk
 from ..shipped import artefact_path, data_path
 from ..errors import Errors, Warnings
+from ..types import PII_TYPES
 
 AGGREGATIONS: Dict[str, Callable[[np.ndarray], float]] = {
     "max": lambda p: float(p.max()),
@@ -40,6 +49,48 @@ SHIPPED = "risk_seq"  # the shipped tagger's folder under [paths] sanitize_data
 def shipped_weights() -> Path:
     """Directory of the tagger shipped with the package (built by ``spacy project run build-seq``)."""
     return data_path("risk_seq")
+
+
+def proposed_spans(doc: Doc, spans: List[Span], probs: np.ndarray, threshold: float, label: str) -> Tuple[List[Span], Dict[int, Span]]:
+    """The tagger's spans: each run of tokens outside ``spans`` whose MASK probability reaches
+    ``threshold``, less the punctuation and spaces at its edges. A run touching a span widens it
+    ("Gujarat" + "riots": one mention, one placeholder; the span before it first), the others
+    are new spans of ``label``. Returns (new spans, {index in ``spans``: its widened span}).
+    A widened span keeps the label, entity id, confidence and explanation of the span it grew
+    from; the risks of indicators that ran before are not carried (they scored the old span, so
+    a decider that reads them finds none and masks: fail closed)."""
+    hit = np.asarray(probs, dtype=float) >= threshold
+    for span in spans:
+        hit[span.start : span.end] = False
+    edges = np.flatnonzero(np.diff(np.concatenate(([False], hit, [False])).astype(np.int8)))
+    bounds = {i: (span.start, span.end) for i, span in enumerate(spans)}
+    ends = {span.end: i for i, span in reversed(list(enumerate(spans)))}
+    starts = {span.start: i for i, span in reversed(list(enumerate(spans)))}
+    new: List[Span] = []
+    grown = set()
+    for start, end in zip(edges[::2].tolist(), edges[1::2].tolist()):
+        while start < end and (doc[start].is_punct or doc[start].is_space):
+            start += 1
+        while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space):
+            end -= 1
+        if start >= end:
+            continue
+        owner = ends.get(start, starts.get(end))
+        if owner is None:
+            new.append(Span(doc, start, end, label=label))
+            continue
+        lo, hi = bounds[owner]
+        bounds[owner] = (min(lo, start), max(hi, end))
+        grown.add(owner)
+    widened = {}
+    for i in sorted(grown):
+        old = spans[i]
+        span = Span(doc, *bounds[i], label=old.label_)
+        span._.entity_id = old._.entity_id
+        span._.confidence = old._.confidence
+        span._.risk_explain = {k: v for k, v in old._.risk_explain.items() if k not in old._.risk}
+        widened[i] = span
+    return new, widened
 
 
 def _weights_path(weights: Optional[str]) -> Optional[Path]:
@@ -66,9 +117,13 @@ class RiskSeq(Pipe):
         weights: Optional[str],
         batch_size: int,
         scorer: Optional[Callable] = None,
+        propose_threshold: Optional[float] = None,
+        propose_label: str = "MISC",
     ) -> None:
         if aggregation not in AGGREGATIONS:
             raise ValueError(Errors.E503.format(name=aggregation))
+        if (propose_threshold is not None and not 0 < propose_threshold <= 1) or propose_label not in PII_TYPES:
+            raise ValueError(Errors.E508.format(value=propose_threshold, label=propose_label, labels=", ".join(PII_TYPES)))
         self.nlp = nlp
         self.name = name
         self.risk_key = risk_key(name)
@@ -78,6 +133,8 @@ class RiskSeq(Pipe):
         self.aggregation = aggregation
         self.batch_size = batch_size
         self.scorer = scorer
+        self.propose_threshold = propose_threshold
+        self.propose_label = propose_label
         self._weights = _weights_path(weights)  # checked now, loaded on first use
 
     # ---------------------------------------------------------------- prediction
@@ -101,6 +158,7 @@ class RiskSeq(Pipe):
             spans = list(doc.spans.get(self.spans_key, []))
             if isinstance(probs, str):
                 warnings.warn(Warnings.W501.format(doc_id=doc._.doc_id, err=probs, n=len(spans)), stacklevel=2)
+            spans, grown = self._propose(doc, spans, probs)
             for span in spans:
                 if isinstance(probs, str):
                     risk, explain = FAIL_CLOSED_RISK, failure(probs)
@@ -111,7 +169,27 @@ class RiskSeq(Pipe):
                         "token_probs": [round(float(p), 4) for p in token_probs],
                         "aggregation": self.aggregation,
                     }
+                if span._.risk_explain.get("detector") == self.name:
+                    explain["proposed"] = True
+                if span in grown:
+                    explain["widened_from"] = grown[span]
                 write_risk(span, self.risk_key, risk, explain)
+
+    def _propose(self, doc: Doc, spans: List[Span], probs: Union[np.ndarray, str]) -> Tuple[List[Span], Dict[Span, List[int]]]:
+        """The tagger's own spans (``propose_threshold``): new ones are added to the group and
+        widened ones replace theirs. Returns the spans to score and {span: where it grew from}
+        for the widened. None for a doc the tagger could not process (its detected spans are
+        masked: fail closed)."""
+        if self.propose_threshold is None or isinstance(probs, str):
+            return spans, {}
+        new, widened = proposed_spans(doc, spans, probs, self.propose_threshold, self.propose_label)
+        if not new and not widened:
+            return spans, {}
+        for span in new:
+            span._.risk_explain["detector"] = self.name
+        out = [widened.get(i, span) for i, span in enumerate(spans)] + new
+        doc.spans[self.spans_key] = sorted(out, key=lambda s: (s.start, s.end))
+        return out, {widened[i]: [spans[i].start_char, spans[i].end_char] for i in widened}
 
     def __call__(self, doc: Doc) -> Doc:
         self.set_annotations([doc], self.predict([doc]))
@@ -216,6 +294,8 @@ class RiskSeq(Pipe):
         "weights": None,
         "batch_size": 32,
         "scorer": {"@scorers": "spacy_sanitize.tab_scorer.v1"},
+        "propose_threshold": None,
+        "propose_label": "MISC",
     },
     requires=["doc.spans"],
     assigns=["span._.risk", "span._.risk_explain"],
@@ -231,10 +311,15 @@ def make_risk_seq(
     weights: Optional[str],
     batch_size: int,
     scorer: Optional[Callable],
+    propose_threshold: Optional[float],
+    propose_label: str,
 ) -> RiskSeq:
     """tagger (SeqTagger): ``spacy_sanitize.seq_cnn.v1`` or ``spacy_sanitize.seq_transformer.v1``.
     aggregation (str): ``max`` (partial match), ``min`` (full match) or ``mean``.
     weights (Optional[str]): a saved tagger directory (overrides ``tagger``); the shipped
-    one is loaded by ``initialize`` (``shipped = "risk_seq"``)."""
+    one is loaded by ``initialize`` (``shipped = "risk_seq"``).
+    propose_threshold (Optional[float]): also add, as spans of ``propose_label``, the runs of
+    tokens outside every span whose MASK probability reaches it, or widen the span such a run
+    touches (null: the detector's spans only)."""
     register_extensions()
-    return RiskSeq(nlp, name, tagger, spans_key, mask_key, aggregation, weights, batch_size, scorer)
+    return RiskSeq(nlp, name, tagger, spans_key, mask_key, aggregation, weights, batch_size, scorer, propose_threshold, propose_label)
