@@ -10,7 +10,9 @@ propagation) and the TAB metrics over the pooled out-of-fold predictions.
     python benchmarks/tab_eval.py --data ../shared/data/tab/tab_dev.json
 
 Detection does not depend on the folds: its spans are cached in ``--cache``, and the
-out-of-fold span risks next to it (delete them after changing the detector or the tagger). The same run on the biographies
+out-of-fold token probabilities next to it (delete them after changing the detector or the tagger).
+``--mean-with transformer`` decides on the mean of two taggers' span risks (risk_vote's ``mean``)
+from both runs' probabilities; ``--propose`` lets the tagger add and widen spans. The same run on the biographies
 (``--data wiki_dev.json --width 0 --epochs 10``: the shipped biography tagger's settings) shows
 the protection policies there. ``--with-protect-field meta.applicant`` adds the same policies
 with the person to protect given (``Doc._.protect`` from each record's field: every span sharing a
@@ -116,26 +118,34 @@ def span_docs(nlp, texts: Dict[str, str], rows: Dict[str, List[Row]], doc_ids: S
     return docs
 
 
-def tagged_rows(nlp, docs: List[Doc]) -> Dict[str, List[Row]]:
-    """Span rows with risk_seq's risk: the max of the span's token probabilities (partial match,
-    ``stack_train.seq_risks``); each doc's rows are followed by the tagger's own spans at every
-    threshold of ``PROPOSE`` (risk_seq's ``proposed_spans``): new ones ``[start, end, label, None,
-    risk, "proposed", threshold]`` and widened ones ``[..., "widened", threshold, old start, old end]``."""
+def tagged_rows(docs: List[Doc], probs: Dict[str, List[float]], other: Optional[Dict[str, List[float]]] = None) -> Dict[str, List[Row]]:
+    """Span rows from the tagger's out-of-fold token probabilities: risk_seq's risk is the max
+    of the span's token probabilities (partial match, ``stack_train.seq_risks``), or with
+    ``other`` (a second tagger's, ``--mean-with``) the mean of the two (risk_vote's ``mean``).
+    Each doc's rows are followed by the first tagger's own spans at every threshold of
+    ``PROPOSE`` (risk_seq's ``proposed_spans``): new ones ``[start, end, label, None, risk,
+    "proposed", threshold]`` and widened ones ``[..., "widened", threshold, old start, old end]``."""
     out = {}
-    for doc, probs in zip(docs, nlp.get_pipe("risk_seq").tagger.predict(docs)):
+    for doc in docs:
+        p = np.asarray(probs[doc._.doc_id])
+        q = None if other is None else np.asarray(other[doc._.doc_id])
         spans = list(doc.spans["pii"])
-        rows = [[s.start_char, s.end_char, s.label_, s._.entity_id, span_risk(s, probs)] for s in spans]
+        rows = [[s.start_char, s.end_char, s.label_, s._.entity_id, span_risk(s, p, q)] for s in spans]
         for t in PROPOSE:
-            new, widened = proposed_spans(doc, spans, probs, t, "MISC")
-            rows += [[s.start_char, s.end_char, s.label_, None, span_risk(s, probs), PROPOSED, t] for s in new]
-            rows += [[s.start_char, s.end_char, s.label_, s._.entity_id, span_risk(s, probs), WIDENED, t, spans[i].start_char, spans[i].end_char]
+            new, widened = proposed_spans(doc, spans, p, t, "MISC")
+            rows += [[s.start_char, s.end_char, s.label_, None, span_risk(s, p, q), PROPOSED, t] for s in new]
+            rows += [[s.start_char, s.end_char, s.label_, s._.entity_id, span_risk(s, p, q), WIDENED, t, spans[i].start_char, spans[i].end_char]
                      for i, s in widened.items()]
         out[doc._.doc_id] = rows
     return out
 
 
-def span_risk(span, probs) -> float:
-    return float(probs[span.start : span.end].max()) if len(span) else 1.0
+def span_risk(span, probs: np.ndarray, other: Optional[np.ndarray] = None) -> float:
+    """The max of the span's token probabilities, or the mean of two taggers' maxes."""
+    if not len(span):
+        return 1.0
+    risk = float(probs[span.start : span.end].max())
+    return risk if other is None else (risk + float(other[span.start : span.end].max())) / 2
 
 
 def with_proposals(rows: Dict[str, List[Row]], threshold: Optional[float]) -> Dict[str, List[Row]]:
@@ -250,20 +260,28 @@ def stacked(gold: Dict[str, TabDocument], srows: Dict[str, List[Any]], detected:
             for d in test_ids}
 
 
-def cross_val_rows(references: List[Doc], texts: Dict[str, str], rows: Dict[str, List[Row]], folds: int, seed: int,
-                   tagger: Dict[str, Any], epochs: int, log: str, merge: bool = False, batch_size: int = 8) -> Dict[str, List[Row]]:
-    """Out-of-fold span rows: each fold tagged by a risk_seq trained on the other folds."""
+def cross_val_probs(references: List[Doc], texts: Dict[str, str], rows: Dict[str, List[Row]], folds: int, seed: int,
+                    tagger: Dict[str, Any], epochs: int, log: str, merge: bool = False, batch_size: int = 8) -> Dict[str, List[float]]:
+    """Out-of-fold token MASK probabilities (of ``span_docs``' tokenization): each fold tagged
+    by a risk_seq trained on the other folds."""
     blank = spacy.blank("en")
     ids = [ref._.doc_id for ref in references]
-    out: Dict[str, List[Row]] = {}
+    out: Dict[str, List[float]] = {}
     for k, test in enumerate(document_folds(ids, folds, seed)):
         held = {ids[i] for i in test}
         train = [ref for ref in references if ref._.doc_id not in held]
         start = time.perf_counter()
         nlp = train_risk_seq(train, tagger, epochs, seed=seed + k, detected=rows, merge=merge, batch_size=batch_size)
-        out.update(tagged_rows(nlp, span_docs(blank, texts, rows, sorted(held))))
+        docs = span_docs(blank, texts, rows, sorted(held))
+        out.update({doc._.doc_id: [round(float(x), 5) for x in p] for doc, p in zip(docs, nlp.get_pipe("risk_seq").tagger.predict(docs))})
         print(f"{log} fold {k}: {len(train)} views, {time.perf_counter() - start:.0f}s", flush=True)
     return out
+
+
+def oof_path(cache: Path, family: str, merge: bool) -> Path:
+    """Where the out-of-fold probabilities of a tagger family and labelling are kept, next to the detections."""
+    suffix = "" if family == "cnn" and not merge else f"_{family}" + ("_merged" if merge else "")
+    return cache.with_name(f"{cache.stem}_oof{suffix}.json")
 
 
 def main() -> None:
@@ -290,6 +308,8 @@ def main() -> None:
                         help="also risk_stack over the risk_seq risks (court's decision): fit per fold on the inner out-of-fold risks")
     parser.add_argument("--min-quasi", type=float, default=0.9,
                         help="--stack: also choose risk_stack's threshold recall first (the highest whose inner R_quasi reaches this)")
+    parser.add_argument("--mean-with", default=None, choices=sorted(FAMILIES),
+                        help="a span's risk is the mean of this tagger's and this family's (risk_vote's mean rule; its out-of-fold probabilities from an earlier run with the same --cache and folds)")
     parser.add_argument("--propose", action="store_true",
                         help="also let the tagger add spans (risk_seq's propose_threshold), chosen with the threshold by inner CV under --propose-policy")
     parser.add_argument("--propose-policy", default=COURT_POLICY, choices=sorted(POLICIES), help="--propose: the protection policy")
@@ -318,7 +338,7 @@ def main() -> None:
     gold_masks = {d.doc_id: [[m.start, m.end] for ms in d.annotations.values() for m in ms] for d in gold}
     results: Dict[str, Any] = {
         "data": str(args.data), "detector": args.pipeline, "folds": args.folds, "inner_folds": args.inner_folds,
-        "seed": args.seed, "tagger": tagger, "epochs": args.epochs, "merge_views": args.merge_views, "batch_size": args.batch_size, "protect_field": args.with_protect_field, "mask_titles": args.mask_titles,
+        "seed": args.seed, "tagger": tagger, "mean_with": args.mean_with, "epochs": args.epochs, "merge_views": args.merge_views, "batch_size": args.batch_size, "protect_field": args.with_protect_field, "mask_titles": args.mask_titles,
         "rows": {"mask all annotated spans": scores(gold, gold_masks, tokens),
                  f"{args.pipeline}: mask all detected": scores(gold, masked(rows, 0.0, NO_RULES), tokens)},
         "thresholds": {},
@@ -327,43 +347,57 @@ def main() -> None:
     }
     by_id = {doc_id: [ref for ref in references if ref._.doc_id == doc_id] for doc_id in doc_ids}
     start = time.perf_counter()
-    # the cases' out-of-fold tagger rows, one file per tagger family and labelling
-    suffix = "" if args.family == "cnn" and not args.merge_views else f"_{args.family}" + ("_merged" if args.merge_views else "")
-    oof_path = args.cache.with_name(f"{args.cache.stem}_oof{suffix}.json")
-    oof = json.loads(oof_path.read_text()) if oof_path.exists() else {}
+    # the cases' out-of-fold token probabilities, one file per tagger family and labelling
+    path = oof_path(args.cache, args.family, args.merge_views)
+    oof = json.loads(path.read_text()) if path.exists() else {}
     settings = json.dumps([tagger, args.epochs, args.folds, args.inner_folds, args.seed] + (["merge"] if args.merge_views else []) + ([args.batch_size] if args.batch_size != 8 else [])
-                          + [{"propose": PROPOSE, "widen": True}])
+                          + [{"probs": True}])
     if oof.get("settings") != settings:
         oof = {"settings": settings, "inner": {}}
     if "outer" not in oof:
-        oof["outer"] = cross_val_rows(references, texts, rows, args.folds, args.seed, tagger, args.epochs, "outer", args.merge_views, args.batch_size)
-        oof_path.write_text(json.dumps(oof))
-    outer = with_proposals(oof["outer"], None)
+        oof["outer"] = cross_val_probs(references, texts, rows, args.folds, args.seed, tagger, args.epochs, "outer", args.merge_views, args.batch_size)
+        path.write_text(json.dumps(oof))
+    other = None
+    if args.mean_with:  # the other family's probabilities, from its own run of this script (same folds)
+        other_path = oof_path(args.cache, args.mean_with, args.merge_views)
+        other = json.loads(other_path.read_text()) if other_path.exists() else {}
+        if "outer" not in other or len(other.get("inner", {})) < args.folds or json.loads(other["settings"])[2:5] != [args.folds, args.inner_folds, args.seed]:
+            sys.exit(f"--mean-with {args.mean_with}: no complete out-of-fold probabilities with these folds in {other_path}; "
+                     f"run this script with --family {args.mean_with} and the same --cache, --folds, --inner-folds and --seed first")
+    docs_by_id = {d._.doc_id: d for d in span_docs(blank, texts, rows, doc_ids)}
+
+    def tagged(probs: Dict[str, List[float]], others: Optional[Dict[str, List[float]]]) -> Dict[str, List[Row]]:
+        return tagged_rows([docs_by_id[d] for d in sorted(probs)], probs, others)
+
+    all_outer = tagged(oof["outer"], None if other is None else other["outer"])
+    outer = with_proposals(all_outer, None)
     predictions: Dict[str, Dict[str, List[List[int]]]] = {policy: {} for policy in policies}
     gold_by_id = {d.doc_id: d for d in gold}
     srows = stack_rows(texts, rows)
-    stack_name = f"risk_stack over risk_seq {args.family} (grouped CV), {COURT_POLICY}"
+    family = args.family + (f" + {args.mean_with} (mean)" if args.mean_with else "")
+    stack_name = f"risk_stack over risk_seq {family} (grouped CV), {COURT_POLICY}"
     recall_name = f"{stack_name}, threshold: highest with inner R_quasi >= {args.min_quasi}"
     stack_out: Dict[str, List[Row]] = {}
     stack_predictions: Dict[str, List[List[int]]] = {}
     recall_predictions: Dict[str, List[List[int]]] = {}
-    propose_name = f"risk_seq {args.family} (grouped CV), {args.propose_policy}, + the tagger's spans (propose_threshold by inner CV)"
+    propose_name = f"risk_seq {family} (grouped CV), {args.propose_policy}, + the tagger's spans (propose_threshold by inner CV)"
     propose_predictions: Dict[str, List[List[int]]] = {}
     for k, test in enumerate(document_folds(doc_ids, args.folds, args.seed)):
         held = {doc_ids[i] for i in test}
         train_refs = [ref for doc_id in doc_ids if doc_id not in held for ref in by_id[doc_id]]
         if str(k) not in oof["inner"]:
-            oof["inner"][str(k)] = cross_val_rows(train_refs, texts, rows, args.inner_folds, args.seed + 100 + k, tagger, args.epochs, f"inner {k}", args.merge_views, args.batch_size)
-            oof_path.write_text(json.dumps(oof))
-        inner = with_proposals(oof["inner"][str(k)], None)
+            oof["inner"][str(k)] = cross_val_probs(train_refs, texts, rows, args.inner_folds, args.seed + 100 + k, tagger, args.epochs, f"inner {k}", args.merge_views, args.batch_size)
+            path.write_text(json.dumps(oof))
+        all_inner = tagged(oof["inner"][str(k)], None if other is None else other["inner"][str(k)])
+        inner = with_proposals(all_inner, None)
         inner_gold = [d for d in gold if d.doc_id not in held]
         if args.propose:  # the threshold and propose_threshold with the best inner F1 (ties: the lower, safer ones)
             rules = policy_rules(POLICIES[args.propose_policy])
-            grid = {(t, a): scores(inner_gold, masked(with_proposals(oof["inner"][str(k)], a), t, rules), tokens)["F1"]
+            grid = {(t, a): scores(inner_gold, masked(with_proposals(all_inner, a), t, rules), tokens)["F1"]
                     for t in THRESHOLDS for a in [None] + PROPOSE}
             t, a = max(grid, key=lambda ta: (grid[ta], -ta[0], -(ta[1] or 2.0)))
             results["thresholds"].setdefault(propose_name, []).append([t, a])
-            propose_predictions.update(masked(with_proposals({d: oof["outer"][d] for d in held}, a), t, rules))
+            propose_predictions.update(masked(with_proposals({d: all_outer[d] for d in held}, a), t, rules))
         test_rows = {doc_id: outer[doc_id] for doc_id in held}
         for policy, (rules, person) in policies.items():
             threshold = choose_threshold(inner_gold, inner, rules, tokens, masked, person)
@@ -392,7 +426,7 @@ def main() -> None:
     if args.with_protect_field:
         results["rows"][f"{args.pipeline}: mask all detected, Doc._.protect = {args.with_protect_field}"] = scores(gold, masked(rows, 0.0, NO_RULES, True), tokens)
     for policy in policies:
-        results["rows"][f"risk_seq {args.family} (grouped CV), {policy}"] = scores(gold, predictions[policy], tokens)
+        results["rows"][f"risk_seq {family} (grouped CV), {policy}"] = scores(gold, predictions[policy], tokens)
     if args.propose:
         results["rows"][propose_name] = scores(gold, propose_predictions, tokens)
         # the same out-of-fold rows at each propose_threshold, each fold at the threshold its inner CV chose without proposals
@@ -401,11 +435,11 @@ def main() -> None:
         results["propose_grid"] = PROPOSE
         results["propose_fixed"] = {
             str(a): scores(gold, {d: p for k, test in enumerate(document_folds(doc_ids, args.folds, args.seed))
-                                  for d, p in masked(with_proposals({doc_ids[i]: oof["outer"][doc_ids[i]] for i in test}, a), plain[k], rules).items()}, tokens)
+                                  for d, p in masked(with_proposals({doc_ids[i]: all_outer[doc_ids[i]] for i in test}, a), plain[k], rules).items()}, tokens)
             for a in [None] + PROPOSE}
         # and at every fixed threshold (the shipped biography pipeline's is 0.1): not a CV choice
         results["propose_fixed_thresholds"] = {
-            str(t): {str(a): scores(gold, masked(with_proposals(oof["outer"], a), t, rules), tokens) for a in [None] + PROPOSE} for t in THRESHOLDS}
+            str(t): {str(a): scores(gold, masked(with_proposals(all_outer, a), t, rules), tokens) for a in [None] + PROPOSE} for t in THRESHOLDS}
     if args.stack:
         results["rows"][stack_name] = scores(gold, stack_predictions, tokens)
         results["rows"][recall_name] = scores(gold, recall_predictions, tokens)
