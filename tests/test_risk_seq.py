@@ -446,3 +446,26 @@ def test_the_tagger_proposes_what_the_detector_missed_and_the_decider_masks_it(c
 def test_bad_proposal_settings_are_clear_errors(config):
     with pytest.raises(ValueError, match="E508"):
         spacy.blank("en").add_pipe("risk_seq", config={"tagger": CNN, **config})
+
+
+def test_shipped_biography_pipeline_masks_by_the_mean_of_two_taggers():
+    """biography: the CNN tagger (which also adds and widens spans) and the MiniLM tagger score
+    every span, risk_vote masks the mean at 0.5; names stay masked whatever the mean."""
+    from spacy_sanitize import load_pipeline
+    from spacy_sanitize.shipped import data_path
+
+    if not (data_path("risk_seq_trf") / "backend.json").exists():
+        pytest.skip("no shipped MiniLM tagger; build it with `spacy project run build-seq`")
+    nlp = load_pipeline("biography")
+    assert nlp.pipe_names[-4:] == ["risk_seq", "risk_seq_trf", "risk_vote", "masker"]
+    assert nlp.get_pipe("risk_seq").tagger.config["@misc"] == "spacy_sanitize.seq_cnn.v1"
+    assert nlp.get_pipe("risk_seq_trf").tagger.config["@misc"] == "spacy_sanitize.seq_transformer.v1"
+    assert nlp.get_pipe("risk_seq").propose_threshold == 0.7
+    doc = nlp("Maya Kodnani is a former Minister of Women and Child Development in the Government of Gujarat. "
+              "She was sentenced to 28 years of imprisonment for her part in the Naroda Patiya massacre.")
+    assert doc.spans["pii"]
+    for span in doc.spans["pii"]:
+        mean = (span._.risk["seq"] + span._.risk["seq_trf"]) / 2  # both taggers scored every span
+        assert span._.risk_explain["vote"]["mean"] == pytest.approx(mean, abs=1e-6)
+        assert span._.mask == (mean >= 0.5 or span.label_ in {"PERSON", "CODE"})
+    assert "Kodnani" not in doc._.sanitized

@@ -17,7 +17,7 @@ from spacy_sanitize.pipeline import _with_installed_english, config_path, initia
 from .conftest import data_file
 
 TORCH = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("transformers") is not None
-NEEDS_TORCH = {"accurate", "court_accurate", "risk_llm_prob", "risk_perturb", "risk_seq", "vote", "risk_llm_prob_frequency"}
+NEEDS_TORCH = {"accurate", "biography", "court_accurate", "risk_llm_prob", "risk_perturb", "risk_seq", "vote", "risk_llm_prob_frequency"}
 SAMPLE = "Anna Berg, born 3 May 1970 in Oslo, works for Statoil; mail anna@example.org."
 
 
