@@ -178,8 +178,8 @@ class RiskSeq(Pipe):
     def _propose(self, doc: Doc, spans: List[Span], probs: Union[np.ndarray, str]) -> Tuple[List[Span], Dict[Span, List[int]]]:
         """The tagger's own spans (``propose_threshold``): new ones are added to the group and
         widened ones replace theirs. Returns the spans to score and {span: where it grew from}
-        for the widened. None for a doc the tagger could not process (its detected spans are
-        masked: fail closed)."""
+        for the widened. A doc the tagger could not process gets none (its detected spans get
+        risk 1.0: fail closed)."""
         if self.propose_threshold is None or isinstance(probs, str):
             return spans, {}
         new, widened = proposed_spans(doc, spans, probs, self.propose_threshold, self.propose_label)
