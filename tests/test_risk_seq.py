@@ -203,7 +203,8 @@ def test_fail_closed_on_a_document_the_model_cannot_process(tiny_bert, corpus):
     """Position embeddings of 64 but windows of 200 pieces: a long document makes the model
     fail; its spans get risk 1.0 and the reason, the short one in the same batch is tagged."""
     nlp = spacy.blank("en")
-    seq = nlp.add_pipe("risk_seq", config={"tagger": _trf(tiny_bert, window=200, stride=100)})
+    # propose_threshold: a document the tagger could not read gets no spans of its own either
+    seq = nlp.add_pipe("risk_seq", config={"tagger": _trf(tiny_bert, window=200, stride=100), "propose_threshold": 0.01})
     decide = nlp.add_pipe("risk_threshold", config={"indicator": "seq", "threshold": 1.0})
     references = read_tab(corpus, nlp)
     nlp.initialize(lambda: examples_from(references, nlp))
@@ -213,6 +214,7 @@ def test_fail_closed_on_a_document_the_model_cannot_process(tiny_bert, corpus):
     with pytest.warns(UserWarning, match=r"W501.*2 span\(s\) get risk 1.0"):
         short, long = list(seq.pipe([short, long]))
     decide(long)
+    assert [(s.start, s.end) for s in long.spans["pii"]] == [(0, 2), (40, 41)]
     for span in long.spans["pii"]:
         assert span._.risk["seq"] == 1.0
         assert span._.mask is True
