@@ -37,7 +37,7 @@ from spacy_sanitize.decide.rules import ProtectRules  # noqa: E402
 from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predicted_mask_offsets, tab_scores  # noqa: E402
 from spacy_sanitize.masking_plan import PlanSettings  # noqa: E402
 from spacy_sanitize.pipeline import load_detector  # noqa: E402
-from spacy_sanitize.risk.seq import proposed_spans  # noqa: E402
+from spacy_sanitize.risk.seq import proposed_spans, span_risk  # noqa: E402
 from spacy_sanitize.spans import is_validated  # noqa: E402
 from spacy_sanitize.training.seq_train import FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
 from spacy_sanitize.training.stack_train import fit_stack  # noqa: E402
@@ -127,35 +127,32 @@ def tagged_rows(docs: List[Doc], probs: Dict[str, List[float]], other: Optional[
     "proposed", threshold]`` and widened ones ``[..., "widened", threshold, old start, old end]``."""
     out = {}
     for doc in docs:
-        p = np.asarray(probs[doc._.doc_id])
-        q = None if other is None else np.asarray(other[doc._.doc_id])
+        taggers = [np.asarray(probs[doc._.doc_id])] + ([] if other is None else [np.asarray(other[doc._.doc_id])])
         spans = list(doc.spans["pii"])
-        rows = [[s.start_char, s.end_char, s.label_, s._.entity_id, span_risk(s, p, q)] for s in spans]
+        rows = [[s.start_char, s.end_char, s.label_, s._.entity_id, mean_risk(s, taggers)] for s in spans]
         for t in PROPOSE:
-            new, widened = proposed_spans(doc, spans, p, t, "MISC")
-            rows += [[s.start_char, s.end_char, s.label_, None, span_risk(s, p, q), PROPOSED, t] for s in new]
-            rows += [[s.start_char, s.end_char, s.label_, s._.entity_id, span_risk(s, p, q), WIDENED, t, spans[i].start_char, spans[i].end_char]
+            new, widened = proposed_spans(doc, spans, taggers[0], t, "MISC")
+            rows += [[s.start_char, s.end_char, s.label_, None, mean_risk(s, taggers), PROPOSED, t] for s in new]
+            rows += [[s.start_char, s.end_char, s.label_, s._.entity_id, mean_risk(s, taggers), WIDENED, t, spans[i].start_char, spans[i].end_char]
                      for i, s in widened.items()]
         out[doc._.doc_id] = rows
     return out
 
 
-def span_risk(span, probs: np.ndarray, other: Optional[np.ndarray] = None) -> float:
-    """The max of the span's token probabilities, or the mean of two taggers' maxes."""
-    if not len(span):
-        return 1.0
-    risk = float(probs[span.start : span.end].max())
-    return risk if other is None else (risk + float(other[span.start : span.end].max())) / 2
+def mean_risk(span, taggers: List[np.ndarray]) -> float:
+    """The mean over taggers of risk_seq's span risk (one tagger: its risk)."""
+    return sum(span_risk(span, p) for p in taggers) / len(taggers)
 
 
 def with_proposals(rows: Dict[str, List[Row]], threshold: Optional[float]) -> Dict[str, List[Row]]:
     """Tagged rows with the tagger's own spans at ``threshold`` (None: the detector's spans only)."""
-    out = {}
-    for d, rs in rows.items():
-        own = [r for r in rs if len(r) > 5 and r[6] == threshold]
-        replaced = {(r[7], r[8]) for r in own if r[5] == WIDENED}
-        out[d] = [r for r in rs if len(r) <= 5 and (r[0], r[1]) not in replaced] + own
-    return out
+    return {d: with_own([r for r in rs if len(r) <= 5], [r for r in rs if len(r) > 5 and r[6] == threshold]) for d, rs in rows.items()}
+
+
+def with_own(spans: List[Row], own: List[Row]) -> List[Row]:
+    """Span rows with the tagger's own rows of one threshold: a widened row replaces the row it grew from."""
+    replaced = {(r[7], r[8]) for r in own if r[5] == WIDENED}
+    return [r for r in spans if (r[0], r[1]) not in replaced] + own
 
 
 def policy_rules(settings: Dict[str, Any]) -> ProtectRules:
@@ -200,14 +197,11 @@ class Masker:
         """The tagger's own spans in ``rows`` (``with_proposals``) are spans of their doc too."""
         out = {}
         for doc_id, doc_rows in rows.items():
-            if doc_id not in self.docs:
-                self.docs[doc_id] = span_docs(self.nlp, self.texts, self.detected, [doc_id])[0]
-            doc = self.docs[doc_id]
             own = [r for r in doc_rows if len(r) > 5]
-            if own:
-                replaced = {(r[7], r[8]) for r in own if r[5] == WIDENED}
-                spans = [r for r in self.detected[doc_id] if (r[0], r[1]) not in replaced] + own
-                doc = span_docs(self.nlp, self.texts, {doc_id: spans}, [doc_id])[0]
+            key = (doc_id, tuple((r[0], r[1]) for r in own))  # the same own spans recur across a threshold grid
+            if key not in self.docs:
+                self.docs[key] = span_docs(self.nlp, self.texts, {doc_id: with_own(self.detected[doc_id], own)}, [doc_id])[0]
+            doc = self.docs[key]
             decisions = {(r[0], r[1]): self.decision(doc_id, r, threshold, rules, person) for r in doc_rows}
             for span in doc.spans["pii"]:
                 span._.mask = decisions.get((span.start_char, span.end_char), True)

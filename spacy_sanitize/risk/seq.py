@@ -46,6 +46,12 @@ AGGREGATIONS: Dict[str, Callable[[np.ndarray], float]] = {
 SHIPPED = "risk_seq"  # the shipped tagger's folder under [paths] sanitize_data
 
 
+def span_risk(span: Span, probs: np.ndarray, aggregation: str = "max") -> float:
+    """A span's risk from its tokens' MASK probabilities (1.0 for an empty span: fail closed)."""
+    token_probs = probs[span.start : span.end]
+    return AGGREGATIONS[aggregation](token_probs) if len(token_probs) else 1.0
+
+
 def shipped_weights() -> Path:
     """Directory of the tagger shipped with the package (built by ``spacy project run build-seq``)."""
     return data_path("risk_seq")
@@ -153,43 +159,39 @@ class RiskSeq(Pipe):
         return isolate_failures(tagger.predict, docs, lambda err: f"{type(err).__name__}: {err}")
 
     def set_annotations(self, docs: Iterable[Doc], predictions: List[Union[np.ndarray, str]]) -> None:
-        aggregate = AGGREGATIONS[self.aggregation]
         for doc, probs in zip(docs, predictions):
             spans = list(doc.spans.get(self.spans_key, []))
             if isinstance(probs, str):
                 warnings.warn(Warnings.W501.format(doc_id=doc._.doc_id, err=probs, n=len(spans)), stacklevel=2)
-            spans, grown = self._propose(doc, spans, probs)
+            spans, notes = self._propose(doc, spans, probs)
             for span in spans:
                 if isinstance(probs, str):
                     risk, explain = FAIL_CLOSED_RISK, failure(probs)
                 else:
-                    token_probs = probs[span.start : span.end]
-                    risk = aggregate(token_probs) if len(token_probs) else 1.0
+                    risk = span_risk(span, probs, self.aggregation)
                     explain = {
-                        "token_probs": [round(float(p), 4) for p in token_probs],
+                        "token_probs": [round(float(p), 4) for p in probs[span.start : span.end]],
                         "aggregation": self.aggregation,
                     }
-                if span._.risk_explain.get("detector") == self.name:
-                    explain["proposed"] = True
-                if span in grown:
-                    explain["widened_from"] = grown[span]
-                write_risk(span, self.risk_key, risk, explain)
+                write_risk(span, self.risk_key, risk, {**explain, **notes.get(span, {})})
 
-    def _propose(self, doc: Doc, spans: List[Span], probs: Union[np.ndarray, str]) -> Tuple[List[Span], Dict[Span, List[int]]]:
+    def _propose(self, doc: Doc, spans: List[Span], probs: Union[np.ndarray, str]) -> Tuple[List[Span], Dict[Span, Dict[str, Any]]]:
         """The tagger's own spans (``propose_threshold``): new ones are added to the group and
-        widened ones replace theirs. Returns the spans to score and {span: where it grew from}
-        for the widened. A doc the tagger could not process gets none (its detected spans get
-        risk 1.0: fail closed)."""
+        widened ones replace theirs. Returns the spans to score and, for the tagger's own, what
+        their explanation says ({"proposed": true} or {"widened_from": old offsets}). A doc the
+        tagger could not process gets none (its detected spans get risk 1.0: fail closed)."""
         if self.propose_threshold is None or isinstance(probs, str):
             return spans, {}
         new, widened = proposed_spans(doc, spans, probs, self.propose_threshold, self.propose_label)
         if not new and not widened:
             return spans, {}
+        notes: Dict[Span, Dict[str, Any]] = {span: {"proposed": True} for span in new}
         for span in new:
             span._.risk_explain["detector"] = self.name
+        notes.update({widened[i]: {"widened_from": [spans[i].start_char, spans[i].end_char]} for i in widened})
         out = [widened.get(i, span) for i, span in enumerate(spans)] + new
         doc.spans[self.spans_key] = sorted(out, key=lambda s: (s.start, s.end))
-        return out, {widened[i]: [spans[i].start_char, spans[i].end_char] for i in widened}
+        return out, notes
 
     def __call__(self, doc: Doc) -> Doc:
         self.set_annotations([doc], self.predict([doc]))

@@ -18,6 +18,7 @@ from spacy.tokens import Doc
 
 from ..corpus import TabDocument, load_tab, read_tab
 from ..evaluation import detect_docs, document_folds
+from ..risk.seq import span_risk
 from ..risk.stack import DEFAULT_PARAMS, SpanRow, StackModel, span_rows
 from .seq_train import FAMILIES, cnn_tagger, set_detected, train_risk_seq
 
@@ -42,7 +43,7 @@ def span_targets(document: TabDocument, rows: Sequence[SpanRow]) -> List[float]:
 def seq_risks(nlp: Any, docs: Sequence[Doc]) -> Dict[str, List[float]]:
     """risk_seq's span risks (max of the token probabilities: the shipped aggregation)."""
     probs = nlp.get_pipe("risk_seq").tagger.predict(docs)
-    return {doc._.doc_id: [float(p[s.start : s.end].max()) if len(s) else 1.0 for s in doc.spans["pii"]] for doc, p in zip(docs, probs)}
+    return {doc._.doc_id: [span_risk(s, p) for s in doc.spans["pii"]] for doc, p in zip(docs, probs)}
 
 
 def out_of_fold_seq_risks(references: Sequence[Doc], rows: Mapping[str, Sequence[SpanRow]], folds: int, seed: int,
