@@ -25,12 +25,17 @@ MAX_WORDS = 1000
 MIN_SHARE = 0.25
 
 
+@lru_cache(maxsize=1)
+def _spacy_lang_dir() -> Path:
+    """spaCy's ``spacy/lang`` folder, found without importing it."""
+    return Path(importlib.util.find_spec("spacy.lang").submodule_search_locations[0])
+
+
 def _spacy_stop_words(code: str) -> FrozenSet[str]:
     """spaCy's stop-word list of a language, read from its ``stop_words.py`` alone: importing
     ``spacy.lang.<code>.stop_words`` runs the language package first, whose tokenizer exceptions
     cost seconds (French alone 2.7 s) on every process's first document."""
-    lang_dir = Path(importlib.util.find_spec("spacy.lang").submodule_search_locations[0])
-    spec = importlib.util.spec_from_file_location(f"_spacy_sanitize_stop_words_{code}", lang_dir / code / "stop_words.py")
+    spec = importlib.util.spec_from_file_location(f"_spacy_sanitize_stop_words_{code}", _spacy_lang_dir() / code / "stop_words.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return frozenset(module.STOP_WORDS)
