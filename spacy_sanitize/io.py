@@ -297,7 +297,7 @@ def _surrogate_error(obj: Any, number: int, path: str, where: str = "") -> Optio
 
 
 # A string with a letter and a space reads as text a person wrote: worth sanitizing.
-_TEXTLIKE = re.compile(r"[^\W\d_]\S*\s+\S")
+_TEXTLIKE = re.compile(r"(?<!\S)(?:(?![^\W\d_])\S)*[^\W\d_]\S*\s+\S")
 
 
 def unsanitized_text_fields(record: Dict[str, Any], sanitized: Sequence[str], prefix: str = "") -> List[str]:

@@ -444,7 +444,7 @@ def with_titles(regions: List[Region], text: str) -> List[Region]:
     return out
 
 
-_LINE_BREAK = re.compile(r"\s*[\n\r\v\f\u2028\u2029\x1c-\x1e\x85]\s*")
+_LINE_BREAK = re.compile(r"(?<!\s)\s*[\n\r\v\f\u2028\u2029\x1c-\x1e\x85]\s*")
 
 
 def split_at_line_breaks(regions: List[Region], text: str) -> List[Region]:

@@ -83,7 +83,7 @@ def _component(section: str) -> Optional[str]:
     return parts[1] if parts[0] == "components" and len(parts) > 1 else None
 
 
-_KEY = re.compile(r"([@\w.]+)\s*=")
+_KEY = re.compile(r"^([@\w.]+)\s*=")
 
 
 def _block_parts(text: str) -> Tuple[List[str], str, List[str], List[Tuple[Optional[str], List[str]]]]:

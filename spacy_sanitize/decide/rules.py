@@ -46,7 +46,7 @@ CONTEXT_CHARS = 200
 # The end of a sentence before a date: its cue is in the date's sentence ("He was born in 1965.
 # On 3 May 2001 he..." does not make the second date one of birth). A period after one letter
 # ("d. 03/01/2020", an initial) ends no sentence.
-SENTENCE_END = re.compile(r"(?:[^\W_]{2,}|\d)[.!?][\"')\]]*\s+(?=[A-ZÀ-ÖØ-Þ])")
+SENTENCE_END = re.compile(r"(?<![^\W_])(?:[^\W_]{2,}|\d)[.!?][\"')\]]*\s+(?=[A-ZÀ-ÖØ-Þ])")
 DATE_LABEL = "DATETIME"
 # Gazetteer properties whose terms are groups, not people: nationality, religion, ethnic group,
 # language (not occupations: "Smith" is a surname before it is a trade).

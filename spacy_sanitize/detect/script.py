@@ -242,7 +242,7 @@ class ScriptDetector:
             if taken:
                 found.append((taken[0][0], taken[-1][1], self.label, f"{self.name}:cue"))
         for match in cues["suffixes"].finditer(text) if cues["suffixes"] else ():
-            before = re.search(r"(\S+)\s+$", text[max(0, match.start() - 64) : match.start()])
+            before = re.search(r"(?<!\S)(\S+)\s+$", text[max(0, match.start() - 64) : match.start()])
             if before is not None and not ends_name(before.group(1).strip(PUNCT)) and before.group(1).strip(PUNCT) == before.group(1):
                 start = match.start() - len(before.group(0))
                 found.append((start, start + len(before.group(1)), self.label, f"{self.name}:cue"))

@@ -201,7 +201,7 @@ class TitleDetector:
         )
         self.dash_sign_off = re.compile(rf"(?m)(?:^|[ \t>])(?:--|—|–)[ \t]*({NAME_RUN})[ \t]*$") if sign_offs else None
         self.caption = (
-            re.compile(rf"(?m)^[ \t]*(?:\(\d{{1,2}}\)[ \t]*)?([^\n(]{{2,120}}?)[ \t]*\n[ \t]*\(?(?i:{CAPTION_ROLES})\)?[ \t]*$")
+            re.compile(rf"(?m)^[ \t]*(?:\(\d{{1,2}}\)[ \t]*)?([^\s(][^\n(]{{0,118}}?[^\s(])[ \t]*\n[ \t]*\(?(?i:{CAPTION_ROLES})\)?[ \t]*$")
             if captions else None
         )
         self.tables = tables
