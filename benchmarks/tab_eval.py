@@ -42,6 +42,9 @@ from spacy_sanitize.spans import is_validated  # noqa: E402
 from spacy_sanitize.training.seq_train import FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
 from spacy_sanitize.training.stack_train import fit_stack  # noqa: E402
 
+# doc id -> the --data file it came from (its name), when more than one is given: folds deal
+# each corpus in turn and the scores are reported per corpus too
+STRATA: Dict[str, str] = {}
 METRICS = ("P", "R_all", "F1", "R_ent", "R_direct", "R_quasi")
 THRESHOLDS = [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
 # risk_seq's propose_threshold: its own spans, runs of tokens outside the detected ones at least
@@ -209,9 +212,31 @@ class Masker:
         return out
 
 
+def folds_of(ids: Sequence[str], k: int, seed: int) -> List[List[int]]:
+    """Grouped folds, each corpus dealt in turn (``STRATA``)."""
+    return document_folds(ids, k, seed, STRATA or None)
+
+
 def scores(gold: Sequence[TabDocument], predictions: Dict[str, List[List[int]]], tokens: Tokens) -> Dict[str, float]:
+    """TAB metrics pooled over ``gold``; with several corpora (``STRATA``) the threshold
+    choices read ``F1`` as the mean of the corpora's F1 (each corpus counts the same, whatever
+    its size) and the pooled F1 stays as ``F1_pooled``."""
     result = tab_scores(gold, predictions, tokens=tokens).as_dict()
-    return {k: round(float(result[k]), 4) for k in METRICS}
+    out = {k: round(float(result[k]), 4) for k in METRICS}
+    corpora = sorted({STRATA[d.doc_id] for d in gold}) if STRATA else []
+    if len(corpora) > 1:
+        per = [tab_scores([d for d in gold if STRATA[d.doc_id] == c], predictions, tokens=tokens).as_dict() for c in corpora]
+        out["F1_pooled"], out["F1"] = out["F1"], round(float(np.mean([float(r["F1"]) for r in per])), 4)
+    return out
+
+
+def by_corpus(gold: Sequence[TabDocument], rows: Dict[str, Dict[str, List[List[int]]]], tokens: Tokens) -> Dict[str, Dict[str, Dict[str, float]]]:
+    """{corpus: {row name: its scores on that corpus' documents}}."""
+    out: Dict[str, Dict[str, Dict[str, float]]] = {}
+    for corpus in sorted(set(STRATA.values())):
+        part = [d for d in gold if STRATA[d.doc_id] == corpus]
+        out[corpus] = {name: scores(part, predictions, tokens) for name, predictions in rows.items()}
+    return out
 
 
 def choose_threshold(gold: Sequence[TabDocument], rows: Dict[str, List[Row]], rules: ProtectRules, tokens: Tokens, masked: Masker,
@@ -261,7 +286,7 @@ def cross_val_probs(references: List[Doc], texts: Dict[str, str], rows: Dict[str
     blank = spacy.blank("en")
     ids = [ref._.doc_id for ref in references]
     out: Dict[str, List[float]] = {}
-    for k, test in enumerate(document_folds(ids, folds, seed)):
+    for k, test in enumerate(folds_of(ids, folds, seed)):
         held = {ids[i] for i in test}
         train = [ref for ref in references if ref._.doc_id not in held]
         start = time.perf_counter()
@@ -280,7 +305,8 @@ def oof_path(cache: Path, family: str, merge: bool) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, default=shared_data_dir() / "tab" / "tab_dev.json")
+    parser.add_argument("--data", type=Path, nargs="+", default=[shared_data_dir() / "tab" / "tab_dev.json"],
+                        help="TAB JSON files; several (the biographies and the court cases) are one corpus each: folds deal each in turn, scores per corpus too")
     parser.add_argument("--pipeline", default="court", help="the pipeline whose detection stage (before its risk components) finds the spans")
     parser.add_argument("--family", default="cnn", choices=sorted(FAMILIES))
     parser.add_argument("--epochs", type=int, default=2, help="passes over the annotator views (~4 per case)")
@@ -314,11 +340,13 @@ def main() -> None:
     policies = {name: (policy_rules(settings), False) for name, settings in POLICIES.items()}
     persons: Dict[str, Any] = {}
     if args.with_protect_field:
-        persons = {d.doc_id: protect_from_record(d.meta, args.with_protect_field) for d in load_tab(args.data)}
+        persons = {d.doc_id: protect_from_record(d.meta, args.with_protect_field) for data in args.data for d in load_tab(data)}
         policies.update({f"{name}, Doc._.protect = {args.with_protect_field}": (policy_rules(settings), True) for name, settings in POLICIES.items()})
 
     blank = spacy.blank("en")
-    references = sorted(read_tab(args.data, blank), key=lambda d: (d._.doc_id, d._.annotator or ""))
+    references = sorted((ref for data in args.data for ref in read_tab(data, blank)), key=lambda d: (d._.doc_id, d._.annotator or ""))
+    if len(args.data) > 1:
+        STRATA.update({d.doc_id: data.stem for data in args.data for d in load_tab(data)})
     gold = docs_to_tab(references)
     texts = {doc.doc_id: doc.text for doc in gold}
     doc_ids = sorted(texts)
@@ -331,7 +359,7 @@ def main() -> None:
     masked = Masker(texts, rows, persons, PlanSettings(mask_titles=args.mask_titles))
     gold_masks = {d.doc_id: [[m.start, m.end] for ms in d.annotations.values() for m in ms] for d in gold}
     results: Dict[str, Any] = {
-        "data": str(args.data), "detector": args.pipeline, "folds": args.folds, "inner_folds": args.inner_folds,
+        "data": [str(d) for d in args.data] if len(args.data) > 1 else str(args.data[0]), "detector": args.pipeline, "folds": args.folds, "inner_folds": args.inner_folds,
         "seed": args.seed, "tagger": tagger, "mean_with": args.mean_with, "epochs": args.epochs, "merge_views": args.merge_views, "batch_size": args.batch_size, "protect_field": args.with_protect_field, "mask_titles": args.mask_titles,
         "rows": {"mask all annotated spans": scores(gold, gold_masks, tokens),
                  f"{args.pipeline}: mask all detected": scores(gold, masked(rows, 0.0, NO_RULES), tokens)},
@@ -376,7 +404,7 @@ def main() -> None:
     recall_predictions: Dict[str, List[List[int]]] = {}
     propose_name = f"risk_seq {family} (grouped CV), {args.propose_policy}, + the tagger's spans (propose_threshold by inner CV)"
     propose_predictions: Dict[str, List[List[int]]] = {}
-    for k, test in enumerate(document_folds(doc_ids, args.folds, args.seed)):
+    for k, test in enumerate(folds_of(doc_ids, args.folds, args.seed)):
         held = {doc_ids[i] for i in test}
         train_refs = [ref for doc_id in doc_ids if doc_id not in held for ref in by_id[doc_id]]
         if str(k) not in oof["inner"]:
@@ -401,7 +429,7 @@ def main() -> None:
             train_ids = [d for d in doc_ids if d not in held]
             inner_risks = seq_risks(rows, inner)
             crossfit: Dict[str, List[Row]] = {}
-            for j, part in enumerate(document_folds(train_ids, args.inner_folds, args.seed + 200 + k)):
+            for j, part in enumerate(folds_of(train_ids, args.inner_folds, args.seed + 200 + k)):
                 part_ids = sorted(train_ids[i] for i in part)
                 rest = [d for d in train_ids if d not in set(part_ids)]
                 crossfit.update(stacked(gold_by_id, srows, rows, inner_risks, rest, inner_risks, part_ids, args.seed + 10 * k + j))
@@ -417,6 +445,15 @@ def main() -> None:
             recall_predictions.update(masked(test_stack, recall_threshold, rules))
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(results, indent=1))
+    final = {"mask all annotated spans": gold_masks, f"{args.pipeline}: mask all detected": masked(rows, 0.0, NO_RULES)}
+    for policy in policies:
+        final[f"risk_seq {family} (grouped CV), {policy}"] = predictions[policy]
+    if args.propose:
+        final[propose_name] = propose_predictions
+    if args.stack:
+        final.update({stack_name: stack_predictions, recall_name: recall_predictions})
+    if STRATA:
+        results["by_corpus"] = by_corpus(gold, final, tokens)
     if args.with_protect_field:
         results["rows"][f"{args.pipeline}: mask all detected, Doc._.protect = {args.with_protect_field}"] = scores(gold, masked(rows, 0.0, NO_RULES, True), tokens)
     for policy in policies:
@@ -428,7 +465,7 @@ def main() -> None:
         plain = results["thresholds"][args.propose_policy]
         results["propose_grid"] = PROPOSE
         results["propose_fixed"] = {
-            str(a): scores(gold, {d: p for k, test in enumerate(document_folds(doc_ids, args.folds, args.seed))
+            str(a): scores(gold, {d: p for k, test in enumerate(folds_of(doc_ids, args.folds, args.seed))
                                   for d, p in masked(with_proposals({doc_ids[i]: all_outer[doc_ids[i]] for i in test}, a), plain[k], rules).items()}, tokens)
             for a in [None] + PROPOSE}
         # and at every fixed threshold (the shipped biography pipeline's is 0.1): not a CV choice
@@ -459,6 +496,9 @@ def markdown(results: Dict[str, Any]) -> str:
     lines = ["| system | " + " | ".join(METRICS) + " |", "|" + "---|" * (1 + len(METRICS))]
     for name, row in results["rows"].items():
         lines.append(f"| {name} | " + " | ".join(f"{row[m]:.3f}" for m in METRICS) + " |")
+    for corpus, rows in results.get("by_corpus", {}).items():
+        lines += ["", f"{corpus}:", "| system | " + " | ".join(METRICS) + " |", "|" + "---|" * (1 + len(METRICS))]
+        lines += [f"| {name} | " + " | ".join(f"{row[m]:.3f}" for m in METRICS) + " |" for name, row in rows.items()]
     lines.append("")
     lines.append("thresholds chosen by inner CV per fold: " + "; ".join(f"{p}: {t}" for p, t in results["thresholds"].items()))
     return "\n".join(lines)

@@ -175,7 +175,8 @@ def record_result(text: str, docs: List[Any], offsets: List[int]) -> Dict[str, A
             "end": span.end_char + offset,
             "label": span.label_,
             "entity_id": span._.entity_id,
-            "risk": {name: float(value) for name, value in span._.risk.items()},
+            # 10 decimals, as the CLI's JSON writer (srsly) gives them: one record, whatever the engine
+            "risk": {name: round(float(value), 10) for name, value in span._.risk.items()},
             "confidence": confidence,
             "mask": span._.mask,
         }

@@ -752,6 +752,9 @@ class Warnings(metaclass=ErrorsWithCodes):
         "the shipped one with [initialize.components.{name}] shipped = \"pii_confidence\", or "
         "initialize it with annotated examples."
     )
+    W043 = (
+        "pipeline '{old}' is now called '{new}' ({why}); '{old}' still loads it."
+    )
     W020 = (
         "'{path}': the output copies the records' other fields as they are, and these look like "
         "text and are NOT sanitized: {fields}. Add --text-field for each field to sanitize "

@@ -36,7 +36,16 @@ def shipped_configs() -> List[str]:
 
 
 # Earlier names of shipped pipelines: the distilled pipeline was `fast` until it became the default.
-PIPELINE_ALIASES = {"fast": "default"}
+# Old pipeline names: each still loads what replaced it, with a warning (W043) that says so.
+PIPELINE_ALIASES = {"fast": ("strict", "the mask-all default up to 0.2; 'default' now decides what to keep")}
+
+
+def _resolve_alias(name: Any) -> Any:
+    if isinstance(name, str) and name in PIPELINE_ALIASES:
+        new, why = PIPELINE_ALIASES[name]
+        warnings.warn(Warnings.W043.format(old=name, new=new, why=why), stacklevel=3)
+        return new
+    return name
 
 
 # Shipped configs are composed from parts (configs/parts/): a detector (detector.cfg, which
@@ -211,7 +220,7 @@ def load_detector(name: Union[str, Path] = "default", overrides: Optional[Dict[s
     shipped config or ``.cfg`` is cut before loading, so the risk models are neither needed
     nor initialized (a benchmark or ``train-stack`` refits them); any other pipeline is loaded
     whole and the later components are removed."""
-    name = PIPELINE_ALIASES.get(str(name), name) if isinstance(name, str) else name
+    name = _resolve_alias(name)
     path = config_path(str(name)) if str(name) in shipped_configs() else Path(name)
     if path.suffix != ".cfg" or not path.exists():
         nlp = load_pipeline(name, overrides)
@@ -266,7 +275,7 @@ def load_pipeline(name: Union[str, Path] = "default", overrides: Optional[Dict[s
     does: its non-sourced components are initialized without examples, which loads the
     shipped artefacts named in [initialize.components] (from ``paths.sanitize_data``, an
     override like any other) and fails there when one is missing."""
-    name = PIPELINE_ALIASES.get(str(name), name) if isinstance(name, str) else name
+    name = _resolve_alias(name)
     try:
         if str(name) in shipped_configs():
             return load_config_pipeline(config_path(str(name)), overrides)

@@ -278,11 +278,12 @@ def test_sanitize_writes_manifest_confidence_and_kept_count(tmp_path, capsys):
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps({"id": "a", "text": "Anna Berg, a teacher, called +44 20 7946 0958."}) + "\n")
     out = tmp_path / "out.jsonl"
-    assert main(["sanitize", str(source), "-o", str(out), "-q", "--min-confidence", "0.5", "--manifest-in-records"]) == 0
+    # min_confidence is the strict pipeline's (no decider: the default pipeline's decider would win, W040)
+    assert main(["sanitize", str(source), "-o", str(out), "-q", "--pipeline", "strict", "--min-confidence", "0.5", "--manifest-in-records"]) == 0
     record = json.loads(out.read_text())
     assert all(isinstance(span["confidence"], float) for span in record["spans"])
     manifest = json.loads((tmp_path / "out.jsonl.manifest.json").read_text())
-    assert manifest["pipeline"] == "default" and manifest["options"]["min_confidence"] == 0.5
+    assert manifest["pipeline"] == "strict" and manifest["options"]["min_confidence"] == 0.5
     assert {m["shipped"] for m in manifest["models"] if "shipped" in m} >= {"pii_ner_distil", "pii_confidence_fast"}
     assert manifest["records"] == 1 and record["_sanitize"]["config_sha256"] == manifest["config_sha256"]
     kept = manifest["kept_below_min_confidence"]

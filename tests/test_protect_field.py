@@ -59,4 +59,4 @@ def test_cli_protect_field_without_a_decider_is_said(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps({"id": "a", "text": "Galip Yalman wrote.", "meta": {"applicant": "Galip Yalman"}}) + "\n", encoding="utf-8")
     with pytest.warns(UserWarning, match="W012"), pytest.warns(UserWarning, match="W020"):
-        assert main(["sanitize", str(source), "--protect-field", "meta.applicant", "-o", str(tmp_path / "o.jsonl"), "-q"]) == 0
+        assert main(["sanitize", str(source), "--pipeline", "strict", "--protect-field", "meta.applicant", "-o", str(tmp_path / "o.jsonl"), "-q"]) == 0

@@ -244,7 +244,7 @@ def test_sentence_cues_are_read_within_reach_of_the_span():
         assert context_matrix(text, [(start, start + 6, "LOC", "e", "ner", False)], None)[0, col] == expected
 
 
-@pytest.mark.parametrize("shipped", ["risk_stack_court", "risk_stack_court_trf"])
+@pytest.mark.parametrize("shipped", ["risk_stack_court", "risk_stack_court_trf", "risk_stack_default"])
 def test_shipped_context_tables_hold_no_names(shipped):
     """The shipped rate tables come from annotated cases: they keep common words and placeholders only."""
     from spacy_sanitize.shipped import data_path

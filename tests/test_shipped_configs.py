@@ -58,6 +58,10 @@ def test_sanitize_data_points_at_a_folder_with_the_same_layout(tmp_path):
     with pytest.raises(OSError, match=r"\[E018\] shipped artefact 'pii_ner_distil'"):
         spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
     shutil.copytree(data_path("pii_ner_distil"), tmp_path / "pii_ner_distil")
+    with pytest.raises(OSError, match=r"risk_seq_default"):
+        spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
+    for folder in ("risk_seq_default", "risk_stack_default"):
+        shutil.copytree(data_path(folder), tmp_path / folder)
     nlp = spacy_sanitize.load_pipeline("default", overrides={"paths.sanitize_data": str(tmp_path)})
     assert nlp(SAMPLE)._.sanitized == spacy_sanitize.load_pipeline("default")(SAMPLE)._.sanitized
 

@@ -41,6 +41,13 @@ _FLOAT_FIELDS = ("threshold", "value")
 _INT_FIELDS = ("feature", "left", "right", "missing_left", "leaf")
 
 
+def _expit(x: numpy.ndarray) -> numpy.ndarray:
+    """The logistic link scikit-learn's binomial loss uses (scipy's expit), in numpy: scipy
+    costs the default pipeline's start-up a heavy import for one function."""
+    with numpy.errstate(over="ignore"):  # exp(800) is inf: 1 / inf is the 0.0 wanted
+        return 1.0 / (1.0 + numpy.exp(-x))
+
+
 class BoostedTrees:
     """The prediction of a fitted binary ``HistGradientBoostingClassifier`` from its trees as
     plain arrays, without pickle: the same traversal (NaN follows ``missing_left``, else
@@ -76,8 +83,6 @@ class BoostedTrees:
         return cls(float(model._baseline_prediction.ravel()[0]), model.n_features_in_, roots, nodes)
 
     def predict_proba(self, X: numpy.ndarray) -> numpy.ndarray:
-        from scipy.special import expit  # the link scikit-learn's binomial loss uses
-
         X = numpy.asarray(X, dtype=numpy.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(f"X has {X.shape[-1]} features, but the boosted trees expect {self.n_features}")
@@ -96,7 +101,7 @@ class BoostedTrees:
         terms = numpy.hstack([numpy.full((len(X), 1), self.baseline), n["value"][node]])
         raw = numpy.cumsum(terms, axis=1)[:, -1] if len(X) else numpy.zeros(0)
         proba = numpy.empty((len(X), 2))
-        proba[:, 1] = expit(raw)
+        proba[:, 1] = _expit(raw)
         proba[:, 0] = 1 - proba[:, 1]
         return proba
 

@@ -117,7 +117,7 @@ def train_risk_seq(
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(prog="spacy-sanitize train-seq", description="Train a risk_seq tagger on TAB JSON and save it.")
-    parser.add_argument("data", type=Path, help="TAB JSON with gold masking decisions (e.g. wiki_dev.json)")
+    parser.add_argument("data", type=Path, nargs="+", help="TAB JSON files with gold masking decisions (e.g. wiki_dev.json tab_dev.json)")
     parser.add_argument("output", type=Path, help="directory for the saved tagger")
     parser.add_argument("--family", choices=sorted(FAMILIES), default="cnn")
     parser.add_argument("--epochs", type=int, default=None)
@@ -143,13 +143,14 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         import torch
 
         torch.set_num_threads(args.threads)  # the tool's choice; components leave threads alone
-    references = read_tab(args.data, spacy.blank("en"))
+    blank = spacy.blank("en")
+    references = [ref for data in args.data for ref in read_tab(data, blank)]
     start = time.perf_counter()
     detected = None
     if args.detector:
-        from ..pipeline import load_pipeline
+        from ..pipeline import load_detector
 
-        detected = detected_rows(load_pipeline(args.detector), {ref._.doc_id: ref.text for ref in references})
+        detected = detected_rows(load_detector(args.detector), {ref._.doc_id: ref.text for ref in references})
     nlp = train_risk_seq(references, tagger, args.epochs or DEFAULT_EPOCHS[args.family], seed=args.seed, detected=detected, merge=args.merge_views,
                          batch_size=args.batch_size)
     save_tagger(nlp.get_pipe("risk_seq").tagger, args.output)
@@ -157,7 +158,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     from ..corpus import load_tab
     from ..evaluation.provenance import write_training_data
 
-    gold = load_tab(args.data)
-    write_training_data(args.output, ((d.doc_id, d.text) for d in gold), source=args.data.name, benchmark=f"benchmarks/seq_eval.py --data {args.data.name} (spacy project run evaluate-seq on the biographies, evaluate-court-indicators on TAB)")
+    gold = [d for data in args.data for d in load_tab(data)]
+    names = " ".join(data.name for data in args.data)
+    benchmark = ("benchmarks/tab_eval.py --data wiki_dev.json tab_dev.json --stack (spacy project run evaluate-default-decision)" if len(args.data) > 1
+                 else f"benchmarks/seq_eval.py --data {names} (spacy project run evaluate-seq on the biographies, evaluate-court-indicators on TAB)")
+    write_training_data(args.output, ((d.doc_id, d.text) for d in gold), source=names, benchmark=benchmark)
     print(f"trained {args.family} on {len(references)} docs in {time.perf_counter() - start:.1f}s -> {args.output}")
 

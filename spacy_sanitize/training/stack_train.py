@@ -81,7 +81,7 @@ def fit_stack(gold: Mapping[str, TabDocument], rows: Mapping[str, Sequence[SpanR
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(prog="spacy-sanitize train-stack", description="Fit risk_stack on out-of-fold risk_seq risks of TAB JSON and save it.")
-    parser.add_argument("data", type=Path, help="TAB JSON with gold masking decisions (e.g. tab_dev.json)")
+    parser.add_argument("data", type=Path, nargs="+", help="TAB JSON files with gold masking decisions (e.g. tab_dev.json, or wiki_dev.json tab_dev.json)")
     parser.add_argument("output", type=Path, help="directory for the saved model (learned.json)")
     parser.add_argument("--detector", default="court", help="the shipped pipeline whose detection stage (before its risk components) finds the spans")
     parser.add_argument("--folds", type=int, default=5)
@@ -103,15 +103,17 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         torch.set_num_threads(args.threads)  # the tool's choice; components leave threads alone
 
     start = time.perf_counter()
-    references = read_tab(args.data, spacy.blank("en"))
-    gold = {d.doc_id: d for d in load_tab(args.data)}
+    blank = spacy.blank("en")
+    references = [ref for data in args.data for ref in read_tab(data, blank)]
+    gold = {d.doc_id: d for data in args.data for d in load_tab(data)}
+    names = " ".join(data.name for data in args.data)
     rows = detected(load_detector(args.detector), {i: d.text for i, d in gold.items()})
     tagger = cnn_tagger(args.width, args.depth) if args.family == "cnn" else dict(FAMILIES[args.family])
     if args.family == "transformer" and args.window_batch:
         tagger["update_batch_size"] = args.window_batch
     risks = out_of_fold_seq_risks(references, rows, args.folds, args.seed, tagger, args.epochs, log="train-stack",
                                   merge=args.merge_views, batch_size=args.batch_size)
-    info = {"data": args.data.name, "detector": args.detector, "folds": args.folds, "seed": args.seed, "tagger": tagger, "epochs": args.epochs,
+    info = {"data": names, "detector": args.detector, "folds": args.folds, "seed": args.seed, "tagger": tagger, "epochs": args.epochs,
             "params": DEFAULT_PARAMS}
     if args.merge_views:
         info.update(merge_views=True, batch_size=args.batch_size)
@@ -120,7 +122,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     srsly.write_json(args.output / "learned.json", model.to_dict())
     from ..evaluation.provenance import write_training_data
 
-    write_training_data(args.output, ((d.doc_id, d.text) for d in gold.values()), source=args.data.name,
-                        benchmark=("benchmarks/tab_eval.py --family transformer --stack (spacy project run evaluate-court-accurate)"
-                                   if args.family == "transformer" else "benchmarks/tab_eval.py --stack (spacy project run evaluate-court)"))
+    benchmark = ("benchmarks/tab_eval.py --family transformer --stack (spacy project run evaluate-court-accurate)" if args.family == "transformer"
+                 else "benchmarks/tab_eval.py --data wiki_dev.json tab_dev.json --stack (spacy project run evaluate-default-decision)" if len(args.data) > 1
+                 else "benchmarks/tab_eval.py --stack (spacy project run evaluate-court)")
+    write_training_data(args.output, ((d.doc_id, d.text) for d in gold.values()), source=names, benchmark=benchmark)
     print(f"fit risk_stack on {len(gold)} docs in {time.perf_counter() - start:.0f}s -> {args.output}")
