@@ -17,7 +17,7 @@ DEFAULT_WIKI = wiki_dev_path()
 KEYS = MASKING_KEYS
 
 
-def run(wiki: Path, pipeline: str = "default") -> dict:
+def run(wiki: Path, pipeline: str = "strict") -> dict:
     gold = load_tab(wiki)
     texts = [d.text for d in gold]
     tokens = Tokens()
@@ -49,7 +49,7 @@ def run(wiki: Path, pipeline: str = "default") -> dict:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("--pipeline", default="default")
+    parser.add_argument("--pipeline", default="strict", help="strict: the fast detector, everything masked (the default pipeline's detection stage)")
     parser.add_argument("--wiki", type=Path, default=DEFAULT_WIKI)
     parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "default_pipeline.json")
     args = parser.parse_args()
