@@ -9,7 +9,7 @@ the best F1 of a 3-fold cross-fit within the training corpus (as tab_eval.py cho
 the other corpus tagged, stacked, decided under the shipped protection rules and masked by the
 masker's plan, end to end from the default detector's spans.
 
-    python benchmarks/loco_eval.py --data ../shared/data/wiki/wiki_dev.json ../shared/data/tab/tab_dev.json
+    python benchmarks/loco_eval.py --data ../shared/data/wiki/wiki_dev.json ../shared/data/tab/tab_dev.json --doc-features
 """
 import argparse
 import json
@@ -35,7 +35,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cache", type=Path, default=Path("corpus/both_detected_default.json"))
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/loco_default.json"))
+    parser.add_argument("--doc-features", action="store_true", help="risk_stack with document features, as the default pipeline ships it")
     args = parser.parse_args()
+    te.DOC_FEATURES[0] = args.doc_features
     blank = spacy.blank("en")
     corpora = {path.stem: sorted(read_tab(path, blank), key=lambda d: (d._.doc_id, d._.annotator or "")) for path in args.data}
     gold = {name: docs_to_tab(refs) for name, refs in corpora.items()}
@@ -47,7 +49,8 @@ def main() -> None:
     masked = te.Masker(texts, rows, None, PlanSettings(mask_titles=True))
     rules = te.policy_rules(te.POLICIES[te.COURT_POLICY])
     srows = te.stack_rows(texts, rows)
-    results = {"data": [str(p) for p in args.data], "detector": args.pipeline, "epochs": args.epochs, "tagger": tagger, "directions": {}}
+    results = {"data": [str(p) for p in args.data], "detector": args.pipeline, "epochs": args.epochs, "tagger": tagger, "doc_features": args.doc_features,
+               "directions": {}}
     for train_name, test_name in (list(corpora), list(corpora)[::-1]):
         start = time.perf_counter()
         train_refs, train_gold, test_gold = corpora[train_name], gold[train_name], gold[test_name]

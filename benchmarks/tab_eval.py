@@ -271,10 +271,14 @@ def seq_risks(detected: Dict[str, List[Row]], tagged: Dict[str, List[Row]]) -> D
     return out
 
 
+# --doc-features: risk_stack with document features (risk.stack.DOC_FEATURES)
+DOC_FEATURES: List[bool] = [False]
+
+
 def stacked(gold: Dict[str, TabDocument], srows: Dict[str, List[Any]], detected: Dict[str, List[Row]], train_risks: Dict[str, List[float]],
             train_ids: Sequence[str], test_risks: Dict[str, List[float]], test_ids: Sequence[str], seed: int) -> Dict[str, List[Row]]:
     """Span rows of ``test_ids`` with risk_stack's risk, fit on ``train_ids`` (their out-of-fold risk_seq risks)."""
-    model = fit_stack(gold, srows, train_risks, train_ids, seed=seed)
+    model = fit_stack(gold, srows, train_risks, train_ids, seed=seed, doc_features=DOC_FEATURES[0])
     return {d: [[r[0], r[1], r[2], r[3], float(p)] for r, p in zip(detected[d], model.predict(gold[d].text, srows[d], [[x] for x in test_risks[d]]))]
             for d in test_ids}
 
@@ -335,9 +339,12 @@ def main() -> None:
     parser.add_argument("--propose-policy", default=COURT_POLICY, choices=sorted(POLICIES), help="--propose: the protection policy")
     parser.add_argument("--with-protect-field", default=None, metavar="FIELD",
                         help="also score every policy with Doc._.protect set from this record field (e.g. meta.applicant)")
+    parser.add_argument("--doc-features", action="store_true", help="--stack: risk_stack with document features (length, span density, mean risk)")
+    parser.add_argument("--stack-only", action="store_true", help="score risk_stack's rows only, not each protection policy of the tagger's risk")
     args = parser.parse_args()
+    DOC_FEATURES[0] = args.doc_features
     # policy name -> (protection rules, whether the person to protect is given)
-    policies = {name: (policy_rules(settings), False) for name, settings in POLICIES.items()}
+    policies = {name: (policy_rules(settings), False) for name, settings in POLICIES.items()} if not args.stack_only else {}
     persons: Dict[str, Any] = {}
     if args.with_protect_field:
         persons = {d.doc_id: protect_from_record(d.meta, args.with_protect_field) for data in args.data for d in load_tab(data)}
@@ -360,7 +367,7 @@ def main() -> None:
     gold_masks = {d.doc_id: [[m.start, m.end] for ms in d.annotations.values() for m in ms] for d in gold}
     results: Dict[str, Any] = {
         "data": [str(d) for d in args.data] if len(args.data) > 1 else str(args.data[0]), "detector": args.pipeline, "folds": args.folds, "inner_folds": args.inner_folds,
-        "seed": args.seed, "tagger": tagger, "mean_with": args.mean_with, "epochs": args.epochs, "merge_views": args.merge_views, "batch_size": args.batch_size, "protect_field": args.with_protect_field, "mask_titles": args.mask_titles,
+        "seed": args.seed, "tagger": tagger, "doc_features": args.doc_features, "mean_with": args.mean_with, "epochs": args.epochs, "merge_views": args.merge_views, "batch_size": args.batch_size, "protect_field": args.with_protect_field, "mask_titles": args.mask_titles,
         "rows": {"mask all annotated spans": scores(gold, gold_masks, tokens),
                  f"{args.pipeline}: mask all detected": scores(gold, masked(rows, 0.0, NO_RULES), tokens)},
         "thresholds": {},

@@ -81,6 +81,27 @@ def test_stack_model_learns_the_decision_and_round_trips_exactly():
         StackModel.fit([(TEXT, [], [], [])], ["seq"], SMALL)
 
 
+def test_document_features_are_the_texts_and_round_trip():
+    """doc_features adds the text's length, span density and mean risk to every span's row (the
+    kind of text); a model fit without them (every shipped one before) loads as it was."""
+    risks = [[0.8], [0.4], [0.5], [0.45], [0.5]]
+    plain = feature_matrix(TEXT, _rows(), risks, ["ner"])
+    with_doc = feature_matrix(TEXT, _rows(), risks, ["ner"], doc_features=True)
+    assert np.array_equal(with_doc[:, : plain.shape[1]], plain)
+    assert with_doc.shape[1] == plain.shape[1] + 3 and len(feature_names(["seq"], ["ner"], True)) == with_doc.shape[1]
+    assert np.allclose(with_doc[0, plain.shape[1]:], [np.log1p(len(TEXT)), 1000 * 5 / len(TEXT), 0.53])
+    assert len({tuple(row[plain.shape[1]:]) for row in with_doc}) == 1  # the same for every span of the text
+    model = StackModel.fit(_training_docs(), ["seq"], SMALL, seed=0, doc_features=True)
+    data = srsly.json_loads(srsly.json_dumps(model.to_dict()))
+    again = StackModel.from_dict(data)
+    assert again.doc_features and np.array_equal(again.predict(TEXT, _rows(), risks), model.predict(TEXT, _rows(), risks))
+    old = StackModel.fit(_training_docs(), ["seq"], SMALL, seed=0).to_dict()
+    assert "doc_features" not in old and not StackModel.from_dict(old).doc_features
+    data.pop("doc_features")  # features that do not match the flag: a clear error, not a wrong model
+    with pytest.raises(ValueError, match="E544"):
+        StackModel.from_dict(data)
+
+
 def _pipeline(model=None, indicators=("seq",)):
     nlp = spacy.blank("en")
     stack = nlp.add_pipe("risk_stack", config={"indicators": list(indicators)})

@@ -8,6 +8,7 @@ predict exactly what the fitted scikit-learn model predicts. Models saved by ear
 versions hold the trees as pickles, and unpickling can run code: ``from_dict`` refuses them
 (E439) unless ``allow_pickle=True`` says the source is trusted.
 """
+import math
 import pickle
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -42,10 +43,16 @@ _INT_FIELDS = ("feature", "left", "right", "missing_left", "leaf")
 
 
 def _expit(x: numpy.ndarray) -> numpy.ndarray:
-    """The logistic link scikit-learn's binomial loss uses (scipy's expit), in numpy: scipy
-    costs the default pipeline's start-up a heavy import for one function."""
-    with numpy.errstate(over="ignore"):  # exp(800) is inf: 1 / inf is the 0.0 wanted
-        return 1.0 / (1.0 + numpy.exp(-x))
+    """The logistic link scikit-learn's binomial loss uses, bit for bit as scipy's expit computes
+    it (``1 / (1 + exp(-x))`` with the C library's exp; numpy's vectorised exp can differ in the
+    last bit): scipy would cost the default pipeline's start-up a heavy import for one function."""
+    def one(v: float) -> float:
+        try:
+            return 1.0 / (1.0 + math.exp(-v))
+        except OverflowError:  # exp(-v) is inf past 709.78: 1 / inf
+            return 0.0
+
+    return numpy.fromiter((one(float(v)) for v in numpy.ravel(x)), dtype=numpy.float64, count=numpy.size(x)).reshape(numpy.shape(x))
 
 
 class BoostedTrees:

@@ -78,6 +78,12 @@ FACTS_HEADING = re.compile(r"^[ \t]*(?:THE FACTS|THE CIRCUMSTANCES OF THE CASE|A
 SENTENCE_END = re.compile(r"[.\n]")
 SENTENCE_REACH = 1000  # characters read on each side of a span for its sentence's cues (linear on text without full stops)
 
+# Document features (a model fit with ``doc_features``): the text's length (log characters),
+# its detected spans per 1,000 characters and each indicator's mean over its spans. They carry
+# the kind of text (a short biography, a long judgment, a note) so one model can learn how its
+# annotators' conventions differ without being told the genre.
+DOC_FEATURES = ("doc_log_chars", "doc_span_density")
+
 # A span as the features read it: (start_char, end_char, label, entity key, detector, validated).
 SpanRow = Tuple[int, int, str, str, str, bool]
 
@@ -88,12 +94,13 @@ def span_rows(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[SpanRow]:
             for s in doc.spans.get(spans_key, [])]
 
 
-def feature_names(indicators: Sequence[str], detectors: Sequence[str]) -> List[str]:
+def feature_names(indicators: Sequence[str], detectors: Sequence[str], doc_features: bool = False) -> List[str]:
     names = []
     for key in indicators:
         names += [f"risk:{key}", f"entity_max:{key}", f"entity_mean:{key}"]
     names += BASE_FEATURES
-    return names + [f"label={label}" for label in LABELS] + [f"detector={d}" for d in detectors]
+    names += [f"label={label}" for label in LABELS] + [f"detector={d}" for d in detectors]
+    return names + ([*DOC_FEATURES, *(f"doc_mean:{key}" for key in indicators)] if doc_features else [])
 
 
 @lru_cache(maxsize=65536)
@@ -178,7 +185,7 @@ def context_matrix(text: str, rows: Sequence[SpanRow], context: Optional[Tuple[C
 
 
 def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]], detectors: Sequence[str],
-                   context: Optional[Tuple[ContextRates, ContextRates]] = None) -> numpy.ndarray:
+                   context: Optional[Tuple[ContextRates, ContextRates]] = None, doc_features: bool = False) -> numpy.ndarray:
     """One row of ``feature_names`` per span; ``risks[i][j]`` is indicator ``j``'s risk of span ``i``;
     ``context``: the rates of last words and previous words. Linear in the spans: the entity
     aggregates are one pass over them."""
@@ -217,6 +224,9 @@ def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[
             out[i, 3 * n_ind + n_base + LABELS.index(label)] = 1.0
         if detector in detector_index:
             out[i, 3 * n_ind + n_base + len(LABELS) + detector_index[detector]] = 1.0
+    if doc_features:
+        doc = [math.log1p(len(text)), 1000.0 * len(rows) / length, *(r.mean(axis=0) if len(rows) else numpy.zeros(n_ind))]
+        out = numpy.hstack([out, numpy.tile(numpy.asarray(doc, dtype=float), (len(rows), 1))])
     return out
 
 
@@ -225,7 +235,8 @@ class StackModel:
     the detector names of its one-hot features and the context rates (last word, previous word)."""
 
     def __init__(self, indicators: Sequence[str], detectors: Sequence[str], classifier: SpanClassifier, info: Optional[Dict[str, Any]] = None,
-                 context: Optional[Tuple[ContextRates, ContextRates]] = None) -> None:
+                 context: Optional[Tuple[ContextRates, ContextRates]] = None, doc_features: bool = False) -> None:
+        self.doc_features = doc_features
         self.indicators = list(indicators)
         self.detectors = list(detectors)
         self.classifier = classifier
@@ -234,7 +245,7 @@ class StackModel:
 
     @classmethod
     def fit(cls, docs: Sequence[Tuple[str, Sequence[SpanRow], Sequence[Sequence[float]], Sequence[float]]], indicators: Sequence[str],
-            params: Optional[Dict[str, Any]] = None, seed: int = 0, info: Optional[Dict[str, Any]] = None) -> "StackModel":
+            params: Optional[Dict[str, Any]] = None, seed: int = 0, info: Optional[Dict[str, Any]] = None, doc_features: bool = False) -> "StackModel":
         """Fit on ``(text, rows, risks, targets)`` per document; a target is the fraction of
         annotators who mask the span (each span counts as a positive with that weight and a
         negative with the rest). A training row's context rates come from the documents of the
@@ -249,31 +260,35 @@ class StackModel:
         matrices = []
         for i, (text, rows, risks, _y) in enumerate(docs):
             others = [j for j in range(len(docs)) if parts[j] != parts[i]] or [i]
-            matrices.append(feature_matrix(text, rows, risks, detectors, context_rates(keys, docs, others)))
+            matrices.append(feature_matrix(text, rows, risks, detectors, context_rates(keys, docs, others), doc_features))
         X_all = numpy.concatenate(matrices)
         y = numpy.concatenate([numpy.asarray(t, dtype=float) for _text, _rows, _risks, t in docs])
         both = numpy.concatenate([X_all, X_all])
         labels = numpy.concatenate([numpy.ones(len(y), dtype=int), numpy.zeros(len(y), dtype=int)])
         weights = numpy.concatenate([y, 1.0 - y]) + 1e-6
         classifier = SpanClassifier(dict(params or DEFAULT_PARAMS)).fit(both, labels, seed=seed, sample_weight=weights)
-        return cls(indicators, detectors, classifier, info, context_rates(keys, docs, range(len(docs))))
+        return cls(indicators, detectors, classifier, info, context_rates(keys, docs, range(len(docs))), doc_features)
 
     def predict(self, text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]]) -> numpy.ndarray:
         if not len(rows):
             return numpy.zeros(0)
-        return self.classifier.predict_proba(feature_matrix(text, rows, risks, self.detectors, self.context))
+        return self.classifier.predict_proba(feature_matrix(text, rows, risks, self.detectors, self.context, self.doc_features))
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"indicators": self.indicators, "detectors": self.detectors, "features": feature_names(self.indicators, self.detectors),
-                "classifier": self.classifier.to_dict(), "info": self.info, "context": [rates.to_dict() for rates in self.context]}
+        out = {"indicators": self.indicators, "detectors": self.detectors, "features": feature_names(self.indicators, self.detectors, self.doc_features),
+               "classifier": self.classifier.to_dict(), "info": self.info, "context": [rates.to_dict() for rates in self.context]}
+        if self.doc_features:  # absent in models fit before document features existed
+            out["doc_features"] = True
+        return out
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "StackModel":
-        expected = feature_names(data["indicators"], data["detectors"])
+        doc_features = bool(data.get("doc_features", False))
+        expected = feature_names(data["indicators"], data["detectors"], doc_features)
         if data.get("features", expected) != expected:
             raise ValueError(Errors.E544.format(fitted=len(data["features"]), expected=len(expected)))
         heads, prevs = (ContextRates(c["prior"], c["rates"]) for c in data["context"])
-        return cls(data["indicators"], data["detectors"], SpanClassifier.from_dict(data["classifier"]), data.get("info"), (heads, prevs))
+        return cls(data["indicators"], data["detectors"], SpanClassifier.from_dict(data["classifier"]), data.get("info"), (heads, prevs), doc_features)
 
 
 def context_rates(keys: Sequence[Sequence[Tuple[str, str]]], docs: Sequence[Tuple[Any, Any, Any, Sequence[float]]],
