@@ -7,9 +7,11 @@ caches the result per (entity, mention text), so the same mention of an entity a
 gets the same replacement.
 """
 import hashlib
+import re
+import string
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Sequence
 
 from ...errors import Errors
 
@@ -92,3 +94,28 @@ class Strategy(ABC):
 
 def invalid(name: str, problem: str) -> ValueError:
     return ValueError(Errors.E101.format(name=name, problem=problem))
+
+
+# A placeholder template comes from a config, the CLI or a service request: "{label:>5000000}"
+# turned a 106-byte request into a 20 MB answer. Widths and precisions above this, nested
+# fields and fields the strategy does not fill are refused.
+MAX_TEMPLATE_WIDTH = 64
+MAX_TEMPLATE_CHARS = 256
+
+
+def check_template(name: str, template: str, fields: Sequence[str], setting: str = "template") -> str:
+    """``template`` if it is a bounded format string over ``fields``; else E101."""
+    if len(template) > MAX_TEMPLATE_CHARS:
+        raise invalid(name, f"{setting} is longer than {MAX_TEMPLATE_CHARS} characters")
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError as err:
+        raise invalid(name, f"{setting} is not a format string ({err})") from None
+    for _literal, key, spec, _conversion in parts:
+        if key is None:
+            continue
+        if key not in fields:
+            raise invalid(name, f"{setting} field '{{{key}}}' is not one of " + ", ".join(f"{{{f}}}" for f in fields))
+        if "{" in (spec or "") or any(int(n) > MAX_TEMPLATE_WIDTH for n in re.findall(r"\d+", spec or "")):
+            raise invalid(name, f"{setting} format '{{{key}:{spec}}}': widths and precisions above {MAX_TEMPLATE_WIDTH} and nested fields are refused")
+    return template

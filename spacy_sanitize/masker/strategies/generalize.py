@@ -17,7 +17,7 @@ from typing import Optional
 
 from ...registry import register_strategy
 from .. import resources
-from .base import DocState, Mention, Policy, Strategy, invalid
+from .base import DocState, Mention, Policy, Strategy, check_template, invalid
 from .dates import most_specific_year, ordinal
 from .formats import ADDRESS_WORDS, NUMBER_WORD_VALUES, address_like
 from .simple import Numbered
@@ -178,6 +178,8 @@ def make_generalize(
         raise invalid("spacy_sanitize.generalize.v1", "template needs '{value}'")
     if "{n}" not in person_template:
         raise invalid("spacy_sanitize.generalize.v1", "person_template needs '{n}'")
+    check_template("spacy_sanitize.generalize.v1", template, ["value", "label"])
+    check_template("spacy_sanitize.generalize.v1", person_template, ["n", "label"], "person_template")
     if geography not in ("kind", "region"):
         raise invalid("spacy_sanitize.generalize.v1", "geography must be 'kind' or 'region'")
     return Generalize(date_granularity, template, person_template, geography)

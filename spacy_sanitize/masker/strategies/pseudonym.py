@@ -34,7 +34,7 @@ from typing import Dict, Optional, Tuple
 from ...errors import Errors, Warnings
 from ...registry import register_strategy
 from .. import resources
-from .base import DocState, Mention, Policy, Strategy, invalid
+from .base import DocState, Mention, Policy, Strategy, check_template, invalid
 from .keyed import DEFAULT_SECRET_ENV, KeyedChooser
 
 MIN_ID_LENGTH = 6
@@ -107,6 +107,7 @@ def make_pseudonym(
         raise ValueError(Errors.E106.format(env=secret_env))
     if not isinstance(template, str) or "{id}" not in template:
         raise invalid(name, "template needs '{id}'")
+    check_template(name, template, ["label", "id"])
     if not isinstance(id_length, int) or not MIN_ID_LENGTH <= id_length <= MAX_ID_LENGTH:
         raise invalid(name, f"id_length must be an integer from {MIN_ID_LENGTH} to {MAX_ID_LENGTH}")
     if not isinstance(seed, int):

@@ -4,7 +4,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 from ...registry import register_strategy
 from ...errors import Errors
-from .base import DocState, Mention, Policy, Strategy, invalid
+from .base import DocState, Mention, Policy, Strategy, check_template, invalid
 from .keyed import in_other_process
 
 
@@ -43,6 +43,7 @@ def make_typed(template: str = "[{label}]") -> Strategy:
     """template (str): the placeholder, with ``{label}`` for the PII type."""
     if not isinstance(template, str) or "{label}" not in template:
         raise invalid("spacy_sanitize.typed.v1", "template needs '{label}'")
+    check_template("spacy_sanitize.typed.v1", template, ["label"])
     return Typed(template)
 
 
@@ -92,6 +93,7 @@ def make_numbered(template: str = "[{label} {n}]", across_docs: bool = False) ->
     across the documents of a batch (the pipe's lifetime)."""
     if not isinstance(template, str) or "{n}" not in template:
         raise invalid("spacy_sanitize.numbered.v1", "template needs '{n}'")
+    check_template("spacy_sanitize.numbered.v1", template, ["label", "n"])
     return Numbered(template, bool(across_docs))
 
 
