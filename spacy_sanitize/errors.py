@@ -116,6 +116,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "components to run on the text view, or null for all components before {name}."
     )
     # pii_confidence and the masker's min_confidence (detect/confidence.py)
+    E045 = (
+        "bad request: {what}: the service runs no strategy that keeps state across requests "
+        "(across_docs) or calls a registered function (custom); use them from the CLI or the Python API."
+    )
     E042 = "min_confidence (--min-confidence) must be a number in [0, 1], got {value!r}."
     E043 = (
         "pii_confidence: the {n} training span(s) are all of one class (all masked or all not): "

@@ -92,6 +92,10 @@ class Sanitizer:
                 raise RequestError(422, Errors.E033.format(field=name, problem="must be a string or a JSON object"))
         try:
             strategy_cfg, operators_cfg = build_operators(spec[0] or "spacy_sanitize.typed.v1", spec[1])
+            # one client's request must not change another's answer, nor run arbitrary code
+            for where, cfg in (("strategy", strategy_cfg), *((f"operators.{label}", c) for label, c in operators_cfg.items())):
+                if cfg.get("across_docs") or cfg.get("@strategies") == "spacy_sanitize.custom.v1":
+                    raise RequestError(422, Errors.E045.format(what=where))
             masker = Masker(
                 self.masker.name,
                 strategy_cfg if spec[0] else self._masker_cfg["strategy"],
