@@ -7,6 +7,7 @@ import collections
 import datetime
 import json
 import logging
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -112,6 +113,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise InputError(str(err)) from None  # bad usage (exit 2), before the pipeline loads
     key = mapping_key(args)  # a bad key fails here, before any work
+    check_output_paths(args.input, args.output, manifest_path(args.output, args.manifest), args.mapping)
     mapping = MappingCollector() if args.mapping else None
     # the input is checked before the pipeline loads and any output opens (stdin: its
     # format from its first line, read ahead)
@@ -197,6 +199,23 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
         shown = ", ".join(map(str, skipped[:20])) + (", ..." if len(skipped) > 20 else "")
         print(f"skipped {len(skipped)} bad record(s) of '{args.input}', line(s) {shown}", file=sys.stderr)
     return 0
+
+
+def check_output_paths(source: str, output: Optional[str], manifest: Optional[str], mapping: Optional[str]) -> None:
+    """Refuse, before any work, outputs that would fail or overwrite each other at the end of a
+    run: an output that is a directory, a mapping written over the output, the manifest or the
+    input, a mapping in a missing or read-only folder (E046; the input itself: E021)."""
+    if output not in (None, "-") and Path(output).is_dir():
+        raise InputError(Errors.E046.format(problem=f"-o '{output}' is a directory; name a file in it"))
+    if not mapping:
+        return
+    target = Path(mapping).resolve()
+    for other, what in ((output, "-o"), (manifest, "the manifest"), (source, "the input")):
+        if other not in (None, "-") and Path(other).resolve() == target:
+            raise InputError(Errors.E046.format(problem=f"--mapping '{mapping}' is also {what}: one would replace the other"))
+    folder = target.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise InputError(Errors.E046.format(problem=f"--mapping '{mapping}': its folder '{folder}' does not exist or is not writable"))
 
 
 class RecordWriter:

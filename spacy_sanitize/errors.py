@@ -116,6 +116,7 @@ class Errors(metaclass=ErrorsWithCodes):
         "components to run on the text view, or null for all components before {name}."
     )
     # pii_confidence and the masker's min_confidence (detect/confidence.py)
+    E046 = "output paths: {problem}; nothing was read or written."
     E045 = (
         "bad request: {what}: the service runs no strategy that keeps state across requests "
         "(across_docs) or calls a registered function (custom); use them from the CLI or the Python API."
