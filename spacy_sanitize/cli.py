@@ -8,6 +8,7 @@ import datetime
 import json
 import logging
 import os
+import signal
 import sys
 import warnings
 from pathlib import Path
@@ -480,6 +481,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    # SIGTERM unwinds like Ctrl-C, so the output's temporary file is removed on the way out
+    previous = _on_sigterm(_terminate)
     try:
         return args.func(args)
     except (InputError, TabFormatError, FileNotFoundError) as err:
@@ -488,8 +491,37 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (OSError, ValueError, TypeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 130
+    except (KeyboardInterrupt, Terminated) as err:
+        signum = err.signum if isinstance(err, Terminated) else signal.SIGINT
+        output = getattr(args, "output", None)
+        what = (f"'{output}' was not written (a file already there is kept as it was), nor the mapping or manifest"
+                if output not in (None, "-") else "the output printed so far is incomplete")
+        print(f"interrupted ({signal.Signals(signum).name}): {what}; run the command again to sanitize the input from its start.", file=sys.stderr)
+        return 128 + signum
+    finally:
+        _on_sigterm(previous)
+
+
+class Terminated(Exception):
+    """SIGTERM, raised where the process is, so ``finally`` blocks clean up."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, _frame: Any) -> None:
+    raise Terminated(signum)
+
+
+def _on_sigterm(handler: Any) -> Any:
+    """Install ``handler`` for SIGTERM; the previous one (None off the main thread: unchanged)."""
+    if handler is None:
+        return None
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        return None
 
 
 

@@ -344,21 +344,30 @@ class Output:
         self.stream.write(text)
 
     def close(self, ok: bool = True) -> None:
+        """Keep the output (``ok``) or discard it. A failure here (a full disk fails the last
+        buffered write) discards the temporary file too: no partial copy of the input stays."""
         if self.stream is sys.stdout:
             self.stream.flush()
             return
-        self.stream.close()
-        if self._tmp is None:
-            return
-        if ok:
-            if Path(self.path).exists():  # keep the permissions of the file being replaced
-                os.chmod(self._tmp, Path(self.path).stat().st_mode & 0o777)
-            else:
-                os.chmod(self._tmp, 0o666 & ~_umask())
-            os.replace(self._tmp, self.path)
-        else:
-            os.unlink(self._tmp)
-        self._tmp = None
+        try:
+            self.stream.close()
+            if self._tmp is not None and ok:
+                if Path(self.path).exists():  # keep the permissions of the file being replaced
+                    os.chmod(self._tmp, Path(self.path).stat().st_mode & 0o777)
+                else:
+                    os.chmod(self._tmp, 0o666 & ~_umask())
+                os.replace(self._tmp, self.path)
+                self._tmp = None
+        finally:
+            self._discard()
+
+    def _discard(self) -> None:
+        if self._tmp is not None:
+            try:
+                os.unlink(self._tmp)
+            except FileNotFoundError:
+                pass
+            self._tmp = None
 
 
 def _umask() -> int:
