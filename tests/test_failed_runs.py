@@ -1,7 +1,6 @@
 """A run that fails leaves no file with original text behind (issue #36 C1, C2, C4; #39 item 3):
 a full disk left the partial temporary output (the disk stayed full), SIGTERM left it too."""
 import errno
-import os
 import signal
 import subprocess
 import sys

@@ -6,8 +6,9 @@ trained on composed, clean text: the same name is found in one form and missed i
 other. A Doc's text cannot change (the output keeps the text outside masked spans byte for
 byte), so this component, placed after the detectors (before pii_coref, which then links
 all spans), builds a *view*: each character cluster (a starter and its combining marks)
-composed to NFC, each control character other than tab and line breaks replaced by a
-space, and markup shown as a reader sees it (``detect.markup``: tags and ANSI escapes
+composed to NFC, each control character other than tab and line breaks and each space of
+another width (no-break, narrow) replaced by a space, invisible characters (zero-width space,
+joiners, BOM, soft hyphen) left out, and markup shown as a reader sees it (``detect.markup``: tags and ANSI escapes
 hidden, character references such as ``&eacute;`` decoded; the masker keeps the hidden
 pieces of a masked span in place). When the view differs from the text, the detector components named in
 ``components`` (default: every component before this one) run on a Doc of the view, and
@@ -31,10 +32,17 @@ from ..types import DEFAULT_SPANS_KEY
 
 # control characters (Cc) other than tab, line feed, vertical tab, form feed, return
 CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+# spaces of other widths, which split a phone number like a space ("+47\u202f912\u202f34")
+ODD_SPACE = re.compile(r"[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+# characters a reader does not see, which break an identifier for a detector
+# ("john.smith\u200b@example.com", "4111\u200b1111..."): zero-width space, non-joiner,
+# joiner, word joiner, BOM and soft hyphen. In the view they join the cluster before them
+# and vanish, so a span over that cluster covers them.
+INVISIBLE = re.compile(r"[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 
 
 def _clean(text: str) -> str:
-    return CONTROL.sub(" ", text)
+    return ODD_SPACE.sub(" ", CONTROL.sub(" ", text))
 
 
 def text_view(text: str, found: Optional[List[Any]] = None) -> Tuple[str, List[int], List[int]]:
@@ -57,11 +65,11 @@ def text_view(text: str, found: Optional[List[Any]] = None) -> Tuple[str, List[i
             composed, j = piece.view, piece.end
         else:
             j = i + 1
-            while j < n and unicodedata.combining(text[j]) and j not in markup:
+            while j < n and (unicodedata.combining(text[j]) or INVISIBLE.match(text[j])) and j not in markup:
                 j += 1
             cluster = text[i:j]
             composed = unicodedata.normalize("NFC", cluster) if j - i > 1 else cluster
-            composed = _clean(composed)
+            composed = _clean(INVISIBLE.sub("", composed))
         pieces.append(composed)
         starts.extend([i] * len(composed))
         ends.extend([j] * len(composed))
@@ -78,6 +86,8 @@ def needs_view(text: str, found: Optional[List[Any]] = None) -> bool:
     return (
         not unicodedata.is_normalized("NFC", text)
         or CONTROL.search(text) is not None
+        or ODD_SPACE.search(text) is not None
+        or INVISIBLE.search(text) is not None
         or bool(markup_pieces(text) if found is None else found)
     )
 
