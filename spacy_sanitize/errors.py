@@ -363,6 +363,10 @@ class Errors(metaclass=ErrorsWithCodes):
         "risk_seq: propose_threshold must be in (0, 1] or null (got {value!r}), and "
         "propose_label one of {labels} (got {label!r})."
     )
+    E509 = (
+        "risk_seq.from_bytes: member '{name}' would be written outside the component's folder; "
+        "the bytes are not a risk_seq serialization (or were altered)."
+    )
     E520 = (
         "unknown risk_seq span features {features}; use some of: {known} (or none: "
         "features = [])."

@@ -471,3 +471,19 @@ def test_shipped_biography_pipeline_masks_by_the_mean_of_two_taggers():
         assert span._.risk_explain["vote"]["mean"] == pytest.approx(mean, abs=1e-6)
         assert span._.mask == (mean >= 0.5 or span.label_ in {"PERSON", "CODE"})
     assert "Kodnani" not in doc._.sanitized
+
+
+@pytest.mark.parametrize("name", ["../escaped.bin", "{tmp}/absolute_escape.bin", "model/../../escaped.bin", ""])
+def test_from_bytes_refuses_member_paths_outside_its_folder(tmp_path, monkeypatch, name):
+    """RiskSeq.from_bytes wrote each member where its name pointed: untrusted bytes could write
+    files outside its temporary folder (issue #36, Low)."""
+    import tempfile
+
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(work))  # the component's temporary folder is made in here
+    nlp = spacy.blank("en")
+    seq = nlp.add_pipe("risk_seq", config={"tagger": CNN})
+    with pytest.raises(ValueError, match="E509"):
+        seq.from_bytes(srsly.msgpack_dumps({name.format(tmp=tmp_path): b"x", "backend.json": b"{}"}))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["work"] and list(work.iterdir()) == []

@@ -278,8 +278,12 @@ class RiskSeq(Pipe):
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = ()) -> "RiskSeq":
         with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp).resolve()
             for name, data in srsly.msgpack_loads(bytes_data).items():
-                target = Path(tmp) / name
+                target = (root / name).resolve()
+                # untrusted bytes name the files: none may land outside the folder (or be it)
+                if not isinstance(name, str) or not name or root not in target.parents:
+                    raise ValueError(Errors.E509.format(name=name))
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
             self.from_disk(tmp)
