@@ -86,6 +86,9 @@ def _restore_one(sanitized: str, mapping: Dict[str, Any], path: str, number: int
         return restore(sanitized, mapping)
     except ValueError as err:
         raise InputError(Errors.E119.format(path=path, problem=f"record {number}: {err}")) from None
+    except (KeyError, TypeError, AttributeError, IndexError) as err:  # a hand-edited or truncated mapping
+        problem = f"record {number} is malformed ({type(err).__name__}: {err}); a mapping record holds 'entries', each with 'replacement', 'original', 'out_start' and 'out_end'"
+        raise InputError(Errors.E119.format(path=path, problem=problem)) from None
 
 
 def _restore_lines(text: str, mappings: List[Dict[str, Any]], path: str, out: Output) -> None:

@@ -333,3 +333,24 @@ def test_encryption_without_cryptography_says_which_extra(tmp_path, monkeypatch,
     assert "E118" in err and "spacy-sanitize[crypto]" in err and not mapping.exists()
     with pytest.raises(ValueError, match=r"E118.*spacy-sanitize\[crypto\]"):
         save_mapping({"version": 1, "doc_id": None, "entries": []}, mapping, key=MAPPING_KEY)
+
+
+@pytest.mark.parametrize("mapping", [
+    {"version": 1, "doc_id": "a"},  # no entries
+    {"version": 1, "entries": [{"replacement": 5, "out_start": 0, "out_end": 1, "original": "x"}]},  # wrong type
+    {"version": 1, "entries": [{"out_start": 0}]},  # an entry without its fields
+    {"version": 1, "entries": "not a list"},
+])
+def test_a_malformed_plaintext_mapping_is_a_clear_error(tmp_path, capsys, mapping):
+    """A mapping without `entries` gave a KeyError traceback and wrong types raw TypeErrors (exit 1):
+    now E119, exit 2, naming the file (issue #36, Low)."""
+    from spacy_sanitize.masker.restore import MAPPING_VERSION
+
+    mapping = {**mapping, "version": MAPPING_VERSION}
+    sanitized, path = tmp_path / "s.txt", tmp_path / "m.json"
+    sanitized.write_text("[PERSON] wrote.\n")
+    path.write_text(json.dumps(mapping))
+    assert main(["restore", str(sanitized), "--mapping", str(path), "-o", str(tmp_path / "r.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "E119" in err and str(path) in err and "Traceback" not in err
+    assert not (tmp_path / "r.txt").exists()
