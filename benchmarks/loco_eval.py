@@ -37,7 +37,6 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/loco_default.json"))
     parser.add_argument("--doc-features", action="store_true", help="risk_stack with document features, as the default pipeline ships it")
     args = parser.parse_args()
-    te.DOC_FEATURES[0] = args.doc_features
     blank = spacy.blank("en")
     corpora = {path.stem: sorted(read_tab(path, blank), key=lambda d: (d._.doc_id, d._.annotator or "")) for path in args.data}
     gold = {name: docs_to_tab(refs) for name, refs in corpora.items()}
@@ -62,17 +61,13 @@ def main() -> None:
                                                  te.cross_val_probs(train_refs, texts, rows, args.folds, args.seed, tagger, args.epochs,
                                                                     f"{train_name} inner", True, args.batch_size)), None)
         inner_risks = te.seq_risks(rows, inner)
-        crossfit = {}
-        for j, part in enumerate(te.folds_of(train_ids, 3, args.seed + 200)):
-            part_ids = sorted(train_ids[i] for i in part)
-            rest = [d for d in train_ids if d not in set(part_ids)]
-            crossfit.update(te.stacked(by_id, srows, rows, inner_risks, rest, inner_risks, part_ids, args.seed + j))
+        crossfit = te.crossfit_stack(by_id, srows, rows, inner_risks, train_ids, 3, args.seed + 200, args.seed, args.doc_features)
         threshold = te.best_f1_threshold({t: te.scores(train_gold, masked(crossfit, t, rules), tokens) for t in te.STACK_THRESHOLDS})
         nlp = train_risk_seq(train_refs, tagger, args.epochs, seed=args.seed, detected=rows, merge=True, batch_size=args.batch_size)
         docs = te.span_docs(blank, texts, rows, test_ids)
         probs = {doc._.doc_id: [float(x) for x in p] for doc, p in zip(docs, nlp.get_pipe("risk_seq").tagger.predict(docs))}
         test_rows = te.with_proposals(te.tagged_rows(docs, probs), None)
-        test_stack = te.stacked(by_id, srows, rows, inner_risks, train_ids, te.seq_risks(rows, test_rows), test_ids, args.seed)
+        test_stack = te.stacked(by_id, srows, rows, inner_risks, train_ids, te.seq_risks(rows, test_rows), test_ids, args.seed, args.doc_features)
         results["directions"][f"train {train_name}, test {test_name}"] = {
             "threshold": threshold,
             "mask all detected": te.scores(test_gold, masked({d: rows[d] for d in test_ids}, 0.0, te.NO_RULES), tokens),

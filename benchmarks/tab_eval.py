@@ -31,7 +31,7 @@ from spacy.tokens import Doc
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]  # this checkout's package
 
-from spacy_sanitize.corpus import TabDocument, docs_to_tab, load_tab, read_tab, shared_data_dir  # noqa: E402
+from spacy_sanitize.corpus import TabDocument, docs_to_tab, load_tab, shared_data_dir, tab_to_docs  # noqa: E402
 from spacy_sanitize.decide.protect import matched_parts, name_parts, protect_from_record, protected_names  # noqa: E402
 from spacy_sanitize.decide.rules import ProtectRules  # noqa: E402
 from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predicted_mask_offsets, tab_scores  # noqa: E402
@@ -271,16 +271,26 @@ def seq_risks(detected: Dict[str, List[Row]], tagged: Dict[str, List[Row]]) -> D
     return out
 
 
-# --doc-features: risk_stack with document features (risk.stack.DOC_FEATURES)
-DOC_FEATURES: List[bool] = [False]
-
-
 def stacked(gold: Dict[str, TabDocument], srows: Dict[str, List[Any]], detected: Dict[str, List[Row]], train_risks: Dict[str, List[float]],
-            train_ids: Sequence[str], test_risks: Dict[str, List[float]], test_ids: Sequence[str], seed: int) -> Dict[str, List[Row]]:
-    """Span rows of ``test_ids`` with risk_stack's risk, fit on ``train_ids`` (their out-of-fold risk_seq risks)."""
-    model = fit_stack(gold, srows, train_risks, train_ids, seed=seed, doc_features=DOC_FEATURES[0])
+            train_ids: Sequence[str], test_risks: Dict[str, List[float]], test_ids: Sequence[str], seed: int,
+            doc_features: bool = False) -> Dict[str, List[Row]]:
+    """Span rows of ``test_ids`` with risk_stack's risk, fit on ``train_ids`` (their out-of-fold
+    risk_seq risks; ``doc_features``: with risk.stack.DOC_FEATURES)."""
+    model = fit_stack(gold, srows, train_risks, train_ids, seed=seed, doc_features=doc_features)
     return {d: [[r[0], r[1], r[2], r[3], float(p)] for r, p in zip(detected[d], model.predict(gold[d].text, srows[d], [[x] for x in test_risks[d]]))]
             for d in test_ids}
+
+
+def crossfit_stack(gold: Dict[str, TabDocument], srows: Dict[str, List[Any]], detected: Dict[str, List[Row]], risks: Dict[str, List[float]],
+                   train_ids: Sequence[str], folds: int, fold_seed: int, fit_seed: int, doc_features: bool = False) -> Dict[str, List[Row]]:
+    """risk_stack's rows of ``train_ids`` out of fold: each of ``folds`` parts stacked by a model
+    fit on the other parts (what a stack threshold is chosen on)."""
+    out: Dict[str, List[Row]] = {}
+    for j, part in enumerate(folds_of(train_ids, folds, fold_seed)):
+        part_ids = sorted(train_ids[i] for i in part)
+        held = set(part_ids)
+        out.update(stacked(gold, srows, detected, risks, [d for d in train_ids if d not in held], risks, part_ids, fit_seed + j, doc_features))
+    return out
 
 
 def cross_val_probs(references: List[Doc], texts: Dict[str, str], rows: Dict[str, List[Row]], folds: int, seed: int,
@@ -342,18 +352,19 @@ def main() -> None:
     parser.add_argument("--doc-features", action="store_true", help="--stack: risk_stack with document features (length, span density, mean risk)")
     parser.add_argument("--stack-only", action="store_true", help="score risk_stack's rows only, not each protection policy of the tagger's risk")
     args = parser.parse_args()
-    DOC_FEATURES[0] = args.doc_features
     # policy name -> (protection rules, whether the person to protect is given)
     policies = {name: (policy_rules(settings), False) for name, settings in POLICIES.items()} if not args.stack_only else {}
+    corpora = {data.stem: load_tab(data) for data in args.data}
+    documents = [d for docs in corpora.values() for d in docs]
+    if len(corpora) > 1:
+        STRATA.update({d.doc_id: corpus for corpus, docs in corpora.items() for d in docs})
     persons: Dict[str, Any] = {}
     if args.with_protect_field:
-        persons = {d.doc_id: protect_from_record(d.meta, args.with_protect_field) for data in args.data for d in load_tab(data)}
+        persons = {d.doc_id: protect_from_record(d.meta, args.with_protect_field) for d in documents}
         policies.update({f"{name}, Doc._.protect = {args.with_protect_field}": (policy_rules(settings), True) for name, settings in POLICIES.items()})
 
     blank = spacy.blank("en")
-    references = sorted((ref for data in args.data for ref in read_tab(data, blank)), key=lambda d: (d._.doc_id, d._.annotator or ""))
-    if len(args.data) > 1:
-        STRATA.update({d.doc_id: data.stem for data in args.data for d in load_tab(data)})
+    references = sorted(tab_to_docs(documents, blank), key=lambda d: (d._.doc_id, d._.annotator or ""))
     gold = docs_to_tab(references)
     texts = {doc.doc_id: doc.text for doc in gold}
     doc_ids = sorted(texts)
@@ -435,18 +446,15 @@ def main() -> None:
         if args.stack:  # fit on the training cases' inner out-of-fold risks; threshold by a 3-fold cross-fit within them
             train_ids = [d for d in doc_ids if d not in held]
             inner_risks = seq_risks(rows, inner)
-            crossfit: Dict[str, List[Row]] = {}
-            for j, part in enumerate(folds_of(train_ids, args.inner_folds, args.seed + 200 + k)):
-                part_ids = sorted(train_ids[i] for i in part)
-                rest = [d for d in train_ids if d not in set(part_ids)]
-                crossfit.update(stacked(gold_by_id, srows, rows, inner_risks, rest, inner_risks, part_ids, args.seed + 10 * k + j))
+            crossfit = crossfit_stack(gold_by_id, srows, rows, inner_risks, train_ids, args.inner_folds, args.seed + 200 + k, args.seed + 10 * k,
+                                      args.doc_features)
             rules = policy_rules(POLICIES[COURT_POLICY])
             grid_scores = {t: scores(inner_gold, masked(crossfit, t, rules), tokens) for t in STACK_THRESHOLDS}
             threshold = best_f1_threshold(grid_scores)
             recall_threshold = recall_first_threshold(grid_scores, args.min_quasi)
             results["thresholds"].setdefault(stack_name, []).append(threshold)
             results["thresholds"].setdefault(recall_name, []).append(recall_threshold)
-            test_stack = stacked(gold_by_id, srows, rows, inner_risks, train_ids, seq_risks(rows, test_rows), sorted(held), args.seed + k)
+            test_stack = stacked(gold_by_id, srows, rows, inner_risks, train_ids, seq_risks(rows, test_rows), sorted(held), args.seed + k, args.doc_features)
             stack_out.update(test_stack)
             stack_predictions.update(masked(test_stack, threshold, rules))
             recall_predictions.update(masked(test_stack, recall_threshold, rules))

@@ -116,17 +116,18 @@ class Errors(metaclass=ErrorsWithCodes):
         "components to run on the text view, or null for all components before {name}."
     )
     # pii_confidence and the masker's min_confidence (detect/confidence.py)
-    E046 = "output paths: {problem}; nothing was read or written."
-    E045 = (
-        "bad request: {what}: the service runs no strategy that keeps state across requests "
-        "(across_docs) or calls a registered function (custom); use them from the CLI or the Python API."
-    )
     E042 = "min_confidence (--min-confidence) must be a number in [0, 1], got {value!r}."
     E043 = (
         "pii_confidence: the {n} training span(s) are all of one class (all masked or all not): "
         "a confidence cannot be fit; give annotated documents with both."
     )
     E044 = "{name}: the shipped artefact '{shipped}' holds no confidence model (learned.json with weights)."
+    # the service and the CLI's output paths
+    E045 = (
+        "bad request: {what}: the service runs no strategy that keeps state across requests "
+        "(across_docs) or calls a registered function (custom); use them from the CLI or the Python API."
+    )
+    E046 = "output paths: {problem}; nothing was read or written."
     E100 = "strategy '{name}' is not registered. Registered: {names}."
     E101 = "invalid parameter for strategy '{name}': {problem}."
     E102 = "operator label '{label}' is not a PII type. Use one of: {labels} or DEFAULT."

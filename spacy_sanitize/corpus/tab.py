@@ -9,7 +9,7 @@ QUASI, for mentions the annotator masked).
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 import srsly
 from spacy.language import Language
@@ -107,8 +107,11 @@ def parse_tab(data: Any, source: str = "<data>", lenient: bool = False) -> List[
     return documents
 
 
-def load_tab(path: Union[str, Path], lenient: bool = False) -> List[TabDocument]:
-    """Read and validate a TAB JSON file."""
+def load_tab(path: Union[str, Path, Sequence[Union[str, Path]]], lenient: bool = False) -> List[TabDocument]:
+    """Read and validate a TAB JSON file, or several (their documents in order: one
+    corpus of biographies and court cases together)."""
+    if isinstance(path, (list, tuple)):
+        return [document for one in path for document in load_tab(one, lenient=lenient)]
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(Errors.E006.format(path=path))
@@ -149,8 +152,8 @@ def tab_to_docs(
             yield doc
 
 
-def read_tab(path: Union[str, Path], nlp: Language, lenient: bool = False, **kwargs: Any) -> List[Doc]:
-    """Read a TAB JSON file into reference Docs (one per annotator)."""
+def read_tab(path: Union[str, Path, Sequence[Union[str, Path]]], nlp: Language, lenient: bool = False, **kwargs: Any) -> List[Doc]:
+    """Read a TAB JSON file (or several, ``load_tab``) into reference Docs (one per annotator)."""
     return list(tab_to_docs(load_tab(path, lenient=lenient), nlp, **kwargs))
 
 

@@ -15,7 +15,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import minibatch
 
-from ..corpus.tab import merge_views, read_tab
+from ..corpus.tab import load_tab, merge_views, tab_to_docs
 from ..risk.seq_models import save_tagger
 
 FAMILIES: Dict[str, Dict[str, Any]] = {
@@ -143,8 +143,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         import torch
 
         torch.set_num_threads(args.threads)  # the tool's choice; components leave threads alone
-    blank = spacy.blank("en")
-    references = [ref for data in args.data for ref in read_tab(data, blank)]
+    gold = load_tab(args.data)
+    references = list(tab_to_docs(gold, spacy.blank("en")))
     start = time.perf_counter()
     detected = None
     if args.detector:
@@ -155,10 +155,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
                          batch_size=args.batch_size)
     save_tagger(nlp.get_pipe("risk_seq").tagger, args.output)
     # What it was fit on, so `spacy-sanitize evaluate` flags in-sample figures.
-    from ..corpus import load_tab
     from ..evaluation.provenance import write_training_data
 
-    gold = [d for data in args.data for d in load_tab(data)]
     names = " ".join(data.name for data in args.data)
     benchmark = ("benchmarks/tab_eval.py --data wiki_dev.json tab_dev.json --stack (spacy project run evaluate-default-decision)" if len(args.data) > 1
                  else f"benchmarks/seq_eval.py --data {names} (spacy project run evaluate-seq on the biographies, evaluate-court-indicators on TAB)")

@@ -16,7 +16,7 @@ import spacy
 import srsly
 from spacy.tokens import Doc
 
-from ..corpus import TabDocument, load_tab, read_tab
+from ..corpus import TabDocument, load_tab, tab_to_docs
 from ..evaluation import detect_docs, document_folds
 from ..risk.seq import span_risk
 from ..risk.stack import DEFAULT_PARAMS, SpanRow, StackModel, span_rows
@@ -106,9 +106,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         torch.set_num_threads(args.threads)  # the tool's choice; components leave threads alone
 
     start = time.perf_counter()
-    blank = spacy.blank("en")
-    references = [ref for data in args.data for ref in read_tab(data, blank)]
-    gold = {d.doc_id: d for data in args.data for d in load_tab(data)}
+    documents = load_tab(args.data)
+    references = list(tab_to_docs(documents, spacy.blank("en")))
+    gold = {d.doc_id: d for d in documents}
     names = " ".join(data.name for data in args.data)
     rows = detected(load_detector(args.detector), {i: d.text for i, d in gold.items()})
     tagger = cnn_tagger(args.width, args.depth) if args.family == "cnn" else dict(FAMILIES[args.family])

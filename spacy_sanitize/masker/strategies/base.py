@@ -103,8 +103,8 @@ MAX_TEMPLATE_WIDTH = 64
 MAX_TEMPLATE_CHARS = 256
 
 
-def check_template(name: str, template: str, fields: Sequence[str], setting: str = "template") -> str:
-    """``template`` if it is a bounded format string over ``fields``; else E101."""
+def check_template(name: str, template: str, fields: Sequence[str], setting: str = "template") -> None:
+    """E101 unless ``template`` is a bounded format string over ``fields``."""
     if len(template) > MAX_TEMPLATE_CHARS:
         raise invalid(name, f"{setting} is longer than {MAX_TEMPLATE_CHARS} characters")
     try:
@@ -118,4 +118,3 @@ def check_template(name: str, template: str, fields: Sequence[str], setting: str
             raise invalid(name, f"{setting} field '{{{key}}}' is not one of " + ", ".join(f"{{{f}}}" for f in fields))
         if "{" in (spec or "") or any(int(n) > MAX_TEMPLATE_WIDTH for n in re.findall(r"\d+", spec or "")):
             raise invalid(name, f"{setting} format '{{{key}:{spec}}}': widths and precisions above {MAX_TEMPLATE_WIDTH} and nested fields are refused")
-    return template
