@@ -765,6 +765,11 @@ class Warnings(metaclass=ErrorsWithCodes):
     W043 = (
         "pipeline '{old}' is now called '{new}' ({why}); '{old}' still loads it."
     )
+    W044 = (
+        "pipeline '{name}' is kept to reproduce the paper's tables ({why}); on other text it "
+        "keeps identifiers or masks nearly everything. For any text use 'default' (decides what "
+        "to keep), 'strict' (masks everything detected) or 'accurate' (the [torch] extra)."
+    )
     W020 = (
         "'{path}': the output copies the records' other fields as they are, and these look like "
         "text and are NOT sanitized: {fields}. Add --text-field for each field to sanitize "

@@ -40,11 +40,29 @@ def shipped_configs() -> List[str]:
 PIPELINE_ALIASES = {"fast": ("strict", "the mask-all default up to 0.2; 'default' now decides what to keep")}
 
 
+# The short menu is default, strict and accurate. These shipped pipelines stay loadable to
+# reproduce the paper's tables (each trained or tuned on one corpus, or one risk indicator
+# alone); loading one by name says so (W044) and what to use on other text.
+REPRODUCTION_PIPELINES = {
+    "biography": "trained on the biographies only",
+    "court": "trained on the court cases only",
+    "court_accurate": "trained on the court cases only",
+    "risk_seq": "one risk indicator, trained on the biographies",
+    "risk_llm_prob": "one risk indicator, trained on the biographies",
+    "risk_llm_prob_frequency": "one risk indicator, trained on the biographies",
+    "risk_perturb": "one risk indicator",
+    "vote": "the paper's vote of indicators",
+    "ensemble": "the detector of earlier versions",
+}
+
+
 def _resolve_alias(name: Any) -> Any:
     if isinstance(name, str) and name in PIPELINE_ALIASES:
         new, why = PIPELINE_ALIASES[name]
         warnings.warn(Warnings.W043.format(old=name, new=new, why=why), stacklevel=3)
         return new
+    if isinstance(name, str) and name in REPRODUCTION_PIPELINES:
+        warnings.warn(Warnings.W044.format(name=name, why=REPRODUCTION_PIPELINES[name]), stacklevel=3)
     return name
 
 
