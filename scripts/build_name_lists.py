@@ -23,7 +23,7 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Dict, Iterable, List, Set
+from typing import Dict, Iterable, List, Optional, Set
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "spacy_sanitize" / "data" / "names"
@@ -55,7 +55,8 @@ def source_names(given_json: List[Path], family_json: List[Path]) -> Dict[str, S
     return {"given": given, "family": family}
 
 
-def casing_counts(paths: Iterable[Path], words: Set[str]) -> Dict[str, Counter]:
+def casing_counts(paths: Iterable[Path], words: Optional[Set[str]]) -> Dict[str, Counter]:
+    """Occurrences of each word (of ``words``; None: every word) and those in lower case."""
     lower: Counter = Counter()
     total: Counter = Counter()
     for path in paths:
@@ -63,7 +64,7 @@ def casing_counts(paths: Iterable[Path], words: Set[str]) -> Dict[str, Counter]:
             for line in stream:
                 for word in WORD.findall(json.loads(line)["text"]):
                     key = word.lower()
-                    if key in words:
+                    if words is None or key in words:
                         total[key] += 1
                         lower[key] += word == key
     return {"lower": lower, "total": total}
@@ -83,6 +84,36 @@ def name_only(names: Set[str], counts: Dict[str, Counter], max_lower_share: floa
     return sorted(kept)
 
 
+def all_locale_names() -> Set[str]:
+    """The given and family names of every mimesis locale (32,000 and 29,000)."""
+    from mimesis.constants import DATADIR
+
+    found: Set[str] = set()
+    for path in Path(DATADIR).glob("*/person.json"):
+        person = json.loads(path.read_text(encoding="utf8"))
+        names = person.get("names", {})
+        for group in names.values() if isinstance(names, dict) else [names]:
+            found.update(group)
+        found.update(n for n in person.get("surnames") or [] if isinstance(n, str))
+    return found
+
+
+def word_names(names: Set[str], plain: List[str]) -> List[str]:
+    """Names that are also ordinary words ("grace", "faith", "will", "baker"): pii_refine does
+    not take them for a plain word at a sentence start."""
+    from spacy_sanitize.masking_plan import COMMON_WORDS
+
+    lowered = {n.lower() for n in names if n.isalpha() and len(n) >= 3}
+    return sorted(n for n in lowered if n in COMMON_WORDS or n in set(plain))
+
+
+def plain_words(counts: Dict[str, Counter], min_count: int = 3, min_lower_share: float = 0.6) -> List[str]:
+    """Words written in lower case in at least ``min_lower_share`` of their (``min_count`` or
+    more) occurrences in the corpora: ordinary words (pii_refine's plain words)."""
+    return sorted(w for w, n in counts["total"].items()
+                  if n >= min_count and len(w) >= 2 and w.isalpha() and counts["lower"][w] >= min_lower_share * n)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("corpora", nargs="+", type=Path)
@@ -98,6 +129,13 @@ def main() -> None:
         kept = name_only(found, counts, args.max_lower_share)
         (args.output / f"{group}.txt").write_text("\n".join(kept) + "\n", encoding="utf8")
         print(f"{group}: {len(kept)} of {len(found)} names kept")
+    # every word of the corpora (not only the names) for the plain words
+    plain = plain_words(casing_counts(args.corpora, None))
+    (args.output / "plain_words.txt").write_text("\n".join(plain) + "\n", encoding="utf8")
+    words = word_names(all_locale_names() | names["given"] | names["family"], plain)
+    (args.output / "word_names.txt").write_text("\n".join(words) + "\n", encoding="utf8")
+    print(f"plain_words: {len(plain)}, word_names: {len(words)}")
+    print(f"word_names: {len(words)} names that are also ordinary words")
 
 
 if __name__ == "__main__":

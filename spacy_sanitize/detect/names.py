@@ -37,6 +37,22 @@ def name_lists(folder: Optional[str] = None) -> NameLists:
     return NameLists(_read(root / "given.txt"), _read(root / "family.txt"))
 
 
+@lru_cache(maxsize=4)
+def word_names(folder: Optional[str] = None) -> FrozenSet[str]:
+    """The lower-cased names left out of the lists because they are also ordinary words
+    ("grace", "will", "baker"): such a word may still be a name."""
+    root = Path(folder) if folder else data_path("names")
+    return _read(root / "word_names.txt")
+
+
+@lru_cache(maxsize=4)
+def plain_words(folder: Optional[str] = None) -> FrozenSet[str]:
+    """Lower-cased words written in lower case in at least 60% of their (3 or more)
+    occurrences in the unlabeled biographies and judgments: ordinary words, not names."""
+    root = Path(folder) if folder else data_path("names")
+    return _read(root / "plain_words.txt")
+
+
 def _lower_word(text: str) -> bool:
     return text.isalpha() and text.islower()
 

@@ -23,7 +23,7 @@ span, quotes between (the nickname and surname of 'Byron Scott "Buster" Brannon'
 from typing import List, Sequence, Set, Tuple
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
 from ..masking_plan import COMMON_WORDS
@@ -31,7 +31,7 @@ from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from .gazetteer.filters import SENTENCE_BREAKS, term_zipf
 from .names import NameLists, name_lists
-from .refine import FIELD_LABELS, FIELD_WORDS
+from .refine import FIELD_LABELS, FIELD_WORDS, capitalised_inside, plain_words
 
 DEFAULT_CONNECTORS = [
     "of", "the", "and", "&", "de", "du", "des", "la", "le", "les", "von", "van", "der", "den",
@@ -172,6 +172,7 @@ class ProperNounDetector:
         persons = {k for span in spans if span.label_ == "PERSON" for k in range(span.start, span.end)}
         lists = name_lists()
         words, spaces, caps = _token_lists(doc)
+        proper = capitalised_inside(doc)
         found = []
         for start, end in self._runs(words, spaces, caps):
             # the parts of the run no detector covered, trimmed to capitalised words
@@ -188,7 +189,8 @@ class ProperNounDetector:
                     a += 1
                 while b > a and not (caps[b - 1] or (_number(words[b - 1]) and b == end)):
                     b -= 1
-                if a < b and any(self._rare(words[m]) for m in range(a, b) if caps[m]):
+                # a heading or a sentence's first words, all plain ("DISCHARGE SUMMARY", "Preheat"), is no name
+                if a < b and any(self._rare(words[m]) for m in range(a, b) if caps[m]) and not plain_words(Span(doc, a, b, self.label), proper):
                     label = self._label(words, spaces, a, b, lists)
                     if label == self.label and self._after_person(words, spaces, a, persons):
                         label = "PERSON"

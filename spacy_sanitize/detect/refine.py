@@ -40,6 +40,16 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   field label (right before ":") or only common words (not in the name lists: "Sent") is
   dropped, unless every part would be: a span never takes in the next field of a header.
 
+- **plain words** (with ``drop_plain_words``): a recognizer's PERSON, ORG, LOC or MISC span
+  made only of ordinary words (written in lower case at least 60% of the time in the
+  unlabeled biographies and judgments: ``data/names/plain_words.txt``; connectors, ``/``)
+  that starts a sentence or a line ("Please find attached", "Insert the batteries", "Kind
+  regards", "DISCHARGE SUMMARY", "Dear Colleague") is dropped: generic NER, trained on news,
+  biographies and judgments, reads an imperative or a heading as a name. Kept when a word is
+  a listed name or a name that is also a word ("Grace called", "Will", "Baker denied"), or
+  when the word is capitalised inside a sentence elsewhere in the text (a proper noun there).
+  A PERSON span of titles only ("Madam", "Sir") is dropped too.
+
 Spans found by rules (``pii_codes``, ``pii_script``, ``pii_titles``, ``pii_propn``) are kept as they are.
 A rewritten span keeps its label and ``Span._.risk_explain`` (copied to the new offsets)
 and records what changed in ``Span._.risk_explain["pii_refine"]``; the number of dropped
@@ -53,9 +63,10 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
-from ..masking_plan import is_common_word
-from ..types import DEFAULT_SPANS_KEY
-from .names import name_lists
+from ..masking_plan import COMMON_WORDS, is_common_word
+from ..types import DEFAULT_SPANS_KEY, PERSON_TITLES
+from .names import name_lists, word_names
+from .names import plain_words as ordinary_words
 
 RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles", "pii_propn")
 # Words that open a reference to a provision of law, which NER models read as a PERSON
@@ -118,6 +129,12 @@ SOVEREIGN_TITLES = frozenset(
 )
 DAY = re.compile(r"^(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?$")
 YEAR_RANGE = re.compile(r"^(?:1\d|20)\d\d[-–—](?:(?:1\d|20)\d\d|\d\d)$")
+
+
+PLAIN_LABELS = frozenset({"PERSON", "ORG", "LOC", "MISC"})
+PLAIN_CONNECTORS = frozenset({"and", "or", "of", "the", "&", "/", "-"})
+# what may stand between a line start and a heading or a sentence's first word
+LINE_OPENERS = frozenset({"#", "##", "###", "*", "**", "-", "•", ">", "|", "(", "[", '"', "“", "'", "dear", "hi", "hello", "hey"})
 
 
 def _is_month(text: str) -> bool:
@@ -195,16 +212,66 @@ def _without_field_label(span: Span, name: str) -> Optional[Span]:
     return new
 
 
+def _line_or_sentence_start(doc: Doc, i: int) -> bool:
+    j = i - 1
+    while j >= 0 and doc[j].lower_ in LINE_OPENERS and "\n" not in doc[j].whitespace_:
+        j -= 1
+    if j < 0:
+        return True
+    token = doc[j]
+    before = j - 1 if token.is_space else j
+    if before >= 0 and doc[before].text == ",":
+        return False  # the line after a sign-off or salutation ("Kind regards,\nHope")
+    return "\n" in token.text or "\n" in token.whitespace_ or token.text in (".", "!", "?", "…")
+
+
+def capitalised_inside(doc: Doc) -> Dict[str, List[int]]:
+    """Where each lower-cased word is written capitalised inside a sentence of ``doc`` (a
+    proper noun there, "Mr Grant"), by token index."""
+    found: Dict[str, List[int]] = {}
+    for t in doc:
+        if t.is_alpha and t.text[:1].isupper() and not _line_or_sentence_start(doc, t.i):
+            found.setdefault(t.lower_, []).append(t.i)
+    return found
+
+
+def plain_words(span: Span, proper: Dict[str, List[int]]) -> bool:
+    """A recognizer's (or pii_propn's) span that is a plain word at a sentence or line start,
+    a title alone or no word at all (an emoji: module docs, ``drop_plain_words``);
+    ``proper``: ``capitalised_inside(doc)``."""
+    words = [t for t in span if not t.is_space and t.lower_ not in PLAIN_CONNECTORS]
+    if not words or span.label_ not in PLAIN_LABELS:
+        return False
+    if not any(c.isalnum() for c in span.text):
+        return True
+    if span.label_ == "PERSON" and all(t.lower_.rstrip(".") in PERSON_TITLES for t in words):
+        return True
+    if not _line_or_sentence_start(span.doc, span.start):
+        return False
+    given, family = name_lists()
+    also_names, plain = word_names(), ordinary_words()
+    for token in words:
+        lowered = token.lower_
+        elsewhere = any(not span.start <= i < span.end for i in proper.get(lowered, ()))
+        if not token.is_alpha or lowered in given or lowered in family or lowered in also_names or elsewhere:
+            return False
+        if lowered not in COMMON_WORDS and lowered not in plain:
+            return False
+    return True
+
+
 class SpanRefiner:
     """Splits, trims and drops the spans of ``doc.spans[spans_key]`` (see the module docs)."""
 
-    def __init__(self, name: str, spans_key: str, split_ranges: bool, trim_edges: bool, drop_vague_dates: bool, drop_number_words: bool) -> None:
+    def __init__(self, name: str, spans_key: str, split_ranges: bool, trim_edges: bool, drop_vague_dates: bool, drop_number_words: bool,
+                 drop_plain_words: bool = True) -> None:
         self.name = name
         self.spans_key = spans_key
         self.split_ranges = split_ranges
         self.trim_edges = trim_edges
         self.drop_vague_dates = drop_vague_dates
         self.drop_number_words = drop_number_words
+        self.drop_plain_words = drop_plain_words
 
     def __call__(self, doc: Doc) -> Doc:
         if self.spans_key not in doc.spans:
@@ -213,16 +280,17 @@ class SpanRefiner:
         dropped = 0
         covered = frozenset(i for span in doc.spans[self.spans_key] for i in range(span.start, span.end))
         spans: List[Span] = []
+        proper = capitalised_inside(doc) if self.drop_plain_words else {}
         for span in doc.spans[self.spans_key]:
-            detector = str(span._.risk_explain.get("detector", ""))
-            if detector.split(":")[0] in RULE_DETECTORS:
+            detector = str(span._.risk_explain.get("detector", "")).split(":")[0]
+            if detector in RULE_DETECTORS:
                 kept.append(span)
-            elif self.trim_edges:
-                lines = self._line_parts(span)
-                dropped += len(lines) == 0
-                spans += lines
             else:
-                spans.append(span)
+                parts = self._line_parts(span) if self.trim_edges else [span]
+                if self.drop_plain_words and detector != "pii_gazetteer":
+                    parts = [part for part in parts if not plain_words(part, proper)]
+                dropped += len(parts) == 0
+                spans += parts
         for span in spans:
             if self.trim_edges:
                 field = _without_field_label(span, self.name)
@@ -389,18 +457,22 @@ class SpanRefiner:
 
 @Language.factory(
     "pii_refine",
-    default_config={"spans_key": DEFAULT_SPANS_KEY, "split_ranges": True, "trim_edges": True, "drop_vague_dates": True, "drop_number_words": True},
+    default_config={"spans_key": DEFAULT_SPANS_KEY, "split_ranges": True, "trim_edges": True, "drop_vague_dates": True, "drop_number_words": True,
+                    "drop_plain_words": True},
     requires=["doc.spans"],
     assigns=["doc.spans", "span._.risk_explain"],
 )
-def make_refiner(nlp: Language, name: str, spans_key: str, split_ranges: bool, trim_edges: bool, drop_vague_dates: bool, drop_number_words: bool) -> SpanRefiner:
+def make_refiner(nlp: Language, name: str, spans_key: str, split_ranges: bool, trim_edges: bool, drop_vague_dates: bool, drop_number_words: bool,
+                 drop_plain_words: bool) -> SpanRefiner:
     """split_ranges (bool): split date ranges at their connectors. trim_edges (bool): trim
     leading prepositions, articles and hedges of dates and numbers and trailing connectors
     of every span. drop_vague_dates (bool): drop DATETIME spans without a digit, month,
     weekday or number word. drop_number_words (bool): drop QUANTITY spans that are just
-    "one", "first", "second" or "once"."""
+    "one", "first", "second" or "once". drop_plain_words (bool): drop a recognizer's name,
+    place, organisation or MISC span of ordinary words at a sentence or line start ("Please",
+    "Insert", "DISCHARGE SUMMARY") and a PERSON span of titles only ("Madam")."""
     register_extensions()
-    return SpanRefiner(name, spans_key, split_ranges, trim_edges, drop_vague_dates, drop_number_words)
+    return SpanRefiner(name, spans_key, split_ranges, trim_edges, drop_vague_dates, drop_number_words, drop_plain_words)
 
 
 def refine_summary(doc: Doc, name: str = "pii_refine") -> Dict[str, int]:
