@@ -72,6 +72,9 @@ POLICIES: Dict[str, Dict[str, Any]] = {
 }
 # The policy parts/court.cfg ships (tests/test_court_benchmarks.py checks they agree).
 COURT_POLICY = "protect CODE, PERSON, listed names, name rules, validated codes, dates after cues"
+# default's: court's, with the code rules' spans and spans shaped like an identifier (parts/default.cfg)
+DEFAULT_POLICY = COURT_POLICY + ", code rules, code-shaped"
+POLICIES[DEFAULT_POLICY] = {**POLICIES[COURT_POLICY], "protect_detectors": ["pii_titles", "pii_script", "pii_codes"], "protect_code_shaped": True}
 # A span row: [start, end, label, entity_id, risk]; risk None = masked (no score: fail closed).
 # Detected rows carry two more: [..., detector, validated] (risk_explain["detector"] and
 # spans.is_validated), which the span protection rules read.
@@ -161,7 +164,8 @@ def with_own(spans: List[Row], own: List[Row]) -> List[Row]:
 def policy_rules(settings: Dict[str, Any]) -> ProtectRules:
     """The protection rules of a policy, as risk_threshold builds them from these settings."""
     return ProtectRules(settings.get("protect", []), settings.get("protect_names", False), settings.get("protect_detectors"),
-                        settings.get("protect_validated", False), settings.get("protect_date_cues"), settings.get("date_cue_window", 5))
+                        settings.get("protect_validated", False), settings.get("protect_date_cues"), settings.get("date_cue_window", 5),
+                        settings.get("protect_code_shaped", False))
 
 
 NO_RULES = ProtectRules([])
@@ -346,6 +350,8 @@ def main() -> None:
                         help="a span's risk is the mean of this tagger's and this family's (risk_vote's mean rule; its out-of-fold probabilities from an earlier run with the same --cache and folds)")
     parser.add_argument("--propose", action="store_true",
                         help="also let the tagger add spans (risk_seq's propose_threshold), chosen with the threshold by inner CV under --propose-policy")
+    parser.add_argument("--stack-policy", default=COURT_POLICY, choices=sorted(POLICIES),
+                        help="--stack: the protection policy of risk_stack's decision (default's: the last of the list)")
     parser.add_argument("--propose-policy", default=COURT_POLICY, choices=sorted(POLICIES), help="--propose: the protection policy")
     parser.add_argument("--with-protect-field", default=None, metavar="FIELD",
                         help="also score every policy with Doc._.protect set from this record field (e.g. meta.applicant)")
@@ -415,7 +421,7 @@ def main() -> None:
     gold_by_id = {d.doc_id: d for d in gold}
     srows = stack_rows(texts, rows)
     family = args.family + (f" + {args.mean_with} (mean)" if args.mean_with else "")
-    stack_name = f"risk_stack over risk_seq {family} (grouped CV), {COURT_POLICY}"
+    stack_name = f"risk_stack over risk_seq {family} (grouped CV), {args.stack_policy}"
     recall_name = f"{stack_name}, threshold: highest with inner R_quasi >= {args.min_quasi}"
     stack_out: Dict[str, List[Row]] = {}
     stack_predictions: Dict[str, List[List[int]]] = {}
@@ -448,7 +454,7 @@ def main() -> None:
             inner_risks = seq_risks(rows, inner)
             crossfit = crossfit_stack(gold_by_id, srows, rows, inner_risks, train_ids, args.inner_folds, args.seed + 200 + k, args.seed + 10 * k,
                                       args.doc_features)
-            rules = policy_rules(POLICIES[COURT_POLICY])
+            rules = policy_rules(POLICIES[args.stack_policy])
             grid_scores = {t: scores(inner_gold, masked(crossfit, t, rules), tokens) for t in STACK_THRESHOLDS}
             threshold = best_f1_threshold(grid_scores)
             recall_threshold = recall_first_threshold(grid_scores, args.min_quasi)
@@ -489,7 +495,7 @@ def main() -> None:
     if args.stack:
         results["rows"][stack_name] = scores(gold, stack_predictions, tokens)
         results["rows"][recall_name] = scores(gold, recall_predictions, tokens)
-        rules = policy_rules(POLICIES[COURT_POLICY])
+        rules = policy_rules(POLICIES[args.stack_policy])
         results["stack_threshold_grid"] = STACK_THRESHOLDS
         results["stack_fixed_thresholds"] = {str(t): scores(gold, masked(stack_out, t, rules), tokens) for t in STACK_THRESHOLDS}
     # The same out-of-fold scores at fixed thresholds (not a CV result: the threshold is not chosen on training folds).

@@ -267,8 +267,8 @@ def test_court_classifiers_load_from_their_own_folder():
     court.initialize(lambda: [], shipped="risk_llm_prob_court")
     bios.initialize(lambda: [], shipped="risk_llm_prob")
     provenance = srsly.read_json(data_path("risk_llm_prob_court", "frequency", "training_data.json"))
-    assert provenance["source"] == "tab_dev.json" and len(set(provenance["doc_ids"])) == 92
-    assert court.meta["n_train"] > 10 * bios.meta["n_train"] > 0  # 356 annotator views of long cases
+    assert provenance["source"] == "tab_dev.json" and len(set(provenance["doc_ids"])) == 127  # all annotated TAB dev cases
+    assert court.meta["n_train"] > 10 * bios.meta["n_train"] > 0  # 541 annotator views of long cases
     text = "The applicant, Mr Vlakhtor Ezzeqi, was born in 1975 in Oslo."
     doc = nlp.make_doc(text)
     doc.spans["pii"] = [doc.char_span(text.index(w), text.index(w) + len(w), label=label)

@@ -19,6 +19,9 @@ birth or a postcode. The rules name what no score may un-mask:
   after titles, in fields, captions and company names; ``pii_script`` for names in other scripts);
 - ``validated`` (``protect_validated``): identifiers whose format or check digits were verified
   (``spans.is_validated``: postcodes typed LOC, phone numbers, IBANs, national ids);
+- ``code_shaped`` (``protect_code_shaped``): a span of any label but DATETIME with 4 digits in
+  a row or a word of letters and digits ("69003", "19b", "ST-40917"): a house, staff or card
+  number a recognizer typed QUANTITY, LOC or ORG is still someone's number;
 - ``date_cues`` (``protect_date_cues``): a DATETIME span with one of these cues among the
   ``date_window`` words before it ("born", "date of birth", "DOB", "d.", "né le"): a date of
   birth or death, a quasi-identifier a court keeps as much as a medical record does.
@@ -83,6 +86,24 @@ def _cue_pattern(cue: str) -> "re.Pattern[str]":
     return re.compile(r"(?<![^\W_])" + r"\s+".join(parts) + end)
 
 
+# what an identifier looks like whatever its label: 4 digits in a row ("69003", "2110") or a word
+# of letters and digits ("19b", "ST-40917", "72.8777E"); amounts keep their separators ("15,000")
+CODE_WORD = re.compile(r"(?<![\w-])[\w-]+")
+FOUR_DIGITS = re.compile(r"\d{4}")
+ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s|am|pm)", re.IGNORECASE)  # "2nd", "1990s", "9am" are no identifiers
+
+
+def code_shaped(text: str) -> bool:
+    """Whether ``text`` holds 4 digits in a row or a word of letters and digits."""
+    for word in CODE_WORD.findall(text):
+        if ORDINAL.fullmatch(word):
+            continue
+        digits = sum(c.isdigit() for c in word)
+        if digits >= 4 and FOUR_DIGITS.search(word) or digits and any(c.isalpha() for c in word):
+            return True
+    return False
+
+
 class ProtectRules:
     """The protection rules of one decider; ``reason`` says which one keeps a span masked."""
 
@@ -94,8 +115,9 @@ class ProtectRules:
         validated: bool = False,
         date_cues: Optional[Sequence[str]] = None,
         date_window: int = 5,
+        code_shaped: bool = False,
     ) -> None:
-        for name, value in (("protect_names", names), ("protect_validated", validated)):
+        for name, value in (("protect_names", names), ("protect_validated", validated), ("protect_code_shaped", code_shaped)):
             if not isinstance(value, bool):
                 raise ValueError(Errors.E531.format(name=name, value=value))
         if isinstance(date_window, bool) or not isinstance(date_window, int) or date_window < 1:
@@ -106,6 +128,7 @@ class ProtectRules:
         self.validated = validated
         self.date_cues = _check_strings("protect_date_cues", date_cues)
         self.date_window = date_window
+        self.code_shaped = code_shaped
         self._cues = [(cue, _cue_pattern(cue)) for cue in self.date_cues]
         self._lists = name_lists() if names else None
         self._places = place_words() if names else frozenset()
@@ -142,6 +165,9 @@ class ProtectRules:
             found = next((d for d in self.detectors if detector == d or detector.startswith(d + ":")), None)
             if found:
                 return f"found by a rule of {found}, which is protected (protect_detectors): masked whatever the votes"
+        if self.code_shaped and label != DATE_LABEL and code_shaped(text[start:end]):
+            return ("shaped like an identifier (a run of 4 digits, or letters and digits in one word: a house or staff "
+                    "number, a postcode) is protected (protect_code_shaped): masked whatever the votes")
         if self.names and self.name_word(text[start:end]):
             return "a word of the span is in the shipped name lists (protect_names): masked whatever the votes"
         if self._cues and label == DATE_LABEL:

@@ -55,6 +55,7 @@ class RiskThreshold(RiskVote):
         protect_validated: bool = False,
         protect_date_cues: Optional[List[str]] = None,
         date_cue_window: int = 5,
+        protect_code_shaped: bool = False,
     ) -> None:
         if missing != "mask":
             raise ValueError(Errors.E705.format(missing=missing))
@@ -82,6 +83,7 @@ class RiskThreshold(RiskVote):
             protect_validated=protect_validated,
             protect_date_cues=protect_date_cues,
             date_cue_window=date_cue_window,
+            protect_code_shaped=protect_code_shaped,
         )
         self.indicator = indicator
         self.threshold = None if threshold is None else float(threshold)
@@ -116,6 +118,7 @@ class RiskThreshold(RiskVote):
         "protect_validated": False,
         "protect_date_cues": [],
         "date_cue_window": 5,
+        "protect_code_shaped": False,
     },
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
@@ -134,6 +137,7 @@ def make_risk_threshold(
     protect_validated: bool,
     protect_date_cues: List[str],
     date_cue_window: int,
+    protect_code_shaped: bool,
 ) -> RiskThreshold:
     """indicator (str): the risk key to decide from (``seq`` for ``risk_seq``); required.
     threshold (Optional[float]): mask when risk >= threshold, in [0, 1]; null = the
@@ -145,9 +149,11 @@ def make_risk_threshold(
     protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window:
     risk_vote's protection rules (``decide/rules.py``; off by default): a span with a word of
     the shipped name lists, a span of these detectors, a validated identifier, a DATETIME span
-    with one of these cues among the date_cue_window words before it stay masked."""
+    with one of these cues among the date_cue_window words before it stay masked.
+    protect_code_shaped (bool): so does a span (not DATETIME) with 4 digits in a row or a word
+    of letters and digits."""
     register_extensions()
     return RiskThreshold(
         nlp, name, indicator, threshold, spans_key, missing, protect, types_always_mask,
-        protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window,
+        protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window, protect_code_shaped,
     )

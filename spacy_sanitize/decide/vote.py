@@ -108,6 +108,7 @@ class RiskVote:
         protect_validated: bool = False,
         protect_date_cues: Optional[List[str]] = None,
         date_cue_window: int = 5,
+        protect_code_shaped: bool = False,
     ) -> None:
         if rule not in RULES:
             raise ValueError(Errors.E700.format(rule=rule, rules=", ".join(RULES)))
@@ -131,7 +132,8 @@ class RiskVote:
         self.mean_threshold = float(mean_threshold)
         self.missing = missing
         self.protect = protected_labels(protect, types_always_mask)
-        self.rules = ProtectRules(self.protect, protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window)
+        self.rules = ProtectRules(self.protect, protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window,
+                                  protect_code_shaped)
         self._order_checked = False
 
     # ---------------------------------------------------------------- decision
@@ -260,6 +262,7 @@ class RiskVote:
         "protect_validated": False,
         "protect_date_cues": [],
         "date_cue_window": 5,
+        "protect_code_shaped": False,
     },
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
@@ -282,6 +285,7 @@ def make_risk_vote(
     protect_validated: bool,
     protect_date_cues: List[str],
     date_cue_window: int,
+    protect_code_shaped: bool,
 ) -> RiskVote:
     """indicators (List[str]): risk keys to combine (``seq``, ``web``...); empty = every key
     present on the span. thresholds (Dict[str, float]): per-key vote threshold (risk >=
@@ -300,7 +304,9 @@ def make_risk_vote(
     verified (postcodes, phone numbers, IBANs...), whatever their label; false = off.
     protect_date_cues (List[str]): cues ("born", "date of birth", "DOB") that keep a DATETIME
     span masked when one is among the date_cue_window words before it; [] = off.
-    date_cue_window (int): how many words before a date are searched for the cues (>= 1)."""
+    date_cue_window (int): how many words before a date are searched for the cues (>= 1).
+    protect_code_shaped (bool): keep masked a span (not DATETIME) with 4 digits in a row or a
+    word of letters and digits ("69003", "19b", "ST-40917"), whatever its label; false = off."""
     register_extensions()
     return RiskVote(
         nlp,
@@ -320,6 +326,7 @@ def make_risk_vote(
         protect_validated,
         protect_date_cues,
         date_cue_window,
+        protect_code_shaped,
     )
 
 

@@ -22,6 +22,7 @@ from spacy.tokens import Doc
 
 from ..errors import Errors
 from ..extensions import register_extensions
+from ..masking_plan import COMMON_WORDS
 from ..spans import VALIDATED, add_pii_spans
 
 DEFAULT_PATTERNS: Dict[str, str] = {
@@ -37,7 +38,7 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     "user_path": r"(?i)(?:\b[A-Z]:\\(?:Users|Documents and Settings)\\|(?<![\w.])/(?:home|Users)/)[^\\/\s:*?\"<>|]{1,64}",
     "chat_tag": r"(?<![\w#])[\w.]{2,32}#\d{4}\b",
     "user_at_host": r"(?<![\w.+-])[\w-]{1,64}[._][\w.-]{1,64}@[A-Za-z][\w-]{0,63}(?![\w.@-])",
-    "chat_nick": r"(?<=\] )<[@+]?[A-Za-z_][\w`^{}|-]{1,29}>",
+    "chat_nick": r"(?<=\] )<[@+]?[A-Za-z_][\w`^{}|.-]{1,29}>",
     # a user, login, account or handle number: the label stays, the number is the CODE
     # (group "id": a pattern with that group marks the group only)
     "account_number": r"(?i)\b(?:user(?:name)?|login|handle|account|acct|member|customer|player|uid)(?:[ \t]?(?:id|no\.?|number))?[ \t]*[:#=]?[ \t]*#?(?P<id>\d{3,12})\b",
@@ -45,6 +46,33 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # ("s_achterberg"); a file name in parentheses ("(setup.py)") is none
     "handle": r"(?<=\()[A-Za-z][A-Za-z0-9]{0,31}(?:[._][A-Za-z0-9]{1,32}){1,3}(?=\))",
     "snake_handle": r"(?<![\w.@/#$-])[A-Za-z][A-Za-z0-9]{0,31}_[A-Za-z0-9_]{0,31}[A-Za-z0-9](?![\w@/$-]|\.\w)",
+    # everyday text: an @mention ("@kobrien", "@yusuf.h08"; not an e-mail: nothing before the @),
+    # a profile on a social host written without a scheme ("instagram.com/nguyen.linh.photo",
+    # "fqureshi.github.io"), a user in a URL path ("/users/ahmad.haddad/"), the value of a log
+    # key naming a user ("user=ebrennan", 'username="o.petrenko"', "actor: m.obi") and sshd's
+    # "for NAME from"
+    "mention": r"(?<![\w.@/+-])@[A-Za-z0-9_](?:[\w.-]{0,62}[\w])?",
+    "social_profile": (
+        r"(?i)(?<![\w.-])(?:www\.)?(?:twitter|x|instagram|github|gitlab|facebook|tiktok|threads|linkedin|youtube|medium|twitch)"
+        r"\.(?:com|net|tv)/(?:in/|@)?[\w.-]{1,64}[\w]|(?<![\w.-])[\w-]{1,39}\.github\.io"
+    ),
+    "url_user": r"(?i)/(?:users?|u|profiles?|people|members?|~)/(?P<id>[A-Za-z][\w.-]{0,62}[\w])",
+    "log_user": (
+        r"(?i)\b(?:user(?:_?name|_?id)?|login|uid|actor|target|owner|author|assignee|reporter|src_user|dst_user|"
+        r"account(?:_?id)?|handle|nick(?:name)?|member)\"?[ \t]*(?:=|:)[ \t]*\"?(?P<id>[A-Za-z][\w.@+-]{0,62}[\w])"
+    ),
+    # "vpn user is mwilliams", "her login is sarah.lin": a word that is no ordinary word
+    "user_is": r"(?i)\b(?:user(?:_?name)?|login|handle|nick(?:name)?|gamertag|psn|alias)[ \t]+is[ \t]+(?P<id>[a-z][\w.-]{1,62}[\w])\b",
+    "sshd_user": r"\bfor (?:invalid user )?(?P<id>[a-z_][a-z0-9_.-]{0,31}) from\b",
+    # a place on a map: a pair of decimal degrees ("53.4808, -2.2426", "19.0760N 72.8777E"), a
+    # degree-minute(-second) position ("57°08′54″N", "N 52° 22.123'"), a what3words address
+    "coordinates": (
+        r"(?<![\w.])[-+]?\d{1,3}\.\d{3,8}°?(?:[ \t]?[NSns])?[ \t]*,?[ \t]*[-+]?\d{1,3}\.\d{3,8}°?(?:[ \t]?[EWew])?(?![\w.])"
+        r"|(?<![\w.])[-+]?\d{1,3}\.\d{4,8}(?![\w.])(?=[ \t]*\)|[ \t]*[,;]?[ \t]*(?:lon|lng|long)\b)"
+        r"|(?i:\b(?:lat|lon|lng|latitude|longitude)\b)[ \t]*[:=]?[ \t]*[-+]?\d{1,3}\.\d{3,8}"
+        r"|(?:[NSEW][ \t]?)?\d{1,3}°[ \t]?\d{1,2}(?:\.\d+)?[′'](?:[ \t]?\d{1,2}(?:\.\d+)?[″\"])?(?:[ \t]?[NSEW](?!\w))?"
+    ),
+    "what3words": r"(?<![\w/])///[a-z]{2,20}\.[a-z]{2,20}\.[a-z]{2,20}(?![\w.])",
 }
 FILE_EXTENSIONS = frozenset(
     "py md txt json yaml yml cfg ini toml csv tsv pdf doc docx xls xlsx ppt pptx png jpg jpeg gif svg html htm "
@@ -140,6 +168,13 @@ def _valid_phone(value: str, regions: List[str]) -> bool:
         return False
     candidate = "+" + value[2:] if value.startswith("00") else value
     return _valid_phone_digits(candidate, tuple(regions))
+
+
+def _ordinary_word(value: str) -> bool:
+    from .names import plain_words
+
+    lowered = value.lower()
+    return lowered in COMMON_WORDS or lowered in plain_words()
 
 
 def _is_handle(value: str) -> bool:
@@ -275,6 +310,8 @@ class CodeDetector:
                 if key == "phone" and sum(c.isdigit() for c in value) < MIN_PHONE_DIGITS:
                     continue
                 if key == "handle" and not _is_handle(value):
+                    continue
+                if key == "user_is" and _ordinary_word(match.group(group)):
                     continue
                 found.append((*match.span(group), key))
         for key, pattern in self.validated.items():

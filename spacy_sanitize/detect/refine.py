@@ -31,7 +31,8 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   "number" or a number, or an ORG of one short all-caps word before ":" or "#" and a
   number ("FBI: agents met" keeps its ORG); a number after a code label ("ID: 4471",
   "sort code 20-00-00", "Tel 555-1234") is a CODE, not a DATETIME, QUANTITY or PERSON; so is
-  a PERSON span of one word with a digit ("EMP-1234", "jsmith42": a name has no digits). A PERSON
+  a PERSON span of one word with a digit ("EMP-1234", "jsmith42": a name has no digits), and a
+  DATETIME or QUANTITY span of digits only, one word of 4 or more and no year ("69003", "7731"). A PERSON
   span that refers to a provision ("Articles 44", "Rule 47(19)": a word of
   ``LEGAL_REFERENCE_WORDS``, then a number) is MISC.
 
@@ -135,6 +136,14 @@ PLAIN_LABELS = frozenset({"PERSON", "ORG", "LOC", "MISC"})
 PLAIN_CONNECTORS = frozenset({"and", "or", "of", "the", "&", "/", "-"})
 # what may stand between a line start and a heading or a sentence's first word
 LINE_OPENERS = frozenset({"#", "##", "###", "*", "**", "-", "•", ">", "|", "(", "[", '"', "“", "'", "dear", "hi", "hello", "hey"})
+
+
+def _digits_no_date(tokens: Span) -> bool:
+    """Digits only, 4 or more in one word, and no year: a postcode, a card or account number
+    a recognizer read as a date or an amount."""
+    words = [t.text for t in tokens if not t.is_space]
+    return (bool(words) and all(w.isdigit() for w in words) and any(len(w) >= 4 for w in words)
+            and not any(YEAR.match(w) for w in words))
 
 
 def _is_month(text: str) -> bool:
@@ -378,6 +387,8 @@ class SpanRefiner:
                 part_label = "MISC"  # "Articles 44", "Rule 47(19)": a provision of law, not a person
             elif label == "PERSON" and self.trim_edges and e - s == 1 and any(c.isdigit() for c in doc[s].text):
                 part_label = "CODE"  # "EMP-1234", "jsmith42": a name has no digits
+            elif label in ("DATETIME", "QUANTITY") and self.trim_edges and _digits_no_date(doc[s:e]):
+                part_label = "CODE"  # "69003", "7731", "3782 822463 10005": no year, day or time
             out.append((s, e, part_label))
         if self.drop_vague_dates:
             out = [(s, e, lab) for s, e, lab in out if lab != "DATETIME" or _dated(doc[s:e])]

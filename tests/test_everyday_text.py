@@ -1,0 +1,123 @@
+"""Everyday text (letters, chat, logs, forms): plain words stay plain, and the identifiers of
+the grown leak benchmark's kinds are found (pii_refine's drop_plain_words, pii_codes' everyday
+patterns, the decider's protect_code_shaped; benchmarks/false_positives.py, benchmarks/leaks.py)."""
+import warnings
+
+import pytest
+import spacy
+
+from spacy_sanitize.decide.rules import ProtectRules, code_shaped
+from spacy_sanitize.detect.codes import DEFAULT_PATTERNS, CodeDetector
+from spacy_sanitize.errors import Warnings
+from spacy_sanitize.pipeline import _resolve_alias
+
+
+@pytest.mark.parametrize("text", [
+    "Please find attached the report you asked for.",
+    "Insert the batteries before switching on.",
+    "DISCHARGE SUMMARY\nPatient comfortable overnight.",
+    "Dear Sir or Madam,",
+    "Kind regards,\nthe support team",
+    "Sorry I missed your call this morning.",
+    "Great job everyone 🎉",
+])
+def test_plain_sentences_stay_plain(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Grace called this morning.", "Grace"),          # a name that is also a word
+    ("Kind regards,\nPriya", "Priya"),                 # the line after a sign-off
+    ("Smith was born in Leeds. Smith studied law.", "Smith"),  # a listed family name
+    ("Okonkwo arrived late. Later Okonkwo left.", "Okonkwo"),   # a rare word
+])
+def test_names_at_a_sentence_start_stay_masked(default_nlp, text, name):
+    assert name not in default_nlp(text)._.sanitized
+
+
+def _refined(text, spans, **config):
+    """pii_refine over the recognizer spans ``(start_char, end_char, label)`` of ``text``."""
+    nlp = spacy.blank("en")
+    refine = nlp.add_pipe("pii_refine", config=config)
+    doc = nlp.make_doc(text)
+    group = []
+    for start, end, label in spans:
+        span = doc.char_span(start, end, label=label)
+        span._.risk_explain = {"detector": "pii_ner"}
+        group.append(span)
+    doc.spans["pii"] = group
+    return [(s.text, s.label_) for s in refine(doc).spans["pii"]]
+
+
+def test_refine_drops_a_recognizers_plain_words_and_keeps_names():
+    text = "Insert the card. Tighten the screw. Baker denied it. Madam, hello."
+    spans = [(0, 6, "PERSON"), (17, 24, "MISC"), (36, 41, "PERSON"), (53, 58, "PERSON")]
+    assert _refined(text, spans) == [("Baker", "PERSON")]  # "baker" is a name that is also a word
+    assert len(_refined(text, spans, drop_plain_words=False)) == 4  # the setting switches it off
+
+
+def test_refine_keeps_a_word_written_as_a_proper_noun_elsewhere():
+    text = "Insert the card. Then ask Insert about it."
+    assert _refined(text, [(0, 6, "PERSON")]) == [("Insert", "PERSON")]
+
+
+def test_refine_types_a_number_read_as_a_date_as_a_code():
+    text = "Return to: 69003 Lyon, card 3782 822463 10005, in 1998."
+    spans = [(11, 16, "DATETIME"), (28, 45, "DATETIME"), (50, 54, "DATETIME")]
+    assert _refined(text, spans) == [("69003", "CODE"), ("3782 822463 10005", "CODE"), ("1998", "DATETIME")]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("ping me at @kobrien on twitter", "@kobrien"),
+    ("Follow me @yusuf.h08!", "@yusuf.h08"),
+    ("pics are on instagram.com/nguyen.linh.photo now", "instagram.com/nguyen.linh.photo"),
+    ("slides at fqureshi.github.io", "fqureshi.github.io"),
+    ("GET /api/v1/users/ahmad.haddad/profile 200", "ahmad.haddad"),
+    ("INFO auth success user=ebrennan ip=10.0.0.1", "ebrennan"),
+    ('WARN login failed username="oksana.petrenko" attempts=3', "oksana.petrenko"),
+    ("vpn user is mwilliams today", "mwilliams"),
+    ("sshd[2231]: Accepted password for hkristiansen from 10.1.1.1", "hkristiansen"),
+    ("[09:15] <mei.zhou> anyone got the cert?", "<mei.zhou>"),
+    ("Home visit at 53.4808, -2.2426 (her flat).", "53.4808, -2.2426"),
+    ("coords 19.0760N 72.8777E today", "19.0760N 72.8777E"),
+    ("lat 59.9139 lon 10.7522", "lat 59.9139"),
+    ("found at 57°08′54″N 3°38′52″W", "57°08′54″N"),
+    ("address as w3w: ///filled.count.soap (her flat)", "///filled.count.soap"),
+])
+def test_everyday_codes_are_found(text, found):
+    detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
+    assert found in [text[start:end] for start, end, _ in detector.find(text)]
+
+
+@pytest.mark.parametrize("text", ["the user is happy", "Her login is working again", "we met @ 5", "a@b"])
+def test_everyday_code_patterns_leave_plain_words(text):
+    detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
+    assert [text[s:e] for s, e, key in detector.find(text) if key in ("user_is", "mention", "log_user")] == []
+
+
+def test_code_shaped_spans_are_protected_whatever_their_label():
+    rules = ProtectRules([], code_shaped=True)
+    text = "sent to 69003, flat 19b, staff ST-40917, on the 2nd, paid 15,000, in 1998"
+    def reason(word, label="QUANTITY"):
+        start = text.index(word)
+        return rules.reason(label, text, start, start + len(word))
+    assert reason("69003") and reason("19b", "LOC") and reason("ST-40917", "ORG")
+    assert reason("2nd") is None and reason("15,000") is None and reason("1998", "DATETIME") is None
+    assert ProtectRules([]).reason("QUANTITY", text, 8, 13) is None  # off by default
+    assert code_shaped("4111") and not code_shaped("1990s")
+    with pytest.raises(ValueError, match="E531"):
+        ProtectRules([], code_shaped="yes")
+
+
+def test_default_keeps_code_shaped_spans_masked(default_nlp):
+    out = default_nlp("Send the cheque to 4 Wattle Street, Pymble NSW 2110. Amex 3782 822463 10005, CID 7731.")._.sanitized
+    assert "2110" not in out and "3782" not in out and "7731" not in out
+
+
+def test_reproduction_pipelines_say_what_to_use():
+    with pytest.warns(UserWarning, match="W044.*court cases only.*'default'"):
+        assert _resolve_alias("court") == "court"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _resolve_alias("default") == "default" and _resolve_alias("strict") == "strict"
+    assert "{name}" in Warnings.W044
