@@ -44,11 +44,20 @@ def test_cases_are_well_formed(leaks):
         assert leaks.leaked(case, case["text"]) == case["must_not_appear"], case["why"]
 
 
-def test_default_has_no_leak(leaks, default_nlp):
+# the everyday kinds added before their fixes (issue "Everyday text"): gated by the committed run
+# until they reach 0 (the kinds before them are at 0)
+EVERYDAY = {"chat_lower", "handle", "log_kv", "geo", "plate", "ocr", "national_id", "everyday_name", "propagation",
+            "structured", "address_number", "numbers", "health", "email_forms"}
+
+
+@pytest.mark.filterwarnings("ignore:\\[W011\\]:UserWarning")  # a case in Spanish words (a CSV row) is meant
+def test_default_leaks_nothing_new(leaks, default_nlp):
     cases = leaks.read_cases(leaks.CASES)
     docs = list(default_nlp.pipe([c["text"] for c in cases]))
-    found = [(c["why"], leaks.leaked(c, d._.sanitized), d._.sanitized) for c, d in zip(cases, docs)]
-    assert [f for f in found if f[1]] == []
+    found = [(c["category"], c["why"], leaks.leaked(c, d._.sanitized), d._.sanitized) for c, d in zip(cases, docs)]
+    assert [f for f in found if f[2] and f[0] not in EVERYDAY] == []
+    committed = {leak["index"] for leak in json.loads(RESULTS.read_text(encoding="utf8"))["default"]["leaks"]}
+    assert [(i, f) for i, f in enumerate(found) if f[2] and i not in committed] == []
 
 
 def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
@@ -57,5 +66,6 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     assert {name: results[name]["texts"] for name in results} == {name: cases for name in results}
     # the counts of the committed run (#20): a rerun that leaks more is a regression
     # court: 2 since pii_extend, risk_stack's context features and its recall-first threshold 0.4 (docs/court.md)
-    pinned = {"default": 0, "strict": 0, "ensemble": 0, "court": 2}
+    # since the 202 everyday cases (written before their fixes): default 50 -> 30, strict 41 -> 26
+    pinned = {"default": 30, "strict": 26, "ensemble": 32, "court": 37}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned
