@@ -15,40 +15,24 @@ tests/test_false_positives_benchmark.py gates the default pipeline and checks th
 import argparse
 import importlib.util
 import json
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, List
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1])]  # this checkout's package
-
-from spacy_sanitize import load_pipeline  # noqa: E402
+# the leak benchmark's reading, sanitizing and Presidio helpers
+_spec = importlib.util.spec_from_file_location("leaks_benchmark", Path(__file__).parent / "leaks.py")
+leaks = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(leaks)
 
 SENTENCES = Path(__file__).parent / "plain_sentences.jsonl"
-PRESIDIO = "presidio"
-
-
-def read_sentences(path: Path) -> List[Dict[str, Any]]:
-    with open(path, encoding="utf8") as stream:
-        return [json.loads(line) for line in stream if line.strip()]
-
-
-def sanitize(pipeline: str, texts: List[str]) -> List[str]:
-    if pipeline == PRESIDIO:
-        spec = importlib.util.spec_from_file_location("leaks_benchmark", Path(__file__).parent / "leaks.py")
-        leaks = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(leaks)
-        mask = leaks.presidio_masker()
-        assert mask is not None
-        return [mask(t) for t in texts]
-    return [doc._.sanitized for doc in load_pipeline(pipeline).pipe(texts)]
+read_sentences = leaks.read_cases
 
 
 def run(pipeline: str, sentences: List[Dict[str, Any]]) -> Dict[str, Any]:
     texts = [s["text"] for s in sentences]
     start = time.perf_counter()
-    outputs = sanitize(pipeline, texts)
+    outputs = leaks.sanitized_texts(pipeline, texts)
     seconds = time.perf_counter() - start
     changed = [{"index": i, "genre": s["genre"], "text": s["text"], "output": out}
                for i, (s, out) in enumerate(zip(sentences, outputs)) if out != s["text"]]
@@ -73,14 +57,8 @@ if __name__ == "__main__":
     parser.add_argument("--presidio", action="store_true", help="also count Presidio's (needs presidio-analyzer importable)")
     args = parser.parse_args()
     sentences = read_sentences(args.sentences)
-    names = list(args.pipelines)
-    if args.presidio:
-        if importlib.util.find_spec("presidio_analyzer") is not None:
-            names.append(PRESIDIO)
-        else:
-            print("Presidio skipped: presidio_analyzer cannot be imported (see benchmarks/leaks.py)", flush=True)
     results = {}
-    for name in names:
+    for name in leaks.with_presidio(args.pipelines, args.presidio):
         result = results[name] = run(name, sentences)
         genres = ", ".join(f"{g} {v}" for g, v in result["by_genre"].items())
         print(f"| {name} | {result['changed']}/{result['sentences']} ({100 * result['rate']:.1f}%) | {genres} |", flush=True)

@@ -93,15 +93,29 @@ def presidio_masker() -> Optional[Callable[[str], str]]:
     return mask
 
 
-def run(pipeline: str, cases: List[Dict[str, Any]]) -> Dict[str, Any]:
-    texts = [c["text"] for c in cases]
-    start = time.perf_counter()
+def sanitized_texts(pipeline: str, texts: List[str]) -> List[str]:
+    """``texts`` as ``pipeline`` (a shipped name, or ``PRESIDIO``) sanitizes them."""
     if pipeline == PRESIDIO:
         mask = presidio_masker()
         assert mask is not None
-        outputs = [mask(t) for t in texts]
-    else:
-        outputs = [doc._.sanitized for doc in load_pipeline(pipeline).pipe(texts)]
+        return [mask(t) for t in texts]
+    return [doc._.sanitized for doc in load_pipeline(pipeline).pipe(texts)]
+
+
+def with_presidio(names: List[str], wanted: bool) -> List[str]:
+    """``names``, and Presidio when ``wanted`` and importable (else a message says why not)."""
+    if wanted and importlib.util.find_spec("presidio_analyzer") is not None:
+        return [*names, PRESIDIO]
+    if wanted:
+        print("Presidio skipped: presidio_analyzer cannot be imported (pip install --no-deps --target /tmp/presidio_pkgs "
+              "presidio-analyzer phonenumbers tldextract requests-file, then PYTHONPATH=/tmp/presidio_pkgs:.)", flush=True)
+    return list(names)
+
+
+def run(pipeline: str, cases: List[Dict[str, Any]]) -> Dict[str, Any]:
+    texts = [c["text"] for c in cases]
+    start = time.perf_counter()
+    outputs = sanitized_texts(pipeline, texts)
     seconds = time.perf_counter() - start
     leaks = []
     for index, (case, output) in enumerate(zip(cases, outputs)):
@@ -129,14 +143,7 @@ if __name__ == "__main__":
     args = parser.parse_args()
     cases = read_cases(args.cases)
     results = {}
-    names = list(args.pipelines)
-    if args.presidio:
-        if importlib.util.find_spec("presidio_analyzer") is not None:
-            names.append(PRESIDIO)
-        else:
-            print("Presidio skipped: presidio_analyzer cannot be imported (pip install --no-deps --target /tmp/presidio_pkgs "
-                  "presidio-analyzer phonenumbers tldextract requests-file, then PYTHONPATH=/tmp/presidio_pkgs:.)", flush=True)
-    for name in names:
+    for name in with_presidio(args.pipelines, args.presidio):
         result = results[name] = run(name, cases)
         cats = ", ".join(f"{c} {v}" for c, v in result["by_category"].items())
         print(f"| {name} | {result['texts_with_leak']}/{result['texts']} | {cats} |", flush=True)
