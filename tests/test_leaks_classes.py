@@ -203,7 +203,7 @@ def test_shipped_pipeline_tokenizes_linearly(default_nlp):
         ("Bartosz Nowak\nSent: Monday", ["Bartosz Nowak"]),
         ("Helena Strand\nSent from my phone", ["Helena Strand"]),
         ("Dear Oksana\nKovalenko, hello", ["Oksana", "Kovalenko"]),  # a wrapped name: both lines
-        ("Sent\nTo", ["Sent", "To"]),  # nothing left otherwise: the span stays (cut)
+        ("Sent\nTo", []),  # plain words at line starts are no name (drop_plain_words)
     ],
 )
 def test_refine_cuts_a_span_at_line_breaks(text, kept):
@@ -279,6 +279,17 @@ def test_any_header_recipient_is_a_name(titles, surname, given_name, field, quot
 def test_any_signed_name_is_a_name(titles, name, closing, quote):
     text = f"{quote}See you then.\n{quote}{closing}\n{quote}{name}" if closing != "--" else f"{quote}See you then. -- {name}"
     assert (name, "PERSON") in _spans(titles, text)
+
+
+def test_refine_keeps_a_span_of_common_word_lines_when_plain_words_stay():
+    # without drop_plain_words nothing is left otherwise: the span stays (cut)
+    nlp = spacy.blank("en")
+    refine = nlp.add_pipe("pii_refine", config={"drop_plain_words": False})
+    doc = nlp.make_doc("Sent\nTo")
+    span = Span(doc, 0, len(doc), label="PERSON")
+    span._.risk_explain = {"detector": "pii_ner"}
+    doc.spans["pii"] = [span]
+    assert [s.text for s in refine(doc).spans["pii"]] == ["Sent", "To"]
 
 
 @pytest.mark.parametrize(

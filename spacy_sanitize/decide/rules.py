@@ -87,10 +87,12 @@ def _cue_pattern(cue: str) -> "re.Pattern[str]":
 
 
 # what an identifier looks like whatever its label: 4 digits in a row ("69003", "2110") or a word
-# of letters and digits ("19b", "ST-40917", "72.8777E"); amounts keep their separators ("15,000")
+# of letters and digits ("19b", "ST-40917", "72.8777E"); amounts keep their separators ("15,000"),
+# years and ordinals are left out
 CODE_WORD = re.compile(r"(?<![\w-])[\w-]+")
 FOUR_DIGITS = re.compile(r"\d{4}")
-ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s|am|pm)", re.IGNORECASE)  # "2nd", "1990s", "9am" are no identifiers
+# no identifiers: "2nd", "1990s", "9am", a year ("the Theft Act 1968"), "16-day", "48-b"
+ORDINAL = re.compile(r"(?<!\d)(?:\d+(?:st|nd|rd|th|s|am|pm)|(?:1[5-9]|20)\d\d|\d+-[a-z]+)", re.IGNORECASE)
 
 
 def code_shaped(text: str) -> bool:

@@ -50,7 +50,7 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # a profile on a social host written without a scheme ("instagram.com/nguyen.linh.photo",
     # "fqureshi.github.io"), a user in a URL path ("/users/ahmad.haddad/"), the value of a log
     # key naming a user ("user=ebrennan", 'username="o.petrenko"', "actor: m.obi") and sshd's
-    # "for NAME from"
+    # "for NAME from" an IP address
     "mention": r"(?<![\w.@/+-])@[A-Za-z0-9_](?:[\w.-]{0,62}[\w])?",
     "social_profile": (
         r"(?i)(?<![\w.-])(?:www\.)?(?:twitter|x|instagram|github|gitlab|facebook|tiktok|threads|linkedin|youtube|medium|twitch)"
@@ -63,7 +63,7 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     ),
     # "vpn user is mwilliams", "her login is sarah.lin": a word that is no ordinary word
     "user_is": r"(?i)\b(?:user(?:_?name)?|login|handle|nick(?:name)?|gamertag|psn|alias)[ \t]+is[ \t]+(?P<id>[a-z][\w.-]{1,62}[\w])\b",
-    "sshd_user": r"\bfor (?:invalid user )?(?P<id>[a-z_][a-z0-9_.-]{0,31}) from\b",
+    "sshd_user": r"\bfor (?:invalid user )?(?P<id>[a-z_][a-z0-9_.-]{0,31}) from (?=\d{1,3}\.\d{1,3}\.|[0-9a-f]{0,4}:[0-9a-f:]*:)",
     # a place on a map: a pair of decimal degrees ("53.4808, -2.2426", "19.0760N 72.8777E"), a
     # degree-minute(-second) position ("57°08′54″N", "N 52° 22.123'"), a what3words address
     "coordinates": (

@@ -41,8 +41,8 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   field label (right before ":") or only common words (not in the name lists: "Sent") is
   dropped, unless every part would be: a span never takes in the next field of a header.
 
-- **plain words** (with ``drop_plain_words``): a recognizer's PERSON, ORG, LOC or MISC span
-  made only of ordinary words (written in lower case at least 60% of the time in the
+- **plain words** (with ``drop_plain_words``): a recognizer's PERSON or MISC span (ORG and LOC:
+  of one word; "High Street" names a place) made only of ordinary words (written in lower case at least 60% of the time in the
   unlabeled biographies and judgments: ``data/names/plain_words.txt``; connectors, ``/``)
   that starts a sentence or a line ("Please find attached", "Insert the batteries", "Kind
   regards", "DISCHARGE SUMMARY", "Dear Colleague") is dropped: generic NER, trained on news,
@@ -144,6 +144,15 @@ def _digits_no_date(tokens: Span) -> bool:
     words = [t.text for t in tokens if not t.is_space]
     return (bool(words) and all(w.isdigit() for w in words) and any(len(w) >= 4 for w in words)
             and not any(YEAR.match(w) for w in words))
+
+
+# "Law no. 3713", "Decree 4616", "Section 1469": the number of a law, not of a person
+LAW_NUMBER_CUES = LEGAL_REFERENCE_WORDS | frozenset({"law", "laws", "act", "acts", "decree", "decrees", "order", "regulation",
+                                                     "code", "no", "no.", "nos", "nos.", "n°", "nº", "page", "pages", "p.", "pp."})
+
+
+def _law_number(doc: Doc, start: int) -> bool:
+    return start > 0 and doc[start - 1].lower_ in LAW_NUMBER_CUES
 
 
 def _is_month(text: str) -> bool:
@@ -251,6 +260,8 @@ def plain_words(span: Span, proper: Dict[str, List[int]]) -> bool:
     words = [t for t in span if not t.is_space and t.lower_ not in PLAIN_CONNECTORS]
     if not words or span.label_ not in PLAIN_LABELS:
         return False
+    if span.label_ in ("ORG", "LOC") and len(words) > 1:
+        return False  # "High Street", "General Services": common words name places and bodies
     if not any(c.isalnum() for c in span.text):
         return True
     if span.label_ == "PERSON" and all(t.lower_.rstrip(".") in PERSON_TITLES for t in words):
@@ -387,7 +398,7 @@ class SpanRefiner:
                 part_label = "MISC"  # "Articles 44", "Rule 47(19)": a provision of law, not a person
             elif label == "PERSON" and self.trim_edges and e - s == 1 and any(c.isdigit() for c in doc[s].text):
                 part_label = "CODE"  # "EMP-1234", "jsmith42": a name has no digits
-            elif label in ("DATETIME", "QUANTITY") and self.trim_edges and _digits_no_date(doc[s:e]):
+            elif label in ("DATETIME", "QUANTITY") and self.trim_edges and _digits_no_date(doc[s:e]) and not _law_number(doc, s):
                 part_label = "CODE"  # "69003", "7731", "3782 822463 10005": no year, day or time
             out.append((s, e, part_label))
         if self.drop_vague_dates:
