@@ -20,7 +20,7 @@ from tqdm import tqdm
 from .corpus.tab import TabFormatError, load_tab, read_submission, write_submission
 from .decide.protect import protect_from_record
 from .errors import Errors, Warnings
-from .io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records, unsanitized_text_fields
+from .io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records, set_field, unsanitized_text_fields
 from .manifest import manifest_path, run_manifest
 from .types import PII_TYPES
 from .report.why import Replaced, span_why
@@ -75,25 +75,28 @@ def run_options(args: argparse.Namespace) -> Dict[str, Any]:
     return {name: getattr(args, name, None) for name in RUN_OPTIONS}
 
 
-def span_records(docs: Sequence[Any], offsets: Sequence[int]) -> List[Dict[str, Any]]:
+def span_records(docs: Sequence[Any], offsets: Sequence[int], with_text: bool = True) -> List[Dict[str, Any]]:
+    """One row per detected span (offsets in the whole text); ``with_text``: with the span's
+    original text (``--keep-original``; the review report needs it)."""
     rows = []
     for doc, offset in zip(docs, offsets):
         replaced = Replaced(doc._.replacements or [])
         spans = list(doc.spans.get("pii", []))
         for span, confidence in zip(spans, reported_confidences(spans)):
-            rows.append(
-                {
-                    "start": span.start_char + offset,
-                    "end": span.end_char + offset,
-                    "label": span.label_,
-                    "text": span.text,
-                    "entity_id": span._.entity_id,
-                    "risk": dict(span._.risk),
-                    "confidence": confidence,
-                    "mask": span._.mask,
-                    "why": span_why(span, replaced),  # the report's tooltip (report/why.py)
-                }
-            )
+            row = {
+                "start": span.start_char + offset,
+                "end": span.end_char + offset,
+                "label": span.label_,
+                "text": span.text,
+                "entity_id": span._.entity_id,
+                "risk": dict(span._.risk),
+                "confidence": confidence,
+                "mask": span._.mask,
+                "why": span_why(span, replaced),  # the report's tooltip (report/why.py); no original text
+            }
+            if not with_text:
+                del row["text"]
+            rows.append(row)
     return rows
 
 
@@ -164,7 +167,8 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
 
     # Progress in characters: one long document shows its progress piece by piece.
     progress = tqdm(desc="sanitizing", unit="char", unit_scale=True, disable=args.quiet or not sys.stderr.isatty() and not args.progress, file=sys.stderr)
-    writer = RecordWriter(out, output_format, newline=args.output in (None, "-"), submission=submission if args.submission else None, mapping=mapping)
+    writer = RecordWriter(out, output_format, newline=args.output in (None, "-"), submission=submission if args.submission else None, mapping=mapping,
+                          keep_original=args.keep_original, text_fields=text_fields)
     writer.manifest = manifest if args.manifest_in_records else None
     try:
         pieces = sanitize_pieces(nlp, texts(), batch_size=args.batch_size, max_chars=args.max_chars, n_process=args.n_process)
@@ -226,7 +230,12 @@ class RecordWriter:
     ``sanitized``, ``spans`` and ``replacements`` added; other inputs give ``id``, ``text``,
     those three and ``meta``."""
 
-    def __init__(self, out: Output, output_format: str, newline: bool, submission: Optional[Dict[str, List[List[int]]]], mapping: Optional[MappingCollector] = None) -> None:
+    def __init__(self, out: Output, output_format: str, newline: bool, submission: Optional[Dict[str, List[List[int]]]], mapping: Optional[MappingCollector] = None,
+                 keep_original: bool = True, text_fields: Sequence[str] = ("text",)) -> None:
+        # keep_original False (the CLI's default): the text fields hold the sanitized text and the
+        # spans no original text, so the output can be shared (--keep-original: as read)
+        self.keep_original = keep_original
+        self.text_fields = list(text_fields)
         self.out = out
         self.mapping = mapping
         self.jsonl = output_format != "text"
@@ -277,7 +286,7 @@ class RecordWriter:
         if self.jsonl:
             self.text.append(doc.text)
             self.sanitized.append(sanitized)
-            self.spans += span_records([doc], [offset])
+            self.spans += span_records([doc], [offset], with_text=self.keep_original)
             self.rows += rows
         elif sanitized:
             self.out.write(sanitized)
@@ -307,8 +316,13 @@ class RecordWriter:
             # a JSONL record is kept as it came, the results added: the row slots back into
             # the user's pipeline (an input field of the same name is replaced)
             line = {**record.source, **result}
+            if not self.keep_original:
+                line = set_field(line, self.text_fields[0], result["sanitized"])
+                for name, value in result.get("fields", {}).items():
+                    line = set_field(line, name, value["sanitized"])
         else:
-            line = {"id": record.id, "text": "".join(self.text), **result, **({"meta": record.meta} if record.meta else {})}
+            text = "".join(self.text) if self.keep_original else result["sanitized"]
+            line = {"id": record.id, "text": text, **result, **({"meta": record.meta} if record.meta else {})}
         self.out.write(srsly.json_dumps(line) + "\n")
         self.record = None
 
@@ -411,6 +425,10 @@ def build_parser() -> argparse.ArgumentParser:
         "of the risk pipelines (court, risk_seq...) keep every span sharing a part of that name masked"))
     sanitize.add_argument("--id-field", default="id", help="JSONL field with the record id, dotted like --text-field (default: id)")
     sanitize.add_argument("--skip-bad", action="store_true", help="skip and count malformed JSONL lines instead of stopping")
+    sanitize.add_argument("--keep-original", action="store_true",
+                          help="JSONL output: keep the original text in the text field(s) and each span's 'text' (default: the "
+                               "text fields hold the sanitized text and spans carry offsets, label, entity id and decision only, "
+                               "so the output can be shared)")
     sanitize.add_argument("--submission", help="also write the masked offsets in TAB's submission format to this file")
     sanitize.add_argument("--batch-size", type=int, default=16, help="pieces per nlp.pipe batch (default 16; a batch also holds at most 100,000 characters)")
     sanitize.add_argument("--n-process", type=int, default=1, help="worker processes for the pipeline (default 1); the output keeps the input order")

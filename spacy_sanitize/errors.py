@@ -734,6 +734,11 @@ class Warnings(metaclass=ErrorsWithCodes):
         "'{path}' is sanitize output, so the report shows the decisions recorded in it and runs "
         "no pipeline: {given} changes nothing. Give the original input to report on a new run."
     )
+    W901 = (
+        "'{path}' is sanitize output written without --keep-original: it holds no original text, so "
+        "the report shows the sanitized text and the decisions only (as with --no-original). Run "
+        "sanitize with --keep-original, or report on the original input, to review the originals."
+    )
 
     # W099 down: evaluation (picked from the end of the core range).
     W012 = (

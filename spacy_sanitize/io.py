@@ -121,6 +121,17 @@ def get_field(record: Dict[str, Any], dotted: str) -> Any:
     return value
 
 
+def set_field(record: Dict[str, Any], dotted: str, value: Any) -> Dict[str, Any]:
+    """A copy of ``record`` with the field ``dotted`` (as ``get_field`` reads it: the first of
+    ``|`` alternatives that holds a value) set to ``value``; the nested objects on its path are
+    copied, the others shared."""
+    if "|" in dotted:
+        dotted = next((alt for alt in dotted.split("|") if get_field(record, alt) not in (None, "")), dotted.split("|")[0])
+    head, _, rest = dotted.partition(".")
+    inner = record.get(head)
+    return {**record, head: set_field(inner, rest, value) if rest and isinstance(inner, dict) else value}
+
+
 @dataclass
 class Input:
     """An input whose format is known. ``head``: the lines already read from stdin to

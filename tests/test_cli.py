@@ -23,11 +23,33 @@ def test_txt_file_to_text(tmp_path, capsys):
     assert sanitized.startswith("[PERSON] was born in [LOC].")
 
 
+def test_jsonl_output_holds_no_original_by_default(tmp_path):
+    """Safe to share: the text fields hold the sanitized text, the spans offsets, label, entity
+    id and decision but no original text, and nothing masked is readable anywhere in the line."""
+    source = tmp_path / "in.jsonl"
+    record = {"id": "a", "doc": {"body": TEXT, "n": 1}, "title": "To: Tom Reyes <tom.reyes@gmail.com>"}
+    source.write_text(json.dumps(record) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert main(["sanitize", str(source), "-o", str(out), "-q", "--text-field", "doc.body", "--text-field", "title"]) == 0
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["doc"] == {"body": row["sanitized"], "n": 1} and row["title"] == row["fields"]["title"]["sanitized"]
+    assert all("text" not in span for span in row["spans"] + row["fields"]["title"]["spans"])
+    line = out.read_text()
+    for secret in ("Kodnani", "Maya", "maya@example.org", "36110/97", "Mumbai", "tom.reyes", "Reyes"):
+        assert secret not in line, secret
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text(TEXT)
+    assert main(["sanitize", str(folder), "-o", str(out), "-q"]) == 0
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["text"] == row["sanitized"] and "Kodnani" not in out.read_text()
+
+
 def test_jsonl_to_jsonl_with_spans(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps({"id": "a", "text": TEXT, "lang": "en"}) + "\n\n" + json.dumps({"id": "b", "text": ""}) + "\n")
     out = tmp_path / "out.jsonl"
-    assert main(["sanitize", str(source), "-o", str(out), "-q"]) == 0
+    assert main(["sanitize", str(source), "-o", str(out), "-q", "--keep-original"]) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["a", "b"]
     first = rows[0]

@@ -115,7 +115,7 @@ def test_sanitize_jsonl_has_why_per_span(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps({"id": "a", "text": SAMPLE.read_text()}) + "\n")
     out = tmp_path / "out.jsonl"
-    assert main(["sanitize", str(source), "-o", str(out), "-q", "-p", "court"]) == 0
+    assert main(["sanitize", str(source), "-o", str(out), "-q", "-p", "court", "--keep-original"]) == 0
     spans = json.loads(out.read_text())["spans"]
     assert spans and all({"decision", "detectors", "indicators", "vote", "policy", "replacement", "summary"} <= set(s["why"]) for s in spans)
     by_text = {s["text"]: s["why"] for s in spans}
@@ -140,12 +140,19 @@ def test_report_cli_from_text_and_from_sanitize_output(tmp_path, capsys):
     assert "id='privacy'" in page and "spacy_sanitize.typed.v1" in page
     # from the JSONL sanitize wrote: the same entries, no re-run
     jsonl = tmp_path / "out.jsonl"
-    assert main(["sanitize", str(SAMPLE), "-o", str(jsonl), "--output-format", "jsonl", "-q", "-p", "court"]) == 0
+    assert main(["sanitize", str(SAMPLE), "-o", str(jsonl), "--output-format", "jsonl", "-q", "-p", "court", "--keep-original"]) == 0
     again = tmp_path / "again.html"
     assert main(["report", str(jsonl), "-o", str(again), "-q"]) == 0
     assert _blob(again.read_text())["docs"] == data["docs"]
     with pytest.warns(UserWarning, match="W900"):
         assert main(["report", str(jsonl), "-o", str(again), "-q", "-p", "court"]) == 0
+    # without --keep-original the output holds no original: the report says so and shows none
+    shared = tmp_path / "shared.jsonl"
+    assert main(["sanitize", str(SAMPLE), "-o", str(shared), "--output-format", "jsonl", "-q", "-p", "court"]) == 0
+    with pytest.warns(UserWarning, match="W901"):
+        assert main(["report", str(shared), "-o", str(again), "-q"]) == 0
+    page = again.read_text()
+    assert not _blob(page)["original"] and "Ingrid Solheim" not in page
 
 
 def test_report_refuses_mixed_input(tmp_path, capsys):

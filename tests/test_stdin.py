@@ -113,7 +113,7 @@ def test_jsonl_output_keeps_the_record_whole(tmp_path):
     source.write_text(json.dumps(record) + "\n")
     out = tmp_path / "out.jsonl"
     result = subprocess.run(
-        [sys.executable, "-m", "spacy_sanitize", "sanitize", str(source), "-o", str(out), "-q", "--text-field", "doc.body", "--id-field", "key"],
+        [sys.executable, "-m", "spacy_sanitize", "sanitize", str(source), "-o", str(out), "-q", "--text-field", "doc.body", "--id-field", "key", "--keep-original"],
         capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stderr

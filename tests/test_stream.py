@@ -85,7 +85,7 @@ def test_cli_text_output_of_a_long_file_in_pieces(tmp_path):
     assert set(re.findall(r"\[PERSON \d+\]", sanitized)) == {"[PERSON 1]", "[PERSON 2]"}
     jsonl = tmp_path / "in.jsonl"
     jsonl.write_text(json.dumps({"id": "r", "text": text}) + "\n")
-    assert main(["sanitize", str(jsonl), "-o", str(out), "-q", "--max-chars", "2000", "--operators", "PERSON=numbered"]) == 0
+    assert main(["sanitize", str(jsonl), "-o", str(out), "-q", "--max-chars", "2000", "--operators", "PERSON=numbered", "--keep-original"]) == 0
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert record["text"] == text and record["sanitized"] == sanitized
     for start, end, _, _, replacement, out_start, out_end in record["replacements"]:

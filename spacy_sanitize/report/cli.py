@@ -34,7 +34,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         given = [f"--{name} {value}" for name, value in (("pipeline", args.pipeline), ("max-chars", args.max_chars)) if value is not None]
         if given:
             warnings.warn(Warnings.W900.format(path=args.input, given=", ".join(given)), stacklevel=2)
-        entries, privacy = read_sanitized(_check_same_kind(records, args.input, True), original=not args.no_original)
+        original = not args.no_original
+        if original and any("text" not in span for span in first.source.get("spans", [])):
+            warnings.warn(Warnings.W901.format(path=args.input), stacklevel=2)
+            original = False
+        args.no_original = not original  # the page says what it holds
+        entries, privacy = read_sanitized(_check_same_kind(records, args.input, True), original=original)
     else:
         from ..pipeline import DEFAULT_CHUNK_CHARS, check_max_chars, load_pipeline
 
