@@ -5,6 +5,7 @@ glob) sanitized on a Ray cluster (``--address``) or a local Ray instance, writte
 import argparse
 import glob
 import json
+import math
 from functools import partial
 from pathlib import Path
 from typing import Any, List, Tuple
@@ -110,6 +111,18 @@ def jsonl_sink(path: str) -> Any:
     class JsonlSink(BlockBasedFileDatasink):
         def write_block_to_file(self, block: Any, file: Any) -> None:
             rows = block.to_arrow().to_pylist(maps_as_pydicts="strict")
-            file.write("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode("utf-8"))
+            file.write("".join(json.dumps(json_safe(row), ensure_ascii=False, allow_nan=False) + "\n" for row in rows).encode("utf-8"))
 
     return JsonlSink(path, file_format="jsonl")
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with float NaN and infinities (a field only some records have, read through
+    pandas) as null: JSON has no NaN, and a bare ``NaN`` makes the line unreadable."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    return value

@@ -164,3 +164,13 @@ def test_a_killed_actor_loses_and_duplicates_nothing(local_ray, tmp_path):
     assert all(row["error"] is None for row in rows)
     died = next(row for row in rows if row["id"] == "r3")
     assert "99999/97" not in died["sanitized"] and died["sanitized"].endswith("case [CODE]")
+
+
+def test_jsonl_sink_writes_null_for_nan():
+    """A field only some records have comes back as NaN from pandas batches: the JSON line
+    holds null, never a bare NaN (invalid JSON)."""
+    from spacy_sanitize.ray_engine import json_safe
+
+    row = {"id": 1, "extra": float("nan"), "nested": {"x": [1.0, float("inf")]}, "text": "ok"}
+    line = json.dumps(json_safe(row), allow_nan=False)
+    assert json.loads(line) == {"id": 1, "extra": None, "nested": {"x": [1.0, None]}, "text": "ok"}
