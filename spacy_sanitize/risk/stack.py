@@ -41,7 +41,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
+from spacy.util import minibatch
 
 from ..detect.gazetteer.filters import term_zipf
 from ..detect.names import name_lists
@@ -324,34 +325,55 @@ class RiskStack(LearnedState):
             raise ValueError(Errors.E543.format(name=self.name, configured=self.indicators, fitted=self.model.indicators))
         return self.model
 
-    def __call__(self, doc: Doc) -> Doc:
+    def _features(self, doc: Doc) -> Tuple[List[Span], List[List[float]], List[Optional[str]], numpy.ndarray]:
+        """The doc's spans, their indicator scores, why each could not be scored (None: it
+        could) and their feature rows."""
         model = self._check_model()
         spans = list(doc.spans.get(self.spans_key, []))
-        if not spans:
-            return doc
-        risks, missing = [], []
+        risks: List[List[float]] = []
+        missing: List[Optional[str]] = []
+        rows: List[SpanRow] = []
         for span in spans:
+            explains, span_risks = span._.risk_explain, span._.risk  # read once: each read copies
             scores, why = [], None
             for key in self.indicators:
-                explain = span._.risk_explain.get(key)
-                if key not in span._.risk:
+                explain = explains.get(key)
+                if key not in span_risks:
                     why = why or f"no {key} risk"
                 elif isinstance(explain, dict) and explain.get("fail_closed"):
                     why = why or f"{key} failed: {explain.get('error', '')}"
-                scores.append(float(span._.risk.get(key, FAIL_CLOSED_RISK)))
+                scores.append(float(span_risks.get(key, FAIL_CLOSED_RISK)))
             risks.append(scores)
             missing.append(why)
-        probs = model.predict(doc.text, span_rows(doc, self.spans_key), risks)
+            rows.append((span.start_char, span.end_char, span.label_, entity_key(span), str(explains.get("detector", "")), is_validated(span)))
+        features = (feature_matrix(doc.text, rows, risks, model.detectors, model.context, model.doc_features) if spans
+                    else numpy.zeros((0, 0)))
+        return spans, risks, missing, features
+
+    def _write(self, spans: List[Span], risks: List[List[float]], missing: List[Optional[str]], probs: numpy.ndarray) -> None:
         for span, p, why, scores in zip(spans, probs, missing, risks):
             if why is not None:  # fail closed: a span an input indicator could not score
                 write_risk(span, self.risk_key, FAIL_CLOSED_RISK, failure(why, indicators=self.indicators))
             else:
                 write_risk(span, self.risk_key, float(p), {"indicators": dict(zip(self.indicators, (round(s, 4) for s in scores)))})
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans, risks, missing, features = self._features(doc)
+        if spans:
+            self._write(spans, risks, missing, self._check_model().classifier.predict_proba(features))
         return doc
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterable[Doc]:
-        for doc in stream:
-            yield self(doc)
+        """The docs of a batch scored by one classifier call over all their spans."""
+        for batch in minibatch(stream, batch_size):
+            parts = [(doc, *self._features(doc)) for doc in batch]
+            scored = [features for _doc, spans, _r, _m, features in parts if spans]
+            probs = self._check_model().classifier.predict_proba(numpy.vstack(scored)) if scored else numpy.zeros(0)
+            offset = 0
+            for doc, spans, risks, missing, _features in parts:
+                self._write(spans, risks, missing, probs[offset : offset + len(spans)])
+                offset += len(spans)
+                yield doc
 
     def initialize(self, get_examples: Any = None, *, nlp: Optional[Language] = None, shipped: Optional[str] = None,
                    data: Optional[str] = None) -> None:
