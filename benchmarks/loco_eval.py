@@ -36,6 +36,8 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("corpus/both_detected_default.json"))
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/loco_default.json"))
     parser.add_argument("--doc-features", action="store_true", help="risk_stack with document features, as the default pipeline ships it")
+    parser.add_argument("--stack-policy", default=te.DEFAULT_POLICY, choices=sorted(te.POLICIES),
+                        help="the protection rules of the decision (default: the default pipeline's)")
     args = parser.parse_args()
     blank = spacy.blank("en")
     corpora = {path.stem: sorted(read_tab(path, blank), key=lambda d: (d._.doc_id, d._.annotator or "")) for path in args.data}
@@ -46,10 +48,10 @@ def main() -> None:
     tagger = cnn_tagger(64, 3)
     tokens = Tokens()
     masked = te.Masker(texts, rows, None, PlanSettings(mask_titles=True))
-    rules = te.policy_rules(te.POLICIES[te.COURT_POLICY])
+    rules = te.policy_rules(te.POLICIES[args.stack_policy])
     srows = te.stack_rows(texts, rows)
     results = {"data": [str(p) for p in args.data], "detector": args.pipeline, "epochs": args.epochs, "tagger": tagger, "doc_features": args.doc_features,
-               "directions": {}}
+               "policy": args.stack_policy, "directions": {}}
     for train_name, test_name in (list(corpora), list(corpora)[::-1]):
         start = time.perf_counter()
         train_refs, train_gold, test_gold = corpora[train_name], gold[train_name], gold[test_name]

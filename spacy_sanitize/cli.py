@@ -5,6 +5,7 @@ Exit codes: 0 success, 1 processing error, 2 bad usage or bad input.
 import argparse
 import collections
 import datetime
+import importlib.metadata
 import json
 import logging
 import os
@@ -386,11 +387,18 @@ def cmd_info(args: argparse.Namespace) -> int:
 
     from .registry import strategies
 
-    factories = sorted(
-        name for name in registry.factories.get_all() if name.startswith(("pii_", "risk_", "masker"))
-    )
+    # every factory the package declares (entry points), not only those imported so far
+    declared = {ep.name for ep in importlib.metadata.entry_points(group="spacy_factories") if ep.value.startswith("spacy_sanitize.")}
+    factories = sorted(declared | {name for name in registry.factories.get_all() if name.startswith(("pii_", "risk_", "masker"))})
     print(json.dumps({"pipelines": shipped_configs(), "factories": factories, "strategies": sorted(strategies.get_all())}, indent=2))
     return 0
+
+
+def package_version() -> str:
+    try:
+        return importlib.metadata.version("spacy-sanitize")
+    except importlib.metadata.PackageNotFoundError:  # a checkout on the path, not installed
+        return "unknown (not installed)"
 
 
 def add_verbose(parser: argparse.ArgumentParser) -> None:
@@ -401,6 +409,7 @@ def add_verbose(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="spacy-sanitize", description="Detect, score and mask personal identifiers in text.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress and warnings")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     sanitize = sub.add_parser("sanitize", help="sanitize a text file, a folder of .txt, JSONL or TAB JSON", description=(
@@ -499,6 +508,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    # spaCy's logger has a handler of its own: with ours each line printed twice (-v)
+    for handler in list(logging.getLogger("spacy").handlers):
+        logging.getLogger("spacy").removeHandler(handler)
+    # a warning reads "warning: [W040] ...", without this package's source path and code line
+    formatwarning = warnings.formatwarning
+    warnings.formatwarning = _format_warning
     # SIGTERM unwinds like Ctrl-C, so the output's temporary file is removed on the way out
     previous = _on_sigterm(_terminate)
     try:
@@ -518,6 +533,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 128 + signum
     finally:
         _on_sigterm(previous)
+        warnings.formatwarning = formatwarning
+
+
+def _format_warning(message: Any, category: Any, filename: str, lineno: int, line: Optional[str] = None) -> str:
+    return f"warning: {message}\n"
 
 
 class Terminated(Exception):

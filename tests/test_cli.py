@@ -177,6 +177,23 @@ def test_info_lists_strategies(capsys):
         assert f"spacy_sanitize.{kind}.v1" in listed
 
 
+def test_info_lists_every_factory_and_version(capsys):
+    """Every factory the package declares, also those no import has registered yet
+    (pii_propn, pii_extend, risk_stack were missing); --version names the package."""
+    import configparser
+    from pathlib import Path
+
+    assert main(["info"]) == 0
+    listed = set(json.loads(capsys.readouterr().out)["factories"])
+    setup = configparser.ConfigParser()
+    setup.read(Path(__file__).resolve().parents[1] / "setup.cfg")
+    declared = {line.split("=")[0].strip() for line in setup["options.entry_points"]["spacy_factories"].strip().splitlines()}
+    assert declared <= listed and {"pii_propn", "pii_extend", "risk_stack"} <= listed
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0 and capsys.readouterr().out.startswith("spacy-sanitize ")
+
+
 def test_bad_input_leaves_an_existing_output_file_as_it_was(tmp_path):
     """An empty folder (E015) used to truncate the output file to 0 bytes before failing."""
     (tmp_path / "empty").mkdir()
@@ -241,3 +258,18 @@ def test_verbose_works_before_and_after_the_subcommand(tmp_path, where):
     args = ["sanitize", str(source), "-q", "-o", str(tmp_path / "out.txt")]
     assert main(["-v", *args] if where == "before" else [*args, "-v"]) == 0  # after: exit 2 before
     assert "Anna" not in (tmp_path / "out.txt").read_text(encoding="utf-8")
+
+
+def test_warnings_and_verbose_log_read_cleanly(tmp_path):
+    """A warning prints as 'warning: [Wxxx] ...' without a source path or code line, and -v
+    prints each log line once (spaCy's own handler used to print it a second time)."""
+    source = tmp_path / "in.txt"
+    source.write_text("Sarah Lin wrote.\n")
+    result = subprocess.run([sys.executable, "-m", "spacy_sanitize", "-v", "sanitize", str(source), "--min-confidence", "0.5"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert any(line.startswith("warning: [W040]") for line in lines)
+    assert not [line for line in lines if ".py:" in line or line.startswith("  ")]
+    logged = [line for line in lines if "Finished initializing nlp object" in line]
+    assert len(logged) == 1
