@@ -41,7 +41,7 @@ def masker_overrides(strategy: Optional[str], operators: Optional[str]) -> Dict[
     from .masker.options import build_operators
 
     try:
-        strategy_cfg, operators_cfg = build_operators(strategy or "spacy_sanitize.typed.v1", operators)
+        strategy_cfg, operators_cfg = build_operators(strategy or "spacy_sanitize.typed.v1", operators, strategy_given=bool(strategy))
     except ValueError as err:
         raise InputError(str(err)) from None  # a bad --strategy/--operators is bad usage (exit 2)
     overrides: Dict[str, Any] = {"components.masker.strategy": strategy_cfg}

@@ -641,6 +641,10 @@ class Warnings(metaclass=ErrorsWithCodes):
         "issued): ids of {n} hex digits collide. Raise the strategy's id_length."
     )
     W106 = "the mapping '{path}' is not encrypted: the key given was not used."
+    W107 = (
+        "the strategy {strategy} is never used: the operator DEFAULT={default} applies to every type "
+        "without an operator of its own. Drop DEFAULT from the operators, or choose that strategy."
+    )
 
     W200 = (
         "{errors} line(s) of the Wikidata dump '{path}' were not valid JSON and were skipped; "

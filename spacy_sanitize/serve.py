@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import Errors
-from .io import InputError
+from .io import InputError, get_field
 
 logger = logging.getLogger("spacy_sanitize.serve")
 
@@ -91,7 +91,7 @@ class Sanitizer:
             if value is not None and not isinstance(value, (str, dict)):
                 raise RequestError(422, Errors.E033.format(field=name, problem="must be a string or a JSON object"))
         try:
-            strategy_cfg, operators_cfg = build_operators(spec[0] or "spacy_sanitize.typed.v1", spec[1])
+            strategy_cfg, operators_cfg = build_operators(spec[0] or "spacy_sanitize.typed.v1", spec[1], strategy_given=bool(spec[0]))
             # one client's request must not change another's answer, nor run arbitrary code
             for where, cfg in (("strategy", strategy_cfg), *((f"operators.{label}", c) for label, c in operators_cfg.items())):
                 if cfg.get("across_docs") or cfg.get("@strategies") == "spacy_sanitize.custom.v1":
@@ -163,9 +163,10 @@ def parse_request(body: bytes, settings: ServeSettings) -> Tuple[str, List[str],
     if len(records) > settings.max_records:
         raise RequestError(413, Errors.E034.format(what=f"{len(records)} records", limit=f"{settings.max_records} records", option="--max-records"))
     for number, record in enumerate(records):
-        if not isinstance(record, dict) or not isinstance(record.get(field), str):
+        # a dotted field reads a nested one ("doc.body"), as the CLI's --text-field does
+        if not isinstance(record, dict) or not isinstance(get_field(record, field), str):
             raise RequestError(422, Errors.E033.format(field=f"records[{number}]", problem=f"must be an object with a string field '{field}'"))
-    return "records", [record[field] for record in records], records, strategy, operators
+    return "records", [get_field(record, field) for record in records], records, strategy, operators
 
 
 def create_app(settings: Optional[ServeSettings] = None) -> Any:

@@ -378,3 +378,17 @@ def test_docs_config_example_resolves(doc_file):
     assert masker.strategy("PERSON")[0] == "spacy_sanitize.numbered.v1"
     if doc_file == "docs/masking.md":
         assert masker.strategy("LOC")[0] == "spacy_sanitize.redact.v1" and masker.default.marker == "[X]"
+
+
+def test_an_unused_strategy_is_named():
+    """--strategy surrogate with a DEFAULT operator: the strategy never runs, and W107 says so."""
+    import warnings as _warnings
+
+    from spacy_sanitize.masker.options import build_operators
+
+    with pytest.warns(UserWarning, match="W107.*surrogate.*DEFAULT=spacy_sanitize.redact.v1"):
+        build_operators("surrogate", "PERSON=numbered,DEFAULT=redact", strategy_given=True)
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("error")
+        build_operators("surrogate", "PERSON=numbered", strategy_given=True)
+        build_operators("spacy_sanitize.typed.v1", "DEFAULT=redact")  # the strategy was not chosen

@@ -116,6 +116,15 @@ def test_records_keep_their_fields_and_strategies_are_per_request(server):
     assert server.post({"text": "Mail zq@example.org", "operators": "CODE=redact,DEFAULT=typed"}).json()["sanitized"] == "Mail ***"
 
 
+def test_a_dotted_text_field_reads_a_nested_one(server):
+    """The service reads what the CLI's --text-field reads: "doc.body" is records[i]["doc"]["body"]."""
+    records = [{"id": "n1", "doc": {"body": f"Mr {SECRET} called."}}]
+    response = server.post({"records": records, "text_field": "doc.body"})
+    assert response.status_code == 200
+    assert response.json()["records"][0]["sanitized"] == "Mr [PERSON] called."
+    assert server.post({"records": [{"doc": {}}], "text_field": "doc.body"}).status_code == 422
+
+
 @pytest.mark.parametrize(
     "payload,status,message",
     [

@@ -1,6 +1,7 @@
 """Strategies from config: the spaCy-style block ``{"@strategies": "spacy_sanitize.typed.v1",
 **params}`` per PII type (with ``DEFAULT``), and the CLI spec parser ``build_operators``."""
 import json
+import warnings
 from typing import Any, Dict, Optional, Tuple, Union
 
 from confection import ConfigValidationError
@@ -8,7 +9,7 @@ from spacy.util import registry
 
 from ..registry import strategies
 from ..types import PII_TYPES
-from ..errors import Errors
+from ..errors import Errors, Warnings
 from .strategies.base import Strategy
 
 StrategyConfig = Dict[str, Any]
@@ -96,7 +97,7 @@ def _parse(spec: str) -> Any:
     return None
 
 
-def build_operators(strategy: str, operators: Optional[str] = None) -> Tuple[StrategyConfig, Dict[str, StrategyConfig]]:
+def build_operators(strategy: str, operators: Optional[str] = None, strategy_given: bool = False) -> Tuple[StrategyConfig, Dict[str, StrategyConfig]]:
     """Parse the CLI's ``--strategy`` and ``--operators`` into the masker's config.
 
     strategy (str): a strategy name (``surrogate``, ``redact.v1``,
@@ -107,6 +108,8 @@ def build_operators(strategy: str, operators: Optional[str] = None) -> Tuple[Str
     RETURNS (Tuple[dict, dict]): the ``strategy`` and ``operators`` config blocks, in the
         config's form (``{"@strategies": "spacy_sanitize.redact.v1", "marker": "[X]"}``);
         every strategy is validated by building it once.
+    strategy_given (bool): the user chose ``strategy`` (not a default): W107 when a ``DEFAULT``
+        operator leaves it unused.
     """
     parsed = _parse(strategy)
     strategy_cfg = _strategy_cfg(parsed if parsed is not None else strategy, strategy)
@@ -128,4 +131,7 @@ def build_operators(strategy: str, operators: Optional[str] = None) -> Tuple[Str
             operators_cfg[check_label(label)] = _strategy_cfg(value, operators)
     for cfg in [strategy_cfg, *operators_cfg.values()]:
         build_strategy(cfg)
+    if strategy_given and "DEFAULT" in operators_cfg and operators_cfg["DEFAULT"] != strategy_cfg:
+        # the masker applies DEFAULT to every type without its own operator: the strategy never runs
+        warnings.warn(Warnings.W107.format(strategy=strategy_cfg["@strategies"], default=operators_cfg["DEFAULT"]["@strategies"]), stacklevel=3)
     return strategy_cfg, operators_cfg
