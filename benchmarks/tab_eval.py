@@ -23,7 +23,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence
 
 import numpy as np
 import spacy
@@ -33,7 +33,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).res
 
 from spacy_sanitize.corpus import TabDocument, docs_to_tab, load_tab, shared_data_dir, tab_to_docs  # noqa: E402
 from spacy_sanitize.decide.protect import matched_parts, name_parts, protect_from_record, protected_names  # noqa: E402
-from spacy_sanitize.decide.rules import ProtectRules  # noqa: E402
+from spacy_sanitize.decide.rules import ProtectRules, person_words  # noqa: E402
 from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predicted_mask_offsets, tab_scores  # noqa: E402
 from spacy_sanitize.masking_plan import PlanSettings  # noqa: E402
 from spacy_sanitize.pipeline import load_detector  # noqa: E402
@@ -188,6 +188,14 @@ class Masker:
         # (detector, validated) of each detected span, which out-of-fold rows do not carry
         self.found = {doc_id: {(r[0], r[1]): (r[5], r[6]) if len(r) >= DETECTED_ROW_LEN else ("", False) for r in doc_rows}
                       for doc_id, doc_rows in detected.items()}
+        self._name_words: Dict[str, FrozenSet[str]] = {}
+
+    def name_words(self, doc_id: str) -> FrozenSet[str]:
+        """``rules.person_words`` of the doc's detected PERSON spans, as the deciders compute them."""
+        if doc_id not in self._name_words:
+            text = self.texts[doc_id]
+            self._name_words[doc_id] = person_words(text[r[0] : r[1]] for r in self.detected[doc_id] if r[2] == "PERSON")
+        return self._name_words[doc_id]
 
     def decision(self, doc_id: str, row: Row, threshold: float, rules: ProtectRules, person: bool) -> bool:
         """risk_threshold's decision for one span row (unscored = masked: fail closed)."""
@@ -195,7 +203,7 @@ class Masker:
             return True
         found = (row[7], row[8]) if len(row) > 5 and row[5] == WIDENED else (row[0], row[1])  # a widened span was found by its detector
         detector, validated = self.found.get(doc_id, {}).get(found, ("", False))
-        if rules.reason(row[2], self.texts[doc_id], row[0], row[1], detector, validated):
+        if rules.reason(row[2], self.texts[doc_id], row[0], row[1], detector, validated, self.name_words(doc_id)):
             return True
         parts = self.person_parts.get(doc_id) if person else None
         return bool(parts and matched_parts(self.texts[doc_id][row[0] : row[1]], parts))

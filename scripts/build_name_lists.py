@@ -84,12 +84,24 @@ def name_only(names: Set[str], counts: Dict[str, Counter], max_lower_share: floa
     return sorted(kept)
 
 
-def all_locale_names() -> Set[str]:
-    """The given and family names of every mimesis locale (32,000 and 29,000)."""
+# English given names that are also ordinary words and that no list here holds (the US census
+# lists the shipped lists were built with are not in the sources kept here)
+WORD_GIVEN_NAMES = ("faith", "hope", "joy", "summer", "sky", "dawn", "autumn", "april", "may", "june", "honor", "glory",
+                    "charity", "mercy", "patience", "prudence", "harmony", "melody", "destiny", "trinity", "serenity",
+                    "liberty", "ivy", "holly", "hazel", "iris", "violet", "ruby", "pearl", "crystal", "daisy", "lily",
+                    "poppy", "sage", "river", "storm", "rain", "sunny", "bud", "buck", "sandy", "dusty", "rusty")
+ENGLISH_LOCALES = ("en", "en-au", "en-ca", "en-gb")
+
+
+def all_locale_names(locales: Iterable[str] = ENGLISH_LOCALES) -> Set[str]:
+    """The given and family names of these mimesis locales (the English ones: names of other
+    languages that are English words, "Can", "Store", are not taken for names at a sentence start)."""
     from mimesis.constants import DATADIR
 
-    found: Set[str] = set()
-    for path in Path(DATADIR).glob("*/person.json"):
+    found: Set[str] = set(WORD_GIVEN_NAMES)
+    for path in (Path(DATADIR) / locale / "person.json" for locale in locales):
+        if not path.exists():
+            continue
         person = json.loads(path.read_text(encoding="utf8"))
         names = person.get("names", {})
         for group in names.values() if isinstance(names, dict) else [names]:
@@ -104,7 +116,9 @@ def word_names(names: Set[str], plain: List[str]) -> List[str]:
     from spacy_sanitize.masking_plan import COMMON_WORDS
 
     lowered = {n.lower() for n in names if n.isalpha() and len(n) >= 3}
-    return sorted(n for n in lowered if n in COMMON_WORDS or n in set(plain))
+    # of the stop words only those that are given names ("will", "may"; not "many", "key")
+    stop_names = set(WORD_GIVEN_NAMES) | {"will"}
+    return sorted(n for n in lowered if (n in COMMON_WORDS and n in stop_names) or (n not in COMMON_WORDS and n in set(plain)))
 
 
 def plain_words(counts: Dict[str, Counter], min_count: int = 3, min_lower_share: float = 0.6) -> List[str]:

@@ -121,3 +121,36 @@ def test_reproduction_pipelines_say_what_to_use():
         warnings.simplefilter("error")
         assert _resolve_alias("default") == "default" and _resolve_alias("strict") == "strict"
     assert "{name}" in Warnings.W044
+
+
+def test_refine_drops_measures_but_not_dates_or_long_numbers():
+    text = "Bake 20 minutes at 180 °C, 85% done. Sentenced to 5 years. Code 123456 min."
+    spans = [(5, 7, "QUANTITY"), (27, 29, "QUANTITY"), (50, 57, "DATETIME"), (64, 70, "QUANTITY")]
+    assert _refined(text, spans) == [("5 years", "DATETIME"), ("123456", "CODE")]  # no measure: 6 digits, a code
+    assert len(_refined(text, spans, drop_measures=False)) == 4
+
+
+def test_log_levels_and_greetings_are_plain_words(default_nlp):
+    for text in ("INFO Server started", "DEBUG loading configuration from defaults", "Hi, the plumber comes at noon."):
+        assert default_nlp(text)._.sanitized == text
+
+
+def test_a_name_typed_otherwise_is_protected_by_the_texts_person_spans():
+    from spacy_sanitize.decide.rules import person_words
+
+    rules = ProtectRules([], names=True)
+    text = "Tom Moseley sang. Moseley toured."
+    words = person_words(["Tom Moseley"])
+    assert words == {"moseley"}  # "Tom" is a common word
+    assert rules.reason("MISC", text, 18, 25, name_words=words)
+    assert rules.reason("MISC", text, 18, 25) is None  # without the text's names
+    assert ProtectRules([]).reason("MISC", text, 18, 25, name_words=words) is None  # protect_names off
+
+
+def test_life_dates_in_parentheses_are_protected():
+    rules = ProtectRules([], date_cues=["born"])
+    text = "Ann Lee (24 April 1919 – 3 May 2000) sang. On 3 May 2000 (a Monday) she died."
+    first = text.index("24 April 1919")
+    assert rules.reason("DATETIME", text, first, first + len("24 April 1919"))
+    later = text.rindex("3 May 2000")
+    assert rules.reason("DATETIME", text, later, later + len("3 May 2000")) is None

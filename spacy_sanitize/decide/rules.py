@@ -38,6 +38,7 @@ import pycountry
 
 from ..detect.gazetteer.loading import shipped_gazetteer_path
 from ..detect.names import name_lists
+from ..masking_plan import is_common_word
 from ..errors import Errors
 
 WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -106,6 +107,17 @@ def code_shaped(text: str) -> bool:
     return False
 
 
+# "Name (24 April 1919 – 3 May 2000)", "(8 May 1952)": a life date right after the parenthesis
+LIFE_DATE_BEFORE = re.compile(r"\([ \t]*$")
+LIFE_DATE_AFTER = re.compile(r"[ \t]*[–—-]|[ \t]*\)")
+
+
+def person_words(texts: Iterable[str]) -> FrozenSet[str]:
+    """The lower-cased capitalised words of 3 letters or more, no common word, of ``texts``
+    (a document's PERSON spans: "Tom Moseley" gives "moseley")."""
+    return frozenset(w.casefold() for t in texts for w in WORD.findall(t) if len(w) >= 3 and w[0].isupper() and not is_common_word(w))
+
+
 class ProtectRules:
     """The protection rules of one decider; ``reason`` says which one keeps a span masked."""
 
@@ -152,10 +164,12 @@ class ProtectRules:
         joined = " ".join(words).casefold()
         return next((cue for cue, pattern in self._cues if pattern.search(joined)), None)
 
-    def reason(self, label: str, text: str, start: int, end: int, detector: str = "", validated: bool = False) -> Optional[str]:
+    def reason(self, label: str, text: str, start: int, end: int, detector: str = "", validated: bool = False,
+               name_words: FrozenSet[str] = frozenset()) -> Optional[str]:
         """Why the span ``text[start:end]`` of ``label`` stays masked whatever the risk (None: no
         rule applies). ``detector``: its ``risk_explain["detector"]``; ``validated``: whether its
-        format or check digits were verified."""
+        format or check digits were verified; ``name_words``: ``person_words`` of the text's
+        PERSON spans (``protect_names``: a span typed otherwise with one of them is a name)."""
         if label in self.labels:
             return (
                 f"label {label} is protected (protect, or types_always_mask in older configs): "
@@ -172,9 +186,13 @@ class ProtectRules:
                     "number, a postcode) is protected (protect_code_shaped): masked whatever the votes")
         if self.names and self.name_word(text[start:end]):
             return "a word of the span is in the shipped name lists (protect_names): masked whatever the votes"
+        if self.names and name_words and label not in (DATE_LABEL, "QUANTITY") and person_words([text[start:end]]) & name_words:
+            return "a word of the span is part of a name elsewhere in the text (protect_names): masked whatever the votes"
         if self._cues and label == DATE_LABEL:
             cue = self.date_cue(text, start)
             if cue:
                 return f"a date after the cue {cue!r} (protect_date_cues): masked whatever the votes"
+            if LIFE_DATE_BEFORE.search(text, max(0, start - 12), start) and LIFE_DATE_AFTER.match(text, end):
+                return "a date of birth or death in parentheses, '(date –' or '(date)' (protect_date_cues): masked whatever the votes"
         return None
 

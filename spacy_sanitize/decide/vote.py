@@ -42,7 +42,7 @@ from ..risk.base import AFTER_DECISION_FACTORIES, is_indicator, risk_key
 from ..errors import Errors
 from ..spans import is_validated
 from .protect import matched_parts, name_parts, protected_names
-from .rules import ProtectRules
+from .rules import ProtectRules, person_words
 
 
 RULES = ("k", "any", "all", "majority", "mean")
@@ -189,10 +189,11 @@ class RiskVote:
             scores.append(1.0)
         return votes, scores
 
-    def decide(self, span: Span, person_parts: FrozenSet[str] = frozenset(), text: Optional[str] = None) -> Tuple[bool, Dict[str, Any]]:
+    def decide(self, span: Span, person_parts: FrozenSet[str] = frozenset(), text: Optional[str] = None,
+               name_words: FrozenSet[str] = frozenset()) -> Tuple[bool, Dict[str, Any]]:
         """The decision for one span and its explanation; ``person_parts``: the name parts of
         the document's protected person(s) (``protect.name_parts``); ``text``: the document's
-        text, when the caller has it."""
+        text, when the caller has it; ``name_words``: ``rules.person_words`` of its PERSON spans."""
         mask, explain = self._decide_by_votes(span)
         matched = matched_parts(span.text, person_parts) if person_parts else []
         if matched:
@@ -200,21 +201,21 @@ class RiskVote:
             explain["protected_person"] = matched
             explain["reason"] = f"shares the name part(s) {matched} of the person to protect (Doc._.protect): masked whatever the votes"
             return True, explain
-        reason = self.protection(span, text)
+        reason = self.protection(span, text, name_words)
         if reason:
             explain["votes_decision"] = mask
             explain["reason"] = reason
             return True, explain
         return mask, explain
 
-    def protection(self, span: Span, text: Optional[str] = None) -> Optional[str]:
+    def protection(self, span: Span, text: Optional[str] = None, name_words: FrozenSet[str] = frozenset()) -> Optional[str]:
         """Why a protection rule keeps ``span`` masked whatever the votes (None: none does).
         ``text``: the document's text (``Doc.text`` joins every token again on each call, which
         made the decision quadratic in a document's spans)."""
         explain = span.doc.user_data.get(("._.", "risk_explain", span.start_char, span.end_char))
         detector = str(explain.get("detector", "")) if isinstance(explain, dict) else ""
         text = span.doc.text if text is None else text
-        return self.rules.reason(span.label_, text, span.start_char, span.end_char, detector, is_validated(span))
+        return self.rules.reason(span.label_, text, span.start_char, span.end_char, detector, is_validated(span), name_words)
 
     def _decide_by_votes(self, span: Span) -> Tuple[bool, Dict[str, Any]]:
         votes, scores = self.votes(span)
@@ -237,8 +238,10 @@ class RiskVote:
         self._check_order()
         person_parts = name_parts(protected_names(doc._.protect))
         text = doc.text
-        for span in doc.spans.get(self.spans_key, []):
-            mask, explain = self.decide(span, person_parts, text)
+        spans = list(doc.spans.get(self.spans_key, []))
+        name_words = person_words(text[s.start_char : s.end_char] for s in spans if s.label_ == "PERSON") if self.rules.names else frozenset()
+        for span in spans:
+            mask, explain = self.decide(span, person_parts, text, name_words)
             span._.mask = mask
             span._.risk_explain[self.key] = explain
         return doc

@@ -51,6 +51,10 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   when the word is capitalised inside a sentence elsewhere in the text (a proper noun there).
   A PERSON span of titles only ("Madam", "Sir") is dropped too.
 
+- **measures** (with ``drop_measures``): a QUANTITY or DATETIME span of a number (at most 4
+  digits) and a unit of measure or a short duration, in the span or right after it ("5 min",
+  "20 cm", "85%", "120 ms", "4 hours"; days, months and years stay: a sentence, a stay).
+
 Spans found by rules (``pii_codes``, ``pii_script``, ``pii_titles``, ``pii_propn``) are kept as they are.
 A rewritten span keeps its label and ``Span._.risk_explain`` (copied to the new offsets)
 and records what changed in ``Span._.risk_explain["pii_refine"]``; the number of dropped
@@ -133,9 +137,30 @@ YEAR_RANGE = re.compile(r"^(?:1\d|20)\d\d[-–—](?:(?:1\d|20)\d\d|\d\d)$")
 
 
 PLAIN_LABELS = frozenset({"PERSON", "ORG", "LOC", "MISC"})
+# ordinary words of everyday text the biographies and judgments rarely hold: greetings, log levels
+PLAIN_EXTRA = frozenset({"hi", "hello", "hey", "info", "debug", "warn", "warning", "error", "trace", "fatal", "critical", "notice"})
 PLAIN_CONNECTORS = frozenset({"and", "or", "of", "the", "&", "/", "-"})
 # what may stand between a line start and a heading or a sentence's first word
 LINE_OPENERS = frozenset({"#", "##", "###", "*", "**", "-", "•", ">", "|", "(", "[", '"', "“", "'", "dear", "hi", "hello", "hey"})
+
+
+# a number with one of these after it measures something, it identifies no one: "5 min",
+# "20 cm", "85%", "120 ms", "4 hours" (not days, months or years: a sentence or a stay)
+MEASURE_UNITS = frozenset({"%", "cm", "mm", "m", "km", "g", "kg", "mg", "mcg", "ml", "l", "ms", "s", "sec", "secs", "second", "seconds",
+                           "min", "mins", "minute", "minutes", "hr", "hrs", "hour", "hours", "°c", "°f", "kb", "mb", "gb"})
+
+
+def _measure(doc: Doc, start: int, end: int, label: str) -> bool:
+    """A QUANTITY or DATETIME span of a number and a unit of ``MEASURE_UNITS`` (the unit in the
+    span or right after it)."""
+    if label not in ("QUANTITY", "DATETIME"):
+        return False
+    words = [t for t in doc[start:end] if not t.is_space]
+    numbers = [t for t in words if t.like_num or t.text.replace(".", "", 1).isdigit()]
+    units = [t for t in words if t.lower_ in MEASURE_UNITS]
+    if not numbers or len(numbers) + len(units) != len(words) or any(len(t.text) > 4 for t in numbers if t.text.isdigit()):
+        return False
+    return bool(units) or (end < len(doc) and doc[end].lower_ in MEASURE_UNITS)
 
 
 def _digits_no_date(tokens: Span) -> bool:
@@ -275,7 +300,7 @@ def plain_words(span: Span, proper: Dict[str, List[int]]) -> bool:
         elsewhere = any(not span.start <= i < span.end for i in proper.get(lowered, ()))
         if not token.is_alpha or lowered in given or lowered in family or lowered in also_names or elsewhere:
             return False
-        if lowered not in COMMON_WORDS and lowered not in plain:
+        if lowered not in COMMON_WORDS and lowered not in plain and lowered not in PLAIN_EXTRA:
             return False
     return True
 
@@ -284,7 +309,7 @@ class SpanRefiner:
     """Splits, trims and drops the spans of ``doc.spans[spans_key]`` (see the module docs)."""
 
     def __init__(self, name: str, spans_key: str, split_ranges: bool, trim_edges: bool, drop_vague_dates: bool, drop_number_words: bool,
-                 drop_plain_words: bool = True) -> None:
+                 drop_plain_words: bool = True, drop_measures: bool = True) -> None:
         self.name = name
         self.spans_key = spans_key
         self.split_ranges = split_ranges
@@ -292,6 +317,7 @@ class SpanRefiner:
         self.drop_vague_dates = drop_vague_dates
         self.drop_number_words = drop_number_words
         self.drop_plain_words = drop_plain_words
+        self.drop_measures = drop_measures
 
     def __call__(self, doc: Doc) -> Doc:
         if self.spans_key not in doc.spans:
@@ -405,6 +431,8 @@ class SpanRefiner:
             out = [(s, e, lab) for s, e, lab in out if lab != "DATETIME" or _dated(doc[s:e])]
         if self.drop_number_words:
             out = [(s, e, lab) for s, e, lab in out if not (lab == "QUANTITY" and e - s == 1 and doc[s].lower_ in BARE_NUMBER_WORDS)]
+        if self.drop_measures:
+            out = [(s, e, lab) for s, e, lab in out if not _measure(doc, s, e, lab)]
         if not out:
             return [], "drop"
         if out == [(span.start, span.end, label)]:
@@ -480,21 +508,23 @@ class SpanRefiner:
 @Language.factory(
     "pii_refine",
     default_config={"spans_key": DEFAULT_SPANS_KEY, "split_ranges": True, "trim_edges": True, "drop_vague_dates": True, "drop_number_words": True,
-                    "drop_plain_words": True},
+                    "drop_plain_words": True, "drop_measures": True},
     requires=["doc.spans"],
     assigns=["doc.spans", "span._.risk_explain"],
 )
 def make_refiner(nlp: Language, name: str, spans_key: str, split_ranges: bool, trim_edges: bool, drop_vague_dates: bool, drop_number_words: bool,
-                 drop_plain_words: bool) -> SpanRefiner:
+                 drop_plain_words: bool, drop_measures: bool) -> SpanRefiner:
     """split_ranges (bool): split date ranges at their connectors. trim_edges (bool): trim
     leading prepositions, articles and hedges of dates and numbers and trailing connectors
     of every span. drop_vague_dates (bool): drop DATETIME spans without a digit, month,
     weekday or number word. drop_number_words (bool): drop QUANTITY spans that are just
     "one", "first", "second" or "once". drop_plain_words (bool): drop a recognizer's name,
     place, organisation or MISC span of ordinary words at a sentence or line start ("Please",
-    "Insert", "DISCHARGE SUMMARY") and a PERSON span of titles only ("Madam")."""
+    "Insert", "DISCHARGE SUMMARY") and a PERSON span of titles only ("Madam"). drop_measures
+    (bool): drop a QUANTITY or DATETIME span of a number and a unit of measure or a short
+    duration ("5 min", "20 cm", "85%", "4 hours")."""
     register_extensions()
-    return SpanRefiner(name, spans_key, split_ranges, trim_edges, drop_vague_dates, drop_number_words, drop_plain_words)
+    return SpanRefiner(name, spans_key, split_ranges, trim_edges, drop_vague_dates, drop_number_words, drop_plain_words, drop_measures)
 
 
 def refine_summary(doc: Doc, name: str = "pii_refine") -> Dict[str, int]:
