@@ -1,5 +1,5 @@
 # spacy-sanitize as an HTTP service: docker build -t spacy-sanitize . &&
-# docker run -p 8000:8000 -e SPACY_SANITIZE_SECRET=... spacy-sanitize
+# docker run -p 127.0.0.1:8000:8000 -e SPACY_SANITIZE_SECRET=... spacy-sanitize (the host's loopback only)
 # (not built in CI). The default pipeline needs no torch; for the [torch] pipelines, install
 # ".[serve,torch]" and pass --pipeline accurate (or another) below.
 FROM python:3.11-slim

@@ -534,6 +534,22 @@ class Errors(metaclass=ErrorsWithCodes):
         "the pipeline failed on this request ({kind}); nothing was sanitized. The server log "
         "names the error type only (request text is never logged)."
     )
+    E047 = (
+        "requests must be JSON: send 'Content-Type: application/json' (got '{got}'). A form or "
+        "text/plain body is refused so that no web page can post to the service from a browser."
+    )
+    E048 = (
+        "cross-site request refused (Origin '{origin}'): the service answers only clients that are "
+        "not web pages of another site. Start it with --allow-origin {origin} to accept that page."
+    )
+    E049 = (
+        "missing or wrong bearer token: send 'Authorization: Bearer <token>' with the token in the "
+        "environment variable the service was started with (--token-env)."
+    )
+    E050 = (
+        "--token-env {name}: the environment variable is not set or empty; set it to a secret token "
+        "(e.g. export {name}=$(python -c 'import secrets; print(secrets.token_urlsafe(32))'))."
+    )
     # sanitize: the JSONL fields (io.py)
     E037 = (
         "{given} given, but '{path}' is read as {fmt}, which has no fields: the option would be "

@@ -16,6 +16,7 @@ counts, sizes and timings only, and a failure logs its exception type, not its m
 (messages may quote the text).
 """
 import argparse
+import hmac
 import json
 import logging
 import os
@@ -41,13 +42,19 @@ MAX_MASKERS = 32
 class ServeSettings:
     """pipeline (str): as ``--pipeline``. max_bytes (int): largest request body (413 above).
     max_records (int): most records in one request (413 above). batch_size (int): docs per
-    ``nlp.pipe`` batch. max_chars (int): texts longer than this are processed in pieces."""
+    ``nlp.pipe`` batch. max_chars (int): texts longer than this are processed in pieces.
+    allow_origin: web page origins allowed to post (others 403). token_env: the environment
+    variable with the bearer token every POST must carry (401 without it)."""
 
     pipeline: str = "default"
     max_bytes: int = 1_000_000
     max_records: int = 1000
     batch_size: int = 16
     max_chars: int = 100_000
+    # origins (scheme://host[:port]) of web pages allowed to post; others get 403
+    allow_origin: Tuple[str, ...] = ()
+    # the environment variable holding the bearer token requests must send (None: no token)
+    token_env: Optional[str] = None
 
 
 class RequestError(ValueError):
@@ -179,6 +186,11 @@ def create_app(settings: Optional[ServeSettings] = None) -> Any:
     from . import __version__
 
     settings = settings or settings_from_env()
+    token = None
+    if settings.token_env:
+        token = os.environ.get(settings.token_env, "")
+        if not token:
+            raise InputError(Errors.E050.format(name=settings.token_env))
     sanitizer = Sanitizer(settings)
     app = FastAPI(title="spacy-sanitize", version=__version__)
 
@@ -192,6 +204,10 @@ def create_app(settings: Optional[ServeSettings] = None) -> Any:
     @app.post("/sanitize")
     async def sanitize(request: Request) -> Any:
         started = time.perf_counter()
+        refused = refusal(request.headers, settings, token)
+        if refused is not None:
+            logger.info("refused a request: %d", refused[0])
+            return error(*refused)
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > settings.max_bytes:
             return error(413, Errors.E034.format(what=f"{declared} bytes", limit=f"{settings.max_bytes} bytes", option="--max-bytes"))
@@ -221,9 +237,31 @@ def create_app(settings: Optional[ServeSettings] = None) -> Any:
     return app
 
 
+def refusal(headers: Any, settings: ServeSettings, token: Optional[str]) -> Optional[Tuple[int, str]]:
+    """Why a POST is refused before its body is read (status, message), or None: a body that is
+    not JSON (415: a web page can send text/plain or a form without a CORS preflight), a web
+    page of another site (403: its Origin, or Sec-Fetch-Site cross-site), a missing or wrong
+    bearer token when the service has one (401)."""
+    kind = headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        return 415, Errors.E047.format(got=kind or "none")
+    origin = headers.get("origin")
+    if (origin is not None and origin not in settings.allow_origin) or (origin is None and headers.get("sec-fetch-site") == "cross-site"):
+        return 403, Errors.E048.format(origin=origin or "(cross-site)")
+    if token is not None:
+        given = headers.get("authorization", "")
+        scheme, _, value = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
+            return 401, Errors.E049
+    return None
+
+
 def settings_from_env() -> ServeSettings:
     """The settings ``serve`` passes to its worker processes (``SPACY_SANITIZE_SERVE``)."""
-    return ServeSettings(**json.loads(os.environ.get(ENV, "{}")))
+    values = json.loads(os.environ.get(ENV, "{}"))
+    if "allow_origin" in values:
+        values["allow_origin"] = tuple(values["allow_origin"])
+    return ServeSettings(**values)
 
 
 def app_from_env() -> Any:
@@ -255,6 +293,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError:
         raise InputError(Errors.E035) from None
     settings = ServeSettings(**{f.name: getattr(args, f.name) for f in fields(ServeSettings)})
+    settings.allow_origin = tuple(settings.allow_origin)
+    if settings.token_env and not os.environ.get(settings.token_env):
+        raise InputError(Errors.E050.format(name=settings.token_env))  # at start (exit 2), not in each worker
     os.environ[ENV] = json.dumps(asdict(settings))
     level = "debug" if getattr(args, "verbose", False) else "info"
     uvicorn.run(
@@ -277,4 +318,9 @@ def add_serve_subparser(sub: Any) -> None:
     serve.add_argument("--max-records", type=int, default=defaults.max_records, help=f"most records in one request (default: {defaults.max_records})")
     serve.add_argument("--batch-size", type=int, default=defaults.batch_size, help=f"documents per nlp.pipe batch (default: {defaults.batch_size})")
     serve.add_argument("--max-chars", type=int, default=defaults.max_chars, help="texts longer than this are processed in pieces")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                       help="a web page origin (https://app.example.org) allowed to post; repeat for several (default: none: "
+                            "requests with an Origin header are refused)")
+    serve.add_argument("--token-env", metavar="NAME", help="require 'Authorization: Bearer <token>' on POST, the token read from "
+                                                          "this environment variable (never from the command line)")
     serve.set_defaults(func=cmd_serve)

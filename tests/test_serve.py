@@ -147,16 +147,51 @@ def test_bad_requests_get_4xx_with_the_catalogue_message(server, payload, status
     assert SECRET not in response.json()["detail"]
 
 
+JSON = {"content-type": "application/json"}
+
+
 def test_not_json_and_a_streamed_body_without_length(server):
-    response = httpx.post(server.url + "/sanitize", content=b"{not json " + SECRET.encode(), timeout=30)
+    response = httpx.post(server.url + "/sanitize", content=b"{not json " + SECRET.encode(), headers=JSON, timeout=30)
     assert response.status_code == 400 and SECRET not in response.text
 
     def chunks():  # chunked transfer: no content-length, the limit holds while reading
         for _ in range(100):
             yield json.dumps({"text": SECRET}).encode() * 10
 
-    response = httpx.post(server.url + "/sanitize", content=chunks(), timeout=30)
+    response = httpx.post(server.url + "/sanitize", content=chunks(), headers=JSON, timeout=30)
     assert response.status_code == 413
+
+
+@pytest.mark.parametrize("headers,status,code", [
+    ({"content-type": "text/plain"}, 415, "E047"),  # what a web page sends without a CORS preflight
+    ({"content-type": "application/x-www-form-urlencoded"}, 415, "E047"),
+    ({}, 415, "E047"),
+    ({**JSON, "origin": "https://evil.example"}, 403, "E048"),
+    ({**JSON, "sec-fetch-site": "cross-site"}, 403, "E048"),
+])
+def test_browser_requests_from_other_sites_are_refused(server, headers, status, code):
+    response = httpx.post(server.url + "/sanitize", content=json.dumps({"text": SECRET}).encode(), headers=headers, timeout=30)
+    assert response.status_code == status and code in response.json()["detail"] and SECRET not in response.text
+
+
+def test_allowed_origin_and_bearer_token(tmp_path, monkeypatch):
+    monkeypatch.setenv("SANITIZE_TEST_TOKEN", "s3cret-token")
+    server = Server(tmp_path, "--token-env", "SANITIZE_TEST_TOKEN", "--allow-origin", "https://app.example.org")
+    try:
+        body = {"text": f"Mr {SECRET}"}
+        assert server.post(body).status_code == 401
+        assert server.post(body, headers={"authorization": "Bearer wrong"}).status_code == 401
+        good = {"authorization": "Bearer s3cret-token"}
+        assert server.post(body, headers=good).json()["sanitized"] == "Mr [PERSON]"
+        assert server.post(body, headers={**good, "origin": "https://app.example.org"}).status_code == 200
+        assert server.post(body, headers={**good, "origin": "https://other.example.org"}).status_code == 403
+        assert httpx.get(server.url + "/health", timeout=10).status_code == 200  # no token: health only
+    finally:
+        server.stop()
+    monkeypatch.delenv("SANITIZE_TEST_TOKEN")
+    from spacy_sanitize.cli import main
+
+    assert main(["serve", "--token-env", "SANITIZE_TEST_TOKEN"]) == 2  # refused at start, not per request
 
 
 def test_concurrent_requests(server):
