@@ -546,6 +546,11 @@ class Errors(metaclass=ErrorsWithCodes):
         "missing or wrong bearer token: send 'Authorization: Bearer <token>' with the token in the "
         "environment variable the service was started with (--token-env)."
     )
+    E051 = (
+        "the request body did not arrive: no data for {seconds:g} s. Send the whole body at once "
+        "(the service stops waiting so that slow clients cannot hold its connections)."
+    )
+    E052 = "the client closed the connection before sending the whole request body."
     E050 = (
         "--token-env {name}: the environment variable is not set or empty; set it to a secret token "
         "(e.g. export {name}=$(python -c 'import secrets; print(secrets.token_urlsafe(32))'))."

@@ -16,6 +16,7 @@ counts, sizes and timings only, and a failure logs its exception type, not its m
 (messages may quote the text).
 """
 import argparse
+import asyncio
 import hmac
 import json
 import logging
@@ -51,6 +52,10 @@ class ServeSettings:
     max_records: int = 1000
     batch_size: int = 16
     max_chars: int = 100_000
+    # characters of text one request may hold (the work is linear in them: 413 above)
+    max_request_chars: int = 200_000
+    # seconds the client may take to send each part of the body (408 after)
+    read_timeout: float = 30.0
     # origins (scheme://host[:port]) of web pages allowed to post; others get 403
     allow_origin: Tuple[str, ...] = ()
     # the environment variable holding the bearer token requests must send (None: no token)
@@ -161,6 +166,7 @@ def parse_request(body: bytes, settings: ServeSettings) -> Tuple[str, List[str],
             raise RequestError(422, Errors.E033.format(field="text_field", problem="only goes with 'records'"))
         if not isinstance(payload["text"], str):
             raise RequestError(422, Errors.E033.format(field="text", problem="must be a string"))
+        check_budget([payload["text"]], settings)
         return "text", [payload["text"]], [], strategy, operators
     records, field = payload["records"], payload.get("text_field", "text")
     if not isinstance(field, str):
@@ -173,7 +179,18 @@ def parse_request(body: bytes, settings: ServeSettings) -> Tuple[str, List[str],
         # a dotted field reads a nested one ("doc.body"), as the CLI's --text-field does
         if not isinstance(record, dict) or not isinstance(get_field(record, field), str):
             raise RequestError(422, Errors.E033.format(field=f"records[{number}]", problem=f"must be an object with a string field '{field}'"))
-    return "records", [get_field(record, field) for record in records], records, strategy, operators
+    texts = [get_field(record, field) for record in records]
+    check_budget(texts, settings)
+    return "records", texts, records, strategy, operators
+
+
+def check_budget(texts: List[str], settings: ServeSettings) -> None:
+    """413 when the request's texts hold more characters than ``max_request_chars``: a worker
+    runs one request at a time, so one huge request would hold it for every other client."""
+    chars = sum(len(t) for t in texts)
+    if chars > settings.max_request_chars:
+        raise RequestError(413, Errors.E034.format(what=f"{chars} characters of text", limit=f"{settings.max_request_chars} characters",
+                                                   option="--max-request-chars"))
 
 
 def create_app(settings: Optional[ServeSettings] = None) -> Any:
@@ -181,6 +198,7 @@ def create_app(settings: Optional[ServeSettings] = None) -> Any:
     try:
         from fastapi import FastAPI, Request
         from fastapi.responses import JSONResponse
+        from starlette.requests import ClientDisconnect
     except ImportError:
         raise InputError(Errors.E035) from None
     from . import __version__
@@ -212,7 +230,19 @@ def create_app(settings: Optional[ServeSettings] = None) -> Any:
         if declared is not None and declared.isdigit() and int(declared) > settings.max_bytes:
             return error(413, Errors.E034.format(what=f"{declared} bytes", limit=f"{settings.max_bytes} bytes", option="--max-bytes"))
         chunks, size = [], 0
-        async for chunk in request.stream():
+        stream = request.stream().__aiter__()
+        while True:
+            try:
+                # a client that sends its body slower than this holds a connection, not the worker
+                chunk = await asyncio.wait_for(stream.__anext__(), settings.read_timeout)
+            except StopAsyncIteration:
+                break
+            except asyncio.TimeoutError:
+                logger.info("timed out reading a request body after %d bytes", size)
+                return error(408, Errors.E051.format(seconds=settings.read_timeout))
+            except ClientDisconnect:
+                logger.info("the client went away after sending %d bytes", size)  # one line, no traceback
+                return error(400, Errors.E052)
             size += len(chunk)
             if size > settings.max_bytes:
                 return error(413, Errors.E034.format(what=f"over {settings.max_bytes} bytes", limit=f"{settings.max_bytes} bytes", option="--max-bytes"))
@@ -318,6 +348,10 @@ def add_serve_subparser(sub: Any) -> None:
     serve.add_argument("--max-records", type=int, default=defaults.max_records, help=f"most records in one request (default: {defaults.max_records})")
     serve.add_argument("--batch-size", type=int, default=defaults.batch_size, help=f"documents per nlp.pipe batch (default: {defaults.batch_size})")
     serve.add_argument("--max-chars", type=int, default=defaults.max_chars, help="texts longer than this are processed in pieces")
+    serve.add_argument("--max-request-chars", type=int, default=defaults.max_request_chars,
+                       help=f"most characters of text in one request; more get 413 (default: {defaults.max_request_chars})")
+    serve.add_argument("--read-timeout", type=float, default=defaults.read_timeout,
+                       help=f"seconds a client may take to send each part of a request body; slower gets 408 (default: {defaults.read_timeout:g})")
     serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                        help="a web page origin (https://app.example.org) allowed to post; repeat for several (default: none: "
                             "requests with an Origin header are refused)")

@@ -276,3 +276,30 @@ def test_entity_ids_hold_across_the_pieces_of_a_long_text(tmp_path):
     text = "Mr Per Aasen appeared. " + filler + "\n\nMr Kari Nordmann appeared. " + filler + "\n\nMr Per Aasen left."
     [result] = sanitizer.sanitize([text], sanitizer.masker_for("numbered", None))
     assert result["sanitized"].count("[PERSON 1]") == 2 and result["sanitized"].count("[PERSON 2]") == 1
+
+
+def test_a_request_over_the_character_budget_gets_413():
+    settings = ServeSettings(max_request_chars=10)
+    with pytest.raises(RequestError) as err:
+        parse_request(json.dumps({"text": "x" * 11}).encode(), settings)
+    assert err.value.status == 413 and "--max-request-chars" in str(err.value)
+    with pytest.raises(RequestError):
+        parse_request(json.dumps({"records": [{"text": "x" * 6}, {"text": "y" * 6}]}).encode(), settings)
+    assert parse_request(json.dumps({"text": "x" * 10}).encode(), settings)[1] == ["x" * 10]
+
+
+def test_a_slow_body_times_out_with_one_log_line(tmp_path):
+    server = Server(tmp_path, "--read-timeout", "1")
+    try:
+        host, port = server.url.rsplit("/", 1)[1].split(":")
+        with socket.create_connection((host, int(port)), timeout=20) as sock:
+            sock.sendall(b"POST /sanitize HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"text\": ")
+            time.sleep(2.5)  # the rest never comes
+            reply = sock.recv(4096).decode("latin-1")
+        assert reply.startswith("HTTP/1.1 408") and "E051" in reply
+        assert server.post({"text": f"Mr {SECRET}"}).json()["sanitized"] == "Mr [PERSON]"  # the worker is free
+        time.sleep(0.3)
+        log = server.log.read_text(encoding="utf8")
+        assert log.count("timed out reading a request body") == 1 and "Traceback" not in log
+    finally:
+        server.stop()
