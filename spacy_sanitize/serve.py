@@ -155,6 +155,10 @@ def parse_request(body: bytes, settings: ServeSettings) -> Tuple[str, List[str],
         payload = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise RequestError(400, Errors.E033.format(field="body", problem=f"not JSON ({type(err).__name__} at position {getattr(err, 'pos', '?')})")) from None
+    except RecursionError:  # arrays or objects nested thousands deep
+        raise RequestError(400, Errors.E033.format(field="body", problem="nested too deep")) from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise RequestError(400, Errors.E033.format(field="body", problem="a number too long to read")) from None
     if not isinstance(payload, dict) or ("text" in payload) == ("records" in payload):
         raise RequestError(422, Errors.E033.format(field="body", problem="give a JSON object with either 'text' or 'records'"))
     unknown = sorted(set(payload) - {"text", "records", "strategy", "operators", "text_field"})
@@ -187,6 +191,11 @@ def parse_request(body: bytes, settings: ServeSettings) -> Tuple[str, List[str],
 def check_budget(texts: List[str], settings: ServeSettings) -> None:
     """413 when the request's texts hold more characters than ``max_request_chars``: a worker
     runs one request at a time, so one huge request would hold it for every other client."""
+    for number, text in enumerate(texts):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate ("\ud800"): no text a file could hold
+            raise RequestError(422, Errors.E033.format(field=f"text #{number}", problem="holds a lone surrogate (not valid Unicode)")) from None
     chars = sum(len(t) for t in texts)
     if chars > settings.max_request_chars:
         raise RequestError(413, Errors.E034.format(what=f"{chars} characters of text", limit=f"{settings.max_request_chars} characters",

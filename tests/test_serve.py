@@ -224,7 +224,9 @@ def test_worker_processes(tmp_path):
 
 @pytest.mark.parametrize(
     "body,status",
-    [(b"[]", 422), (b'{"records": "x"}', 422), (b'{"text": "x", "text_field": 1}', 422), (b'{"text": "x", "extra": 1}', 422), (b"\xff", 400)],
+    [(b"[]", 422), (b'{"records": "x"}', 422), (b'{"text": "x", "text_field": 1}', 422), (b'{"text": "x", "extra": 1}', 422), (b"\xff", 400),
+     (b"[" * 100_000 + b"]" * 100_000, 400), (b'{"text": 1' + b"0" * 5000 + b"}", 400), (b'{"text": "\\ud800 x"}', 422),
+     (b'{"records": [{"text": "ok \\udfff"}]}', 422)],
 )
 def test_parse_request_rejects(body, status):
     with pytest.raises(RequestError) as err:
