@@ -190,6 +190,11 @@ class Errors(metaclass=ErrorsWithCodes):
     )
     E119 = "the mapping '{path}' does not fit the input: {problem}."
     E120 = "{what} '{path}' does not exist; check the path."
+    E121 = (
+        "the mapping '{path}' is not encrypted, yet a key was given: a mapping written with a key "
+        "is encrypted, so this one may have been swapped for another. Restore without the key "
+        "option if you wrote it in clear, or pass --allow-plaintext-mapping to use it anyway."
+    )
 
     E200 = (
         "gazetteer '{name}' not found. Give 'default' (the gazetteer shipped with the package),"
@@ -661,7 +666,7 @@ class Warnings(metaclass=ErrorsWithCodes):
         "two different {label} entities got the same pseudonym id '{id}' ({count} ids "
         "issued): ids of {n} hex digits collide. Raise the strategy's id_length."
     )
-    W106 = "the mapping '{path}' is not encrypted: the key given was not used."
+    W106 = "the mapping '{path}' is not encrypted: the key given was not used (--allow-plaintext-mapping)."
     W107 = (
         "the strategy {strategy} is never used: the operator DEFAULT={default} applies to every type "
         "without an operator of its own. Drop DEFAULT from the operators, or choose that strategy."

@@ -59,7 +59,7 @@ def _check_crypto() -> None:
 def cmd_restore(args: argparse.Namespace) -> int:
     try:
         key = read_key(args.mapping_key_env, args.mapping_key_file)
-        mapping = load_mapping(args.mapping, key)
+        mapping = load_mapping(args.mapping, key, allow_plaintext=args.allow_plaintext_mapping)
     except ValueError as err:  # wrong key, no key, unreadable key: the user's to fix
         raise InputError(str(err)) from None
     mappings: List[Dict[str, Any]] = mapping if isinstance(mapping, list) else [mapping]
@@ -118,6 +118,8 @@ def add_restore_subparser(sub: Any) -> None:
     parser.add_argument("input", help="the sanitized output (text, or JSONL with a 'sanitized' field), or - for stdin")
     parser.add_argument("--mapping", required=True, metavar="FILE", help="the mapping written by sanitize --mapping")
     add_key_arguments(parser, "decrypt")
+    parser.add_argument("--allow-plaintext-mapping", action="store_true",
+                        help="with a key option, still read a mapping that is not encrypted (refused otherwise: it may have been swapped)")
     parser.add_argument("-o", "--output", help="output file (default: stdout)")
     parser.add_argument("--format", choices=("auto", "text", "jsonl"), default="auto", help="input format (default: jsonl for .jsonl/.json, text otherwise)")
     parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log progress and warnings")

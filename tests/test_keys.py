@@ -6,6 +6,7 @@ import re
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -285,8 +286,11 @@ def test_cli_plaintext_mapping_warns_and_restores(tmp_path, monkeypatch):
     restored = tmp_path / "restored.txt"
     assert main(["restore", str(out), "--mapping", str(mapping), "-o", str(restored)]) == 0
     assert restored.read_text() == source.read_text()
-    with pytest.warns(UserWarning, match="W106"):  # a key for a plaintext mapping is not silently dropped
-        assert main(["restore", str(out), "--mapping", str(mapping), "--mapping-key-env", "TEST_MAPPING_KEY", "-o", str(restored)]) == 0
+    # a key given for a plaintext mapping: refused (it may have been swapped in), unless allowed
+    assert main(["restore", str(out), "--mapping", str(mapping), "--mapping-key-env", "TEST_MAPPING_KEY", "-o", str(restored)]) == 2
+    with pytest.warns(UserWarning, match="W106"):  # not silently dropped either
+        assert main(["restore", str(out), "--mapping", str(mapping), "--mapping-key-env", "TEST_MAPPING_KEY", "-o", str(restored),
+                     "--allow-plaintext-mapping"]) == 0
 
 
 @needs_crypto
@@ -313,10 +317,13 @@ def test_save_and_load_encrypted_mapping(tmp_path):
     path.write_text(json.dumps(envelope))
     with pytest.raises(ValueError, match="E116"):  # an altered file is not decrypted half-way
         load_mapping(path, key=b"\x00\xffraw key bytes")
-    envelope["kdf"]["n"] = 2**30  # a crafted cost must not run
-    path.write_text(json.dumps(envelope))
-    with pytest.raises(ValueError, match="E116"):
-        load_mapping(path, key=b"\x00\xffraw key bytes")
+    for n, r, p in ((2**30, 8, 1), (2**20, 64, 1), (2**20, 8, 16), (2**18, 16, 1)):  # crafted costs (8 GiB, minutes) must not run
+        envelope["kdf"].update(n=n, r=r, p=p)
+        path.write_text(json.dumps(envelope))
+        started = time.perf_counter()
+        with pytest.raises(ValueError, match="E116"):
+            load_mapping(path, key=b"\x00\xffraw key bytes")
+        assert time.perf_counter() - started < 1.0
     with pytest.raises(ValueError, match="E117.*empty"):
         save_mapping(build_mapping(doc), path, key="")
 

@@ -52,8 +52,9 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   A PERSON span of titles only ("Madam", "Sir") is dropped too.
 
 - **measures** (with ``drop_measures``): a QUANTITY or DATETIME span of a number (at most 4
-  digits) and a unit of measure or a short duration, in the span or right after it ("5 min",
-  "20 cm", "85%", "120 ms", "4 hours"; days, months and years stay: a sentence, a stay).
+  digits) and an everyday unit, in the span or right after it ("5 min", "120 ms", "30 s",
+  "2 GB", "37 °C"); the units court annotators mask stay (injuries in cm, hours of detention,
+  percentages of disability, weights).
 
 Spans found by rules (``pii_codes``, ``pii_script``, ``pii_titles``, ``pii_propn``) are kept as they are.
 A rewritten span keeps its label and ``Span._.risk_explain`` (copied to the new offsets)
@@ -144,10 +145,10 @@ PLAIN_CONNECTORS = frozenset({"and", "or", "of", "the", "&", "/", "-"})
 LINE_OPENERS = frozenset({"#", "##", "###", "*", "**", "-", "•", ">", "|", "(", "[", '"', "“", "'", "dear", "hi", "hello", "hey"})
 
 
-# a number with one of these after it measures something, it identifies no one: "5 min",
-# "20 cm", "85%", "120 ms", "4 hours" (not days, months or years: a sentence or a stay)
-MEASURE_UNITS = frozenset({"%", "cm", "mm", "m", "km", "g", "kg", "mg", "mcg", "ml", "l", "ms", "s", "sec", "secs", "second", "seconds",
-                           "min", "mins", "minute", "minutes", "hr", "hrs", "hour", "hours", "°c", "°f", "kb", "mb", "gb"})
+# a number with one of these after it (written so: "Ms" is a title) measures something and
+# identifies no one in everyday text: "5 min", "120 ms", "30 s", "2 GB", "37 °C". Not the units
+# court annotators mask (injuries in cm, hours of detention, percentages of disability, weights)
+MEASURE_UNITS = frozenset({"ms", "s", "sec", "secs", "min", "mins", "kb", "mb", "gb", "KB", "MB", "GB", "°C", "°F", "°c", "°f"})
 
 
 def _measure(doc: Doc, start: int, end: int, label: str) -> bool:
@@ -157,10 +158,10 @@ def _measure(doc: Doc, start: int, end: int, label: str) -> bool:
         return False
     words = [t for t in doc[start:end] if not t.is_space]
     numbers = [t for t in words if t.like_num or t.text.replace(".", "", 1).isdigit()]
-    units = [t for t in words if t.lower_ in MEASURE_UNITS]
+    units = [t for t in words if t.text in MEASURE_UNITS]
     if not numbers or len(numbers) + len(units) != len(words) or any(len(t.text) > 4 for t in numbers if t.text.isdigit()):
         return False
-    return bool(units) or (end < len(doc) and doc[end].lower_ in MEASURE_UNITS)
+    return bool(units) or (end < len(doc) and doc[end].text in MEASURE_UNITS)
 
 
 def _digits_no_date(tokens: Span) -> bool:
@@ -521,8 +522,8 @@ def make_refiner(nlp: Language, name: str, spans_key: str, split_ranges: bool, t
     "one", "first", "second" or "once". drop_plain_words (bool): drop a recognizer's name,
     place, organisation or MISC span of ordinary words at a sentence or line start ("Please",
     "Insert", "DISCHARGE SUMMARY") and a PERSON span of titles only ("Madam"). drop_measures
-    (bool): drop a QUANTITY or DATETIME span of a number and a unit of measure or a short
-    duration ("5 min", "20 cm", "85%", "4 hours")."""
+    (bool): drop a QUANTITY or DATETIME span of a number and an everyday unit ("5 min",
+    "120 ms", "2 GB")."""
     register_extensions()
     return SpanRefiner(name, spans_key, split_ranges, trim_edges, drop_vague_dates, drop_number_words, drop_plain_words, drop_measures)
 

@@ -28,6 +28,8 @@ ENCRYPTED_FORMAT = "spacy-sanitize-mapping+fernet"
 # records it, so raising it later keeps old files readable
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 MAX_SCRYPT_N = 2**20  # a crafted envelope must not make load_mapping take gigabytes
+MAX_SCRYPT_BYTES = 2**28  # 256 MiB (the settings written take 16 MiB)
+MAX_SCRYPT_WORK = 2**21  # n * r * p: 16 times the settings written
 Key = Union[str, bytes]
 
 
@@ -86,11 +88,14 @@ def save_mapping(mappings: Union[Dict[str, Any], List[Dict[str, Any]]], path: Un
         warnings.warn(Warnings.W101.format(path=path), stacklevel=2)
 
 
-def load_mapping(path: Union[str, Path], key: Optional[Key] = None) -> Any:
+def load_mapping(path: Union[str, Path], key: Optional[Key] = None, allow_plaintext: bool = False) -> Any:
     """The mapping(s) saved at ``path``; an encrypted file needs its ``key`` (E117 without
-    one, E116 with a wrong one). A key given for a plaintext file warns (W106)."""
+    one, E116 with a wrong one). A plaintext file when a key is given is refused (E121: it may
+    have been swapped in for the encrypted one), or with ``allow_plaintext`` read with W106."""
     data = srsly.read_json(path)
     if not is_encrypted(data):
+        if key is not None and not allow_plaintext:
+            raise ValueError(Errors.E121.format(path=path))
         if key is not None:
             warnings.warn(Warnings.W106.format(path=path), stacklevel=2)
         return data
@@ -132,7 +137,9 @@ def decrypt(envelope: Dict[str, Any], key: Key, path: Union[str, Path] = "<mappi
     try:
         kdf = envelope["kdf"]
         n, r, p = int(kdf["n"]), int(kdf["r"]), int(kdf["p"])
-        if kdf.get("name") != "scrypt" or not (1 < n <= MAX_SCRYPT_N and 0 < r <= 64 and 0 < p <= 16):
+        # bounded before any work: scrypt takes 128 * n * r bytes and time in n * r * p
+        if (kdf.get("name") != "scrypt" or not (1 < n <= MAX_SCRYPT_N and 0 < r <= 64 and 0 < p <= 16)
+                or 128 * n * r > MAX_SCRYPT_BYTES or n * r * p > MAX_SCRYPT_WORK):
             raise ValueError("unsupported key derivation")
         salt = base64.b64decode(kdf["salt"])
         token = str(envelope["token"]).encode("ascii")
