@@ -140,7 +140,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
         raise InputError(Errors.E028.format(fields=", ".join(text_fields)))
     if len(text_fields) > 1 and args.mapping:
         raise InputError(Errors.E039.format(fields=", ".join(text_fields)))
-    out = Output(args.output, inputs=[args.input])
+    out = Output(args.output, inputs=[args.input], private=args.keep_original)
     ok = False
     submission: Dict[str, List[List[int]]] = {}
     # (record, its field, the record's last field): one entry per text sent to the pipeline

@@ -338,8 +338,10 @@ class Output:
     destination under a temporary name and renamed over it only by ``close(ok=True)``: a run
     that fails (bad input, an error halfway) leaves an existing output file as it was."""
 
-    def __init__(self, path: Optional[str], inputs: Iterable[str] = ()) -> None:
+    def __init__(self, path: Optional[str], inputs: Iterable[str] = (), private: bool = False) -> None:
+        # private: the output holds original text (restore, --keep-original): a new file is 0600
         self.path = path
+        self.private = private
         self._tmp: Optional[str] = None
         if path in (None, "-"):
             self.stream = sys.stdout
@@ -366,7 +368,7 @@ class Output:
                 if Path(self.path).exists():  # keep the permissions of the file being replaced
                     os.chmod(self._tmp, Path(self.path).stat().st_mode & 0o777)
                 else:
-                    os.chmod(self._tmp, 0o666 & ~_umask())
+                    os.chmod(self._tmp, 0o600 if self.private else 0o666 & ~_umask())
                 os.replace(self._tmp, self.path)
                 self._tmp = None
         finally:

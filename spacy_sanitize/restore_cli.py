@@ -66,7 +66,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
     jsonl = args.format == "jsonl" or args.format == "auto" and Path(args.input).suffix in (".jsonl", ".json")
     # read as sanitize reads (line ends kept, E017 on bad bytes): a CRLF file restores byte for byte
     text = _read_stdin(args.input) if args.input == "-" else _read_text(Path(args.input))
-    out = Output(args.output, inputs=[args.input])
+    out = Output(args.output, inputs=[args.input], private=True)  # the restored text is the original
     ok = False
     try:
         if jsonl:

@@ -286,6 +286,7 @@ def test_cli_plaintext_mapping_warns_and_restores(tmp_path, monkeypatch):
     restored = tmp_path / "restored.txt"
     assert main(["restore", str(out), "--mapping", str(mapping), "-o", str(restored)]) == 0
     assert restored.read_text() == source.read_text()
+    assert stat.S_IMODE(restored.stat().st_mode) == 0o600  # the original text: owner only
     # a key given for a plaintext mapping: refused (it may have been swapped in), unless allowed
     assert main(["restore", str(out), "--mapping", str(mapping), "--mapping-key-env", "TEST_MAPPING_KEY", "-o", str(restored)]) == 2
     with pytest.warns(UserWarning, match="W106"):  # not silently dropped either
