@@ -62,6 +62,10 @@ class Errors(metaclass=ErrorsWithCodes):
     )
     E016 = "unknown input format '{fmt}'; use one of {formats}."
     E017 = "'{path}' is not UTF-8 text ({err}). Convert it, e.g. with iconv."
+    E053 = (
+        "'{path}' line {line} is not UTF-8 text ({err}). Convert the file (e.g. iconv -f latin1 -t "
+        "utf-8), or pass --skip-bad to skip such lines."
+    )
 
     E018 = (
         "shipped artefact '{name}' not found at {path} (component '{component}'). Set [paths] "

@@ -258,10 +258,20 @@ def _read_stdin(path: str) -> str:
 def _read_jsonl(
     path: str, fields: List[str], id_field: str, skip_bad: bool, skipped: Optional[List[int]], head: Iterable[str] = ()
 ) -> Iterator[Record]:
-    # lines end at "\n" only (JSON Lines): a "\r" before it is whitespace to the JSON parser
-    stream = _stdin() if path == "-" else _open_text(path, newline="\n")
+    # lines end at "\n" only (JSON Lines): a "\r" before it is whitespace to the JSON parser;
+    # a file is decoded line by line, so a line that is not UTF-8 is that line's error
+    # (skipped with --skip-bad), not the whole file's
+    stream = _stdin() if path == "-" else open(path, "rb")
+    lines = stream if path == "-" else _decoded_lines(stream)
     try:
-        for number, line in enumerate(itertools.chain(head, stream), start=1):
+        for number, line in enumerate(itertools.chain(head, lines), start=1):
+            if isinstance(line, UnicodeDecodeError):
+                error = Errors.E053.format(line=number, path=path, err=line)
+                if skip_bad:
+                    if skipped is not None:
+                        skipped.append(number)
+                    continue
+                raise InputError(error)
             if not line.strip():
                 continue
             try:
@@ -287,6 +297,15 @@ def _read_jsonl(
     finally:
         if path != "-":
             stream.close()
+
+
+def _decoded_lines(stream: Any) -> Iterator[Union[str, UnicodeDecodeError]]:
+    """The lines of a binary stream as UTF-8 text, or the decoding error of a line that is not."""
+    for raw in stream:
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            yield err
 
 
 def _surrogate_error(obj: Any, number: int, path: str, where: str = "") -> Optional[str]:

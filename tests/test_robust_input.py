@@ -134,3 +134,16 @@ def test_a_missing_further_text_field_names_the_line(tmp_path, capsys):
     assert "E038" in capsys.readouterr().err
     assert main(["sanitize", str(source), "-q", "--output-format", "text", "--text-field", "text", "--text-field", "title"]) == 2
     assert "E028" in capsys.readouterr().err
+
+
+def test_a_jsonl_line_not_utf8_is_that_lines_error_and_skip_bad_skips_it(tmp_path, capsys):
+    from spacy_sanitize.cli import main
+
+    source = tmp_path / "mixed.jsonl"
+    source.write_bytes(b'{"text": "Per Aasen wrote."}\n{"text": "Jos\xe9 Garc\xeda wrote."}\n{"text": "Kari Nordmann wrote."}\n')
+    out = tmp_path / "out.jsonl"
+    assert main(["sanitize", str(source), "-o", str(out), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "E053" in err and "line 2" in err and not out.exists()
+    assert main(["sanitize", str(source), "-o", str(out), "-q", "--skip-bad"]) == 0
+    assert len(out.read_text().splitlines()) == 2 and "line(s) 2" in capsys.readouterr().err
