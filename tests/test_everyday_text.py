@@ -123,11 +123,16 @@ def test_reproduction_pipelines_say_what_to_use():
     assert "{name}" in Warnings.W044
 
 
-def test_refine_drops_measures_but_not_dates_or_long_numbers():
-    text = "Bake 20 minutes at 180 °C, 85% done. Sentenced to 5 years. Code 123456 min."
-    spans = [(5, 7, "QUANTITY"), (27, 29, "QUANTITY"), (50, 57, "DATETIME"), (64, 70, "QUANTITY")]
-    assert _refined(text, spans) == [("5 years", "DATETIME"), ("123456", "CODE")]  # no measure: 6 digits, a code
-    assert len(_refined(text, spans, drop_measures=False)) == 4
+def test_refine_drops_everyday_measures_but_not_what_court_annotators_mask():
+    text = "Back in 5 min, took 120 ms. A 2 cm wound, 44 hours in custody, 40 % disability. In 1961 Ms Lee. Code 123456 min."
+    def at(word, label):
+        start = text.index(word)
+        return (start, start + len(word), label)
+    spans = [at("5", "QUANTITY"), at("120", "QUANTITY"), at("2 cm", "QUANTITY"), at("44 hours", "DATETIME"), at("40", "QUANTITY"),
+             at("1961", "DATETIME"), at("123456", "QUANTITY")]
+    assert _refined(text, spans) == [("2 cm", "QUANTITY"), ("44 hours", "DATETIME"), ("40", "QUANTITY"), ("1961", "DATETIME"),
+                                     ("123456", "CODE")]  # no measure: 6 digits, a code
+    assert len(_refined(text, spans, drop_measures=False)) == 7
 
 
 def test_log_levels_and_greetings_are_plain_words(default_nlp):
@@ -154,3 +159,8 @@ def test_life_dates_in_parentheses_are_protected():
     assert rules.reason("DATETIME", text, first, first + len("24 April 1919"))
     later = text.rindex("3 May 2000")
     assert rules.reason("DATETIME", text, later, later + len("3 May 2000")) is None
+    other = "Ann Lee (1858 – 1920) wrote Blade (1998) under the rules (Article 29 § 1)."
+    def reason(word):
+        start = other.index(word)
+        return rules.reason("DATETIME", other, start, start + len(word))
+    assert reason("1858") and reason("1998") is None and reason("Article 29 § 1") is None

@@ -38,6 +38,7 @@ import pycountry
 
 from ..detect.gazetteer.loading import shipped_gazetteer_path
 from ..detect.names import name_lists
+from ..detect.refine import MONTHS
 from ..masking_plan import is_common_word
 from ..errors import Errors
 
@@ -110,6 +111,21 @@ def code_shaped(text: str) -> bool:
 # "Name (24 April 1919 – 3 May 2000)", "(8 May 1952)": a life date right after the parenthesis
 LIFE_DATE_BEFORE = re.compile(r"\([ \t]*$")
 LIFE_DATE_AFTER = re.compile(r"[ \t]*[–—-]|[ \t]*\)")
+DASH_AFTER = re.compile(r"[ \t]*[–—-]")
+YEARS = re.compile(r"(?<!\d)(?:1\d|20)\d\d(?!\d)")
+
+
+def life_date(date: str, text: str, end: int) -> bool:
+    """A date of birth or death as a biography writes it after a name: a day or month with a
+    year ("24 April 1919", "October 21, 1908"), or a year followed by a dash ("1858 –"); not
+    "(Article 29 § 1)" typed DATETIME, nor the year of a work ("Blade (1998)")."""
+    words = WORD.findall(date.casefold())
+    years = [y for y in YEARS.findall(date)]
+    if not years:
+        return False
+    if any(w in MONTHS for w in words):
+        return True
+    return date.strip() == years[0] and bool(DASH_AFTER.match(text, end))
 
 
 def person_words(texts: Iterable[str]) -> FrozenSet[str]:
@@ -192,7 +208,7 @@ class ProtectRules:
             cue = self.date_cue(text, start)
             if cue:
                 return f"a date after the cue {cue!r} (protect_date_cues): masked whatever the votes"
-            if LIFE_DATE_BEFORE.search(text, max(0, start - 12), start) and LIFE_DATE_AFTER.match(text, end):
+            if LIFE_DATE_BEFORE.search(text, max(0, start - 12), start) and LIFE_DATE_AFTER.match(text, end) and life_date(text[start:end], text, end):
                 return "a date of birth or death in parentheses, '(date –' or '(date)' (protect_date_cues): masked whatever the votes"
         return None
 
