@@ -83,6 +83,7 @@ def test_refine_types_a_number_read_as_a_date_as_a_code():
     ("lat 59.9139 lon 10.7522", "lat 59.9139"),
     ("found at 57°08′54″N 3°38′52″W", "57°08′54″N"),
     ("address as w3w: ///filled.count.soap (her flat)", "///filled.count.soap"),
+    ("Norwegian reg EL 48213 (Tesla)", "EL 48213"),
 ])
 def test_everyday_codes_are_found(text, found):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")

@@ -109,9 +109,10 @@ def code_shaped(text: str) -> bool:
 
 
 # "Name (24 April 1919 – 3 May 2000)", "(8 May 1952)": a life date right after the parenthesis
-LIFE_DATE_BEFORE = re.compile(r"\([ \t]*$")
-LIFE_DATE_AFTER = re.compile(r"[ \t]*[–—-]|[ \t]*\)")
-DASH_AFTER = re.compile(r"[ \t]*[–—-]")
+# (bounded runs of spaces: linear when searched too)
+LIFE_DATE_BEFORE = re.compile(r"\([ \t]{0,4}$")
+LIFE_DATE_AFTER = re.compile(r"[ \t]{0,4}[–—-]|[ \t]{0,4}\)")
+DASH_AFTER = re.compile(r"[ \t]{0,4}[–—-]")
 YEARS = re.compile(r"(?<!\d)(?:1\d|20)\d\d(?!\d)")
 
 

@@ -72,6 +72,9 @@ DEFAULT_PATTERNS: Dict[str, str] = {
         r"|(?i:\b(?:lat|lon|lng|latitude|longitude)\b)[ \t]*[:=]?[ \t]*[-+]?\d{1,3}\.\d{3,8}"
         r"|(?:[NSEW][ \t]?)?\d{1,3}°[ \t]?\d{1,2}(?:\.\d+)?[′'](?:[ \t]?\d{1,2}(?:\.\d+)?[″\"])?(?:[ \t]?[NSEW](?!\w))?"
     ),
+    # vehicle plates of two letters and five digits (Norway, Denmark, Sweden's old ones: "EL 48213");
+    # the letter-digit-letter plates of other countries are id_token's
+    "plate": r"(?<![\w-])[A-Z]{2}[ -]?\d{5}(?![\w-])",
     "what3words": r"(?<![\w/])///[a-z]{2,20}\.[a-z]{2,20}\.[a-z]{2,20}(?![\w.])",
 }
 FILE_EXTENSIONS = frozenset(
