@@ -54,6 +54,8 @@ class RecordSanitizer:
     pooled (bool): this is one actor of a pool (``sanitize_dataset`` sets it): strategies
         whose state is per process (``numbered`` across documents, a surrogate key drawn
         without ``SPACY_SANITIZE_SECRET``) fail closed (E114/E115) instead of colliding.
+    keep_original (bool): keep the text column as it came (False: it holds the sanitized text,
+        so the table can be shared, as the CLI writes JSONL without --keep-original).
     """
 
     def __init__(
@@ -70,8 +72,10 @@ class RecordSanitizer:
         batch_size: int = 16,
         max_chars: int = DEFAULT_CHUNK_CHARS,
         pooled: bool = False,
+        keep_original: bool = True,
     ) -> None:
         check_options(on_error, batch_size, max_chars)
+        self.keep_original = keep_original
         if pooled:
             # one actor of a pool: numbered across_docs and one-time keys would collide
             # between actors (and restart with a restarted actor), so they fail closed
@@ -143,7 +147,10 @@ class RecordSanitizer:
             raise ValueError(Errors.E953.format(column=self.text_column, columns=", ".join(table.column_names)))
         texts = table.column(self.text_column).to_pylist()
         ids = table.column(self.id_column).to_pylist() if self.id_column in table.column_names else None
-        return with_columns(table, arrow_columns(self.sanitize(texts, ids)))
+        columns = arrow_columns(self.sanitize(texts, ids))
+        if not self.keep_original:
+            columns = {self.text_column: columns["sanitized"], **columns}
+        return with_columns(table, columns)
 
 
 class RecordError(RuntimeError):

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         out = sanitize_dataset(
             ds, args.pipeline, text_field(args), id_column=args.id_field, num_workers=args.num_workers or 1,
             batch_size=args.batch_size, strategy=args.strategy, operators=args.operators, on_error=args.on_error or "mask",
-            max_chars=args.max_chars,
+            max_chars=args.max_chars, keep_original=args.keep_original,
         )
         if (args.output_format or input_format) == "parquet":
             out.write_parquet(args.output, ray_remote_args=io_args)

@@ -279,7 +279,8 @@ def test_sanitize_writes_manifest_confidence_and_kept_count(tmp_path, capsys):
     source.write_text(json.dumps({"id": "a", "text": "Anna Berg, a teacher, called +44 20 7946 0958."}) + "\n")
     out = tmp_path / "out.jsonl"
     # min_confidence is the strict pipeline's (no decider: the default pipeline's decider would win, W040)
-    assert main(["sanitize", str(source), "-o", str(out), "-q", "--pipeline", "strict", "--min-confidence", "0.5", "--manifest-in-records"]) == 0
+    assert main(["sanitize", str(source), "-o", str(out), "-q", "--pipeline", "strict", "--min-confidence", "0.5", "--manifest-in-records",
+                 "--keep-original"]) == 0
     record = json.loads(out.read_text())
     assert all(isinstance(span["confidence"], float) for span in record["spans"])
     manifest = json.loads((tmp_path / "out.jsonl.manifest.json").read_text())
