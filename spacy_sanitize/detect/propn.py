@@ -31,7 +31,7 @@ from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from .gazetteer.filters import SENTENCE_BREAKS, term_zipf
 from .names import NameLists, name_lists
-from .refine import FIELD_LABELS, FIELD_WORDS, capitalised_inside, plain_words
+from .refine import FIELD_LABELS, FIELD_WORDS, is_plain_span, lazy_capitalised
 
 DEFAULT_CONNECTORS = [
     "of", "the", "and", "&", "de", "du", "des", "la", "le", "les", "von", "van", "der", "den",
@@ -172,7 +172,7 @@ class ProperNounDetector:
         persons = {k for span in spans if span.label_ == "PERSON" for k in range(span.start, span.end)}
         lists = name_lists()
         words, spaces, caps = _token_lists(doc)
-        proper = capitalised_inside(doc)
+        proper = lazy_capitalised(doc)
         found = []
         for start, end in self._runs(words, spaces, caps):
             # the parts of the run no detector covered, trimmed to capitalised words
@@ -190,7 +190,7 @@ class ProperNounDetector:
                 while b > a and not (caps[b - 1] or (_number(words[b - 1]) and b == end)):
                     b -= 1
                 # a heading or a sentence's first words, all plain ("DISCHARGE SUMMARY", "Preheat"), is no name
-                if a < b and any(self._rare(words[m]) for m in range(a, b) if caps[m]) and not plain_words(Span(doc, a, b, self.label), proper):
+                if a < b and any(self._rare(words[m]) for m in range(a, b) if caps[m]) and not is_plain_span(Span(doc, a, b, self.label), proper):
                     label = self._label(words, spaces, a, b, lists)
                     if label == self.label and self._after_person(words, spaces, a, persons):
                         label = "PERSON"

@@ -42,9 +42,10 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   dropped, unless every part would be: a span never takes in the next field of a header.
 
 - **plain words** (with ``drop_plain_words``): a recognizer's PERSON or MISC span (ORG and LOC:
-  of one word; "High Street" names a place) made only of ordinary words (written in lower case at least 60% of the time in the
-  unlabeled biographies and judgments: ``data/names/plain_words.txt``; connectors, ``/``)
-  that starts a sentence or a line ("Please find attached", "Insert the batteries", "Kind
+  of one word; "High Street" names a place) made only of ordinary words (written in lower case
+  at least 60% of the time in the unlabeled biographies and judgments:
+  ``data/names/plain_words.txt``; greetings and log levels; connectors, ``/``) that starts a
+  sentence or a line ("Please find attached", "Insert the batteries", "Kind
   regards", "DISCHARGE SUMMARY", "Dear Colleague") is dropped: generic NER, trained on news,
   biographies and judgments, reads an imperative or a heading as a name. Kept when a word is
   a listed name or a name that is also a word ("Grace called", "Will", "Baker denied"), or
@@ -63,7 +64,7 @@ spans is in ``doc.user_data["pii_refine"]``. Both drop rules can be switched off
 ever drops a span of another type.
 """
 import re
-from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span
@@ -269,6 +270,18 @@ def _line_or_sentence_start(doc: Doc, i: int) -> bool:
     return "\n" in token.text or "\n" in token.whitespace_ or token.text in (".", "!", "?", "…")
 
 
+def lazy_capitalised(doc: Doc) -> Callable[[], Dict[str, List[int]]]:
+    """``capitalised_inside(doc)`` on the first call, the same dict after (one pass per doc)."""
+    found: List[Dict[str, List[int]]] = []
+
+    def get() -> Dict[str, List[int]]:
+        if not found:
+            found.append(capitalised_inside(doc))
+        return found[0]
+
+    return get
+
+
 def capitalised_inside(doc: Doc) -> Dict[str, List[int]]:
     """Where each lower-cased word is written capitalised inside a sentence of ``doc`` (a
     proper noun there, "Mr Grant"), by token index."""
@@ -279,10 +292,10 @@ def capitalised_inside(doc: Doc) -> Dict[str, List[int]]:
     return found
 
 
-def plain_words(span: Span, proper: Dict[str, List[int]]) -> bool:
+def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> bool:
     """A recognizer's (or pii_propn's) span that is a plain word at a sentence or line start,
     a title alone or no word at all (an emoji: module docs, ``drop_plain_words``);
-    ``proper``: ``capitalised_inside(doc)``."""
+    ``proper``: gives ``capitalised_inside(doc)``, computed once and only when a span needs it."""
     words = [t for t in span if not t.is_space and t.lower_ not in PLAIN_CONNECTORS]
     if not words or span.label_ not in PLAIN_LABELS:
         return False
@@ -298,7 +311,7 @@ def plain_words(span: Span, proper: Dict[str, List[int]]) -> bool:
     also_names, plain = word_names(), ordinary_words()
     for token in words:
         lowered = token.lower_
-        elsewhere = any(not span.start <= i < span.end for i in proper.get(lowered, ()))
+        elsewhere = any(not span.start <= i < span.end for i in proper().get(lowered, ()))
         if not token.is_alpha or lowered in given or lowered in family or lowered in also_names or elsewhere:
             return False
         if lowered not in COMMON_WORDS and lowered not in plain and lowered not in PLAIN_EXTRA:
@@ -327,7 +340,7 @@ class SpanRefiner:
         dropped = 0
         covered = frozenset(i for span in doc.spans[self.spans_key] for i in range(span.start, span.end))
         spans: List[Span] = []
-        proper = capitalised_inside(doc) if self.drop_plain_words else {}
+        proper = lazy_capitalised(doc)
         for span in doc.spans[self.spans_key]:
             detector = str(span._.risk_explain.get("detector", "")).split(":")[0]
             if detector in RULE_DETECTORS:
@@ -335,7 +348,7 @@ class SpanRefiner:
             else:
                 parts = self._line_parts(span) if self.trim_edges else [span]
                 if self.drop_plain_words and detector != "pii_gazetteer":
-                    parts = [part for part in parts if not plain_words(part, proper)]
+                    parts = [part for part in parts if not is_plain_span(part, proper)]
                 dropped += len(parts) == 0
                 spans += parts
         for span in spans:
