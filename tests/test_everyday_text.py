@@ -151,6 +151,14 @@ def test_a_name_typed_otherwise_is_protected_by_the_texts_person_spans():
     assert rules.reason("MISC", text, 18, 25, name_words=words)
     assert rules.reason("MISC", text, 18, 25) is None  # without the text's names
     assert ProtectRules([]).reason("MISC", text, 18, 25, name_words=words) is None  # protect_names off
+    short = "Estácio de Sá founded it. Sá travelled."
+    assert rules.reason("MISC", short, 26, 28, name_words=person_words(["Estácio de Sá"]))  # a two-letter surname
+    nick = 'Byron Ashcombe "Whizzer" Brannon played.'
+    words = person_words(["Byron Ashcombe"])
+    assert rules.reason("MISC", nick, 16, 23, name_words=words)
+    assert rules.reason("MISC", 'He said "Whizzer" twice.', 9, 16, name_words=words) is None
+    royal = "Marie-Louise, Empress of Haiti, died."
+    assert rules.reason("ORG", royal, 14, 30) and rules.reason("ORG", royal, 14, 21) is None
 
 
 def test_life_dates_in_parentheses_are_protected():
@@ -165,3 +173,6 @@ def test_life_dates_in_parentheses_are_protected():
         start = other.index(word)
         return rules.reason("DATETIME", other, start, start + len(word))
     assert reason("1858") and reason("1998") is None and reason("Article 29 § 1") is None
+    lifespan = "Estácio de Sá (1520 – February 20, 1567) founded it."
+    start = lifespan.index("February")
+    assert rules.reason("DATETIME", lifespan, start, start + len("February 20, 1567"))

@@ -108,11 +108,16 @@ def code_shaped(text: str) -> bool:
     return False
 
 
+SOVEREIGN = re.compile(r"(?:King|Queen|Emperor|Empress|Prince|Princess|Duke|Duchess|Tsar|Tsarina|Sultan|Shah)[ \t]+of[ \t]+[A-Z]")
 # "Name (24 April 1919 – 3 May 2000)", "(8 May 1952)": a life date right after the parenthesis
 # (bounded runs of spaces: linear when searched too)
 LIFE_DATE_BEFORE = re.compile(r"\([ \t]{0,4}$")
 LIFE_DATE_AFTER = re.compile(r"[ \t]{0,4}[–—-]|[ \t]{0,4}\)")
 DASH_AFTER = re.compile(r"[ \t]{0,4}[–—-]")
+# the date of death of a lifespan: "(1520 – February 20, 1567)"
+LIFE_DEATH_BEFORE = re.compile(r"\([^()\n]{1,40}[–—-][ \t]{0,4}$")
+# a name's word, then a quote opening right before the span: 'Scott "Buster'
+NICKNAME_BEFORE = re.compile(r"([^\W\d_]{2,30})[ \t]{1,3}[\"“'‘]$")
 YEARS = re.compile(r"(?<!\d)(?:1\d|20)\d\d(?!\d)")
 
 
@@ -130,9 +135,9 @@ def life_date(date: str, text: str, end: int) -> bool:
 
 
 def person_words(texts: Iterable[str]) -> FrozenSet[str]:
-    """The lower-cased capitalised words of 3 letters or more, no common word, of ``texts``
-    (a document's PERSON spans: "Tom Moseley" gives "moseley")."""
-    return frozenset(w.casefold() for t in texts for w in WORD.findall(t) if len(w) >= 3 and w[0].isupper() and not is_common_word(w))
+    """The lower-cased capitalised words of 2 letters or more, no common word, of ``texts``
+    (a document's PERSON spans: "Tom Moseley" gives "moseley", "Estácio de Sá" "estácio", "sá")."""
+    return frozenset(w.casefold() for t in texts for w in WORD.findall(t) if len(w) >= 2 and w[0].isupper() and not is_common_word(w))
 
 
 class ProtectRules:
@@ -172,6 +177,13 @@ class ProtectRules:
         words = (w.casefold() for w in WORD.findall(span_text))
         return any(len(w) >= MIN_NAME_CHARS and (w in lists.given or w in lists.family) and w not in places for w in words)
 
+    @staticmethod
+    def nickname(text: str, start: int, name_words: FrozenSet[str]) -> bool:
+        """Whether the span at ``start`` opens a quote right after a word of the text's names
+        ('Byron Scott "Buster" Brannon')."""
+        before = NICKNAME_BEFORE.search(text, max(0, start - 40), start)
+        return before is not None and before.group(1).casefold() in name_words
+
     def date_cue(self, text: str, start: int) -> Optional[str]:
         """The first configured cue among the ``date_window`` words before ``text[start]`` in
         its sentence."""
@@ -205,11 +217,17 @@ class ProtectRules:
             return "a word of the span is in the shipped name lists (protect_names): masked whatever the votes"
         if self.names and name_words and label not in (DATE_LABEL, "QUANTITY") and person_words([text[start:end]]) & name_words:
             return "a word of the span is part of a name elsewhere in the text (protect_names): masked whatever the votes"
+        if self.names and name_words and self.nickname(text, start, name_words):
+            return "a nickname in quotes right after a name of the text (protect_names): masked whatever the votes"
+        if self.names and SOVEREIGN.match(text, start, end):
+            return "a sovereign's title with its realm names one person ('Empress of Haiti'; protect_names): masked whatever the votes"
         if self._cues and label == DATE_LABEL:
             cue = self.date_cue(text, start)
             if cue:
                 return f"a date after the cue {cue!r} (protect_date_cues): masked whatever the votes"
-            if LIFE_DATE_BEFORE.search(text, max(0, start - 12), start) and LIFE_DATE_AFTER.match(text, end) and life_date(text[start:end], text, end):
+            born = LIFE_DATE_BEFORE.search(text, max(0, start - 12), start) and life_date(text[start:end], text, end)
+            died = LIFE_DEATH_BEFORE.search(text, max(0, start - 45), start) and YEARS.search(text, start, end)
+            if (born or died) and LIFE_DATE_AFTER.match(text, end):
                 return "a date of birth or death in parentheses, '(date –' or '(date)' (protect_date_cues): masked whatever the votes"
         return None
 
