@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import Errors
-from .io import InputError, get_field
+from .io import InputError, get_field, lone_surrogate
 
 logger = logging.getLogger("spacy_sanitize.serve")
 
@@ -192,10 +192,8 @@ def check_budget(texts: List[str], settings: ServeSettings) -> None:
     """413 when the request's texts hold more characters than ``max_request_chars``: a worker
     runs one request at a time, so one huge request would hold it for every other client."""
     for number, text in enumerate(texts):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate ("\ud800"): no text a file could hold
-            raise RequestError(422, Errors.E033.format(field=f"text #{number}", problem="holds a lone surrogate (not valid Unicode)")) from None
+        if lone_surrogate(text) is not None:  # "\ud800": no text spaCy or a UTF-8 answer can hold
+            raise RequestError(422, Errors.E033.format(field=f"text #{number}", problem="holds a lone surrogate (not valid Unicode)"))
     chars = sum(len(t) for t in texts)
     if chars > settings.max_request_chars:
         raise RequestError(413, Errors.E034.format(what=f"{chars} characters of text", limit=f"{settings.max_request_chars} characters",

@@ -126,7 +126,7 @@ def life_date(date: str, text: str, end: int) -> bool:
     year ("24 April 1919", "October 21, 1908"), or a year followed by a dash ("1858 –"); not
     "(Article 29 § 1)" typed DATETIME, nor the year of a work ("Blade (1998)")."""
     words = WORD.findall(date.casefold())
-    years = [y for y in YEARS.findall(date)]
+    years = YEARS.findall(date)
     if not years:
         return False
     if any(w in MONTHS for w in words):

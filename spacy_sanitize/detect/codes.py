@@ -22,8 +22,8 @@ from spacy.tokens import Doc
 
 from ..errors import Errors
 from ..extensions import register_extensions
-from ..masking_plan import COMMON_WORDS
 from ..spans import VALIDATED, add_pii_spans
+from .names import ordinary_word
 
 DEFAULT_PATTERNS: Dict[str, str] = {
     "email": r"[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)+",
@@ -173,13 +173,6 @@ def _valid_phone(value: str, regions: List[str]) -> bool:
     return _valid_phone_digits(candidate, tuple(regions))
 
 
-def _ordinary_word(value: str) -> bool:
-    from .names import plain_words
-
-    lowered = value.lower()
-    return lowered in COMMON_WORDS or lowered in plain_words()
-
-
 def _is_handle(value: str) -> bool:
     """"k.yamamoto", "li.wei2": not a file name ("setup.py") or an abbreviation ("i.e")."""
     last = re.split(r"[._]", value)[-1]
@@ -314,7 +307,7 @@ class CodeDetector:
                     continue
                 if key == "handle" and not _is_handle(value):
                     continue
-                if key == "user_is" and _ordinary_word(match.group(group)):
+                if key == "user_is" and ordinary_word(match.group(group)):
                     continue
                 found.append((*match.span(group), key))
         for key, pattern in self.validated.items():

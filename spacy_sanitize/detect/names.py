@@ -16,7 +16,7 @@ from typing import FrozenSet, List, NamedTuple, Optional, Tuple
 
 from spacy.tokens import Doc
 
-from ..masking_plan import is_common_word
+from ..masking_plan import COMMON_WORDS, is_common_word
 from ..shipped import data_path
 
 
@@ -51,6 +51,17 @@ def plain_words(folder: Optional[str] = None) -> FrozenSet[str]:
     occurrences in the unlabeled biographies and judgments: ordinary words, not names."""
     root = Path(folder) if folder else data_path("names")
     return _read(root / "plain_words.txt")
+
+
+# ordinary words of everyday text the biographies and judgments rarely hold: greetings, log levels
+EVERYDAY_WORDS = frozenset({"hi", "hello", "hey", "info", "debug", "warn", "warning", "error", "trace", "fatal", "critical", "notice"})
+
+
+def ordinary_word(word: str) -> bool:
+    """A word of general use, not a name's: a stop word, month, weekday or title, a word of
+    ``plain_words`` or of ``EVERYDAY_WORDS`` (case-insensitive)."""
+    lowered = word.lower()
+    return lowered in COMMON_WORDS or lowered in plain_words() or lowered in EVERYDAY_WORDS
 
 
 def _lower_word(text: str) -> bool:

@@ -70,10 +70,9 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
-from ..masking_plan import COMMON_WORDS, is_common_word
+from ..masking_plan import is_common_word
 from ..types import DEFAULT_SPANS_KEY, PERSON_TITLES
-from .names import name_lists, word_names
-from .names import plain_words as ordinary_words
+from .names import name_lists, ordinary_word, word_names
 
 RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles", "pii_propn")
 # Words that open a reference to a provision of law, which NER models read as a PERSON
@@ -139,8 +138,6 @@ YEAR_RANGE = re.compile(r"^(?:1\d|20)\d\d[-–—](?:(?:1\d|20)\d\d|\d\d)$")
 
 
 PLAIN_LABELS = frozenset({"PERSON", "ORG", "LOC", "MISC"})
-# ordinary words of everyday text the biographies and judgments rarely hold: greetings, log levels
-PLAIN_EXTRA = frozenset({"hi", "hello", "hey", "info", "debug", "warn", "warning", "error", "trace", "fatal", "critical", "notice"})
 PLAIN_CONNECTORS = frozenset({"and", "or", "of", "the", "&", "/", "-"})
 # what may stand between a line start and a heading or a sentence's first word
 LINE_OPENERS = frozenset({"#", "##", "###", "*", "**", "-", "•", ">", "|", "(", "[", '"', "“", "'", "dear", "hi", "hello", "hey"})
@@ -308,13 +305,13 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
     if not _line_or_sentence_start(span.doc, span.start):
         return False
     given, family = name_lists()
-    also_names, plain = word_names(), ordinary_words()
+    also_names = word_names()
     for token in words:
         lowered = token.lower_
         elsewhere = any(not span.start <= i < span.end for i in proper().get(lowered, ()))
         if not token.is_alpha or lowered in given or lowered in family or lowered in also_names or elsewhere:
             return False
-        if lowered not in COMMON_WORDS and lowered not in plain and lowered not in PLAIN_EXTRA:
+        if not ordinary_word(lowered):
             return False
     return True
 

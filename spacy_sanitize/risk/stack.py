@@ -89,10 +89,14 @@ DOC_FEATURES = ("doc_log_chars", "doc_span_density")
 SpanRow = Tuple[int, int, str, str, str, bool]
 
 
+def span_row(span: Span, explain: Dict[str, Any]) -> SpanRow:
+    """The row ``feature_matrix`` reads of ``span`` (``explain``: its ``risk_explain``)."""
+    return (span.start_char, span.end_char, span.label_, entity_key(span), str(explain.get("detector", "")), is_validated(span))
+
+
 def span_rows(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[SpanRow]:
     """The rows of ``doc.spans[spans_key]`` that ``feature_matrix`` reads."""
-    return [(s.start_char, s.end_char, s.label_, entity_key(s), str(s._.risk_explain.get("detector", "")), is_validated(s))
-            for s in doc.spans.get(spans_key, [])]
+    return [span_row(s, s._.risk_explain) for s in doc.spans.get(spans_key, [])]
 
 
 def feature_names(indicators: Sequence[str], detectors: Sequence[str], doc_features: bool = False) -> List[str]:
@@ -270,10 +274,14 @@ class StackModel:
         classifier = SpanClassifier(dict(params or DEFAULT_PARAMS)).fit(both, labels, seed=seed, sample_weight=weights)
         return cls(indicators, detectors, classifier, info, context_rates(keys, docs, range(len(docs))), doc_features)
 
+    def features(self, text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]]) -> numpy.ndarray:
+        """The feature rows of the spans ``rows`` of ``text`` (``feature_matrix`` with this model's settings)."""
+        return feature_matrix(text, rows, risks, self.detectors, self.context, self.doc_features)
+
     def predict(self, text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]]) -> numpy.ndarray:
         if not len(rows):
             return numpy.zeros(0)
-        return self.classifier.predict_proba(feature_matrix(text, rows, risks, self.detectors, self.context, self.doc_features))
+        return self.classifier.predict_proba(self.features(text, rows, risks))
 
     def to_dict(self) -> Dict[str, Any]:
         out = {"indicators": self.indicators, "detectors": self.detectors, "features": feature_names(self.indicators, self.detectors, self.doc_features),
@@ -345,9 +353,8 @@ class RiskStack(LearnedState):
                 scores.append(float(span_risks.get(key, FAIL_CLOSED_RISK)))
             risks.append(scores)
             missing.append(why)
-            rows.append((span.start_char, span.end_char, span.label_, entity_key(span), str(explains.get("detector", "")), is_validated(span)))
-        features = (feature_matrix(doc.text, rows, risks, model.detectors, model.context, model.doc_features) if spans
-                    else numpy.zeros((0, 0)))
+            rows.append(span_row(span, explains))
+        features = model.features(doc.text, rows, risks) if spans else numpy.zeros((0, 0))
         return spans, risks, missing, features
 
     def _write(self, spans: List[Span], risks: List[List[float]], missing: List[Optional[str]], probs: numpy.ndarray) -> None:
