@@ -174,7 +174,7 @@ class Errors(metaclass=ErrorsWithCodes):
         "another multiprocessing worker): its counters live in one process, so each worker "
         "would number from 1 and give different entities the same placeholder. Run the "
         "masker in one process (spacy-sanitize sanitize --n-process N and "
-        "pipeline.sanitize_pieces do), or use spacy_sanitize.pseudonym.v1 with the secret in "
+        "run.pieces.sanitize_pieces do), or use spacy_sanitize.pseudonym.v1 with the secret in "
         "SPACY_SANITIZE_SECRET: keyed ids that hold across processes and runs."
     )
     E115 = (

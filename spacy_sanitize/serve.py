@@ -15,7 +15,6 @@ safe) runs one request at a time. Nothing the client sent is logged: the log lin
 counts, sizes and timings only, and a failure logs its exception type, not its message
 (messages may quote the text).
 """
-import argparse
 import asyncio
 import hmac
 import json
@@ -23,8 +22,7 @@ import logging
 import os
 import threading
 import time
-from collections import OrderedDict
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import Errors
@@ -36,7 +34,6 @@ ENV = "SPACY_SANITIZE_SERVE"  # settings travel to uvicorn's worker processes as
 # A warm-up text with PII of several types, so the masker's first-document checks (W700,
 # W010) run at start on a pipeline that finds something, not on the first request.
 WARM_UP = "Mr Per Aasen (per.aasen@example.org) moved to Oslo on 3 May 2020."
-MAX_MASKERS = 32
 
 
 @dataclass
@@ -71,81 +68,38 @@ class RequestError(ValueError):
 
 
 class Sanitizer:
-    """The pipeline, loaded once, and a masker per requested (strategy, operators)."""
+    """The service's adapter over a ``run.Session``: the pipeline loaded once, a masker per
+    requested (strategy, operators), one request at a time."""
 
     def __init__(self, settings: ServeSettings) -> None:
-        from .pipeline import load_pipeline
+        from .run.session import Session
 
         self.settings = settings
-        self.nlp = load_pipeline(settings.pipeline)
-        if "masker" not in self.nlp.pipe_names:
-            raise InputError(Errors.E014.format(pipeline=settings.pipeline))
-        self.masker = self.nlp.get_pipe("masker")
-        self._masker_cfg = self.nlp.config["components"]["masker"]
-        self._maskers: "OrderedDict[Tuple[str, str], Any]" = OrderedDict()
+        self.session = Session(settings.pipeline, batch_size=settings.batch_size, max_chars=settings.max_chars)
+        self.nlp = self.session.nlp
         self.lock = threading.Lock()
         self.nlp(WARM_UP)
 
     def masker_for(self, strategy: Any = None, operators: Any = None) -> Any:
-        """The pipeline's masker, or one with the request's strategy and operators (built
-        once and kept, the last ``MAX_MASKERS``): other masker settings (lists, overlap,
-        learned p, the secret) are the pipeline's."""
-        if strategy in (None, "") and operators in (None, "", {}):
-            return self.masker
-        from .masker.component import Masker
-        from .masker.options import build_operators
-
-        spec = tuple(value if value is None or isinstance(value, str) else json.dumps(value, sort_keys=True) for value in (strategy, operators))
-        if spec in self._maskers:
-            self._maskers.move_to_end(spec)
-            return self._maskers[spec]
-        for value, name in ((strategy, "strategy"), (operators, "operators")):
-            if value is not None and not isinstance(value, (str, dict)):
-                raise RequestError(422, Errors.E033.format(field=name, problem="must be a string or a JSON object"))
+        """The pipeline's masker, or one with the request's strategy and operators (kept,
+        the last ``run.session.MAX_MASKERS``); a strategy with state across requests or a
+        registered function, or a bad value, is 422."""
         try:
-            strategy_cfg, operators_cfg = build_operators(spec[0] or "spacy_sanitize.typed.v1", spec[1], strategy_given=bool(spec[0]))
-            # one client's request must not change another's answer, nor run arbitrary code
-            for where, cfg in (("strategy", strategy_cfg), *((f"operators.{label}", c) for label, c in operators_cfg.items())):
-                if cfg.get("across_docs") or cfg.get("@strategies") == "spacy_sanitize.custom.v1":
-                    raise RequestError(422, Errors.E045.format(what=where))
-            masker = Masker(
-                self.masker.name,
-                strategy_cfg if spec[0] else self._masker_cfg["strategy"],
-                operators_cfg if spec[1] else self._masker_cfg.get("operators", {}),
-                **self.masker.cfg,
-            )
+            with self.lock:
+                return self.session.masker_for(strategy, operators, shared=True)
         except ValueError as err:
             raise RequestError(422, str(err)) from None
-        masker.learned_p, masker.learned_p_source = self.masker.learned_p, self.masker.learned_p_source
-        if self.masker._secret is not None:
-            masker.set_secret(self.masker._secret)
-        self._maskers[spec] = masker
-        if len(self._maskers) > MAX_MASKERS:
-            self._maskers.popitem(last=False)
-        return masker
 
     def sanitize(self, texts: List[str], masker: Any) -> List[Dict[str, Any]]:
-        """Sanitized text, replacements and spans of each text, through ``sanitize_texts``
-        as the CLI does: long texts in pieces masked with one record state, so entity ids,
-        numbering and surrogates hold across the pieces of a text."""
-        from .pipeline import merged_output, sanitize_texts
-
+        """The record of each text (``run.records``), as the CLI writes it without
+        --keep-original: long texts in pieces masked with one record state, a text that
+        fails masked whole with ``error`` saying why (fail closed)."""
         with self.lock:
-            outputs = list(sanitize_texts(self.nlp, texts, self.settings.batch_size, self.settings.max_chars, masker=masker))
-        results = []
-        for _, docs, offsets in outputs:
-            sanitized, replacements = merged_output(docs, offsets)
-            results.append({"sanitized": sanitized, "replacements": replacements, "spans": span_rows(docs, offsets, masker.cfg["spans_key"])})
-        return results
-
-
-def span_rows(docs: List[Any], offsets: List[int], key: str) -> List[Dict[str, Any]]:
-    """The detected spans by offsets in the whole text (their text is the client's own)."""
-    return [
-        {"start": s.start_char + o, "end": s.end_char + o, "label": s.label_, "entity_id": s._.entity_id, "risk": dict(s._.risk), "mask": s._.mask}
-        for doc, o in zip(docs, offsets)
-        for s in doc.spans.get(key, [])
-    ]
+            records = self.session.sanitize(texts, masker=masker)
+        for record in records:
+            if record.error:
+                logger.info("a text could not be sanitized: %s", record.error)  # its type and code, never the text
+        return [record.to_json() for record in records]
 
 
 def parse_request(body: bytes, settings: ServeSettings) -> Tuple[str, List[str], List[Dict[str, Any]], Any, Any]:
@@ -305,63 +259,3 @@ def app_from_env() -> Any:
     """uvicorn's app factory in each worker process."""
     logging.captureWarnings(True)  # the pipeline's warnings go to the log, once per worker
     return create_app(settings_from_env())
-
-
-def log_config(level: str) -> Dict[str, Any]:
-    """uvicorn's logging config plus this package's logger and captured warnings on its
-    console handler (set in every worker process)."""
-    from uvicorn.config import LOGGING_CONFIG
-
-    config = json.loads(json.dumps(LOGGING_CONFIG))
-    for name in ("spacy_sanitize", "py.warnings"):
-        config["loggers"][name] = {"handlers": ["default"], "level": level.upper(), "propagate": False}
-    return config
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    from .pipeline import check_max_chars
-
-    try:
-        check_max_chars(args.max_chars)  # at start (exit 2), not as a failure of every request
-    except ValueError as err:
-        raise InputError(str(err)) from None
-    try:
-        import uvicorn
-    except ImportError:
-        raise InputError(Errors.E035) from None
-    settings = ServeSettings(**{f.name: getattr(args, f.name) for f in fields(ServeSettings)})
-    settings.allow_origin = tuple(settings.allow_origin)
-    if settings.token_env and not os.environ.get(settings.token_env):
-        raise InputError(Errors.E050.format(name=settings.token_env))  # at start (exit 2), not in each worker
-    os.environ[ENV] = json.dumps(asdict(settings))
-    level = "debug" if getattr(args, "verbose", False) else "info"
-    uvicorn.run(
-        "spacy_sanitize.serve:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
-        log_level=level, log_config=log_config(level),
-    )
-    return 0
-
-
-def add_serve_subparser(sub: Any) -> None:
-    defaults = ServeSettings()
-    serve = sub.add_parser("serve", help="run the pipeline as an HTTP service (POST /sanitize, GET /health; needs the [serve] extra)", description=(
-        "Load the pipeline once per worker process and serve POST /sanitize ({\"text\": ...} or {\"records\": [...]}, "
-        "optionally with strategy and operators as on the command line) and GET /health. No request text is logged."))
-    serve.add_argument("-p", "--pipeline", default=defaults.pipeline, help="as for sanitize (default: default)")
-    serve.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1, loopback only; 0.0.0.0 in a container)")
-    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
-    serve.add_argument("--workers", type=int, default=1, help="worker processes, each with its own pipeline (default: 1)")
-    serve.add_argument("--max-bytes", type=int, default=defaults.max_bytes, help=f"largest request body; larger ones get 413 (default: {defaults.max_bytes})")
-    serve.add_argument("--max-records", type=int, default=defaults.max_records, help=f"most records in one request (default: {defaults.max_records})")
-    serve.add_argument("--batch-size", type=int, default=defaults.batch_size, help=f"documents per nlp.pipe batch (default: {defaults.batch_size})")
-    serve.add_argument("--max-chars", type=int, default=defaults.max_chars, help="texts longer than this are processed in pieces")
-    serve.add_argument("--max-request-chars", type=int, default=defaults.max_request_chars,
-                       help=f"most characters of text in one request; more get 413 (default: {defaults.max_request_chars})")
-    serve.add_argument("--read-timeout", type=float, default=defaults.read_timeout,
-                       help=f"seconds a client may take to send each part of a request body; slower gets 408 (default: {defaults.read_timeout:g})")
-    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
-                       help="a web page origin (https://app.example.org) allowed to post; repeat for several (default: none: "
-                            "requests with an Origin header are refused)")
-    serve.add_argument("--token-env", metavar="NAME", help="require 'Authorization: Bearer <token>' on POST, the token read from "
-                                                          "this environment variable (never from the command line)")
-    serve.set_defaults(func=cmd_serve)

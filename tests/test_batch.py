@@ -1,6 +1,7 @@
 """sanitize_dataframe and sanitize_table (spacy_sanitize.batch, #19 item 10): the output
 columns equal a plain ``nlp.pipe`` run, and a failed record is masked entirely (or stops the
 run) instead of being dropped."""
+import json
 import re
 import warnings
 
@@ -10,6 +11,7 @@ from spacy.language import Language
 
 import spacy_sanitize  # noqa: F401
 from spacy_sanitize.batch import FAILED_TEXT, RecordError, RecordSanitizer, sanitize_dataframe, sanitize_table
+from spacy_sanitize.report.why import span_why
 
 pd = pytest.importorskip("pandas", reason="sanitize_dataframe needs pandas (the [ray] extra)")
 
@@ -39,13 +41,15 @@ def codes_nlp(*extra: str) -> Language:
 
 
 def expected(nlp: Language, text: str) -> dict:
-    """The output columns written out from a plain nlp(text): the reference. Its replacement
+    """The output columns written out from a plain nlp(text): the reference (keep_original,
+    the default: spans keep their text; ``why`` is JSON text in a table). Its replacement
     rows carry the masker's own entity keys (see ``same_as_pipe``)."""
     doc = nlp(text)
     return {
         "sanitized": doc._.sanitized,
         "spans": [
-            {"start": s.start_char, "end": s.end_char, "label": s.label_, "entity_id": s._.entity_id, "risk": dict(s._.risk), "confidence": s._.confidence, "mask": s._.mask}
+            {"start": s.start_char, "end": s.end_char, "label": s.label_, "text": s.text, "entity_id": s._.entity_id, "risk": dict(s._.risk),
+             "confidence": s._.confidence, "mask": s._.mask, "why": json.dumps(span_why(s, doc._.replacements), sort_keys=True)}
             for s in doc.spans["pii"]
         ],
         "replacements": [

@@ -146,7 +146,7 @@ def test_evaluate_with_frequency_weighting(tmp_path):
 
 
 def test_masker_overrides_are_config_blocks():
-    from spacy_sanitize.cli import masker_overrides
+    from spacy_sanitize.run.options import masker_overrides
 
     assert masker_overrides(None, None) == {}
     assert masker_overrides('{"name": "redact", "marker": "[X]"}', "PERSON=numbered") == {

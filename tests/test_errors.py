@@ -19,7 +19,7 @@ PACKAGE = Path(spacy_sanitize.__file__).parent
 CODE = re.compile(r"^[EW]\d{3}$")
 CODED_LITERAL = re.compile(r"^\[?[EW]\d{3}[:\]]")
 # Modules that report results to a terminal (CLI and offline tools) may print.
-MAY_PRINT = ("spacy_sanitize/cli.py", "spacy_sanitize/report/cli.py", "spacy_sanitize/training/", "spacy_sanitize/__main__.py")
+MAY_PRINT = ("spacy_sanitize/cli/", "spacy_sanitize/training/", "spacy_sanitize/__main__.py")
 
 
 def sources() -> List[Path]:

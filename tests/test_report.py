@@ -87,9 +87,9 @@ def test_why_of_a_protected_person_names_no_one():
 def test_added_regions_deny_list_and_propagation():
     doc = decided_doc(deny_list=["knew"])
     record = {"sanitized": doc._.sanitized, "spans": [], "replacements": doc._.replacements}
-    from spacy_sanitize.cli import span_records
+    from spacy_sanitize.run.records import span_rows
 
-    record["spans"] = span_records([doc], [0])
+    record["spans"] = span_rows(doc, 0, with_text=True)
     sources = {(r.start, r.end): r.source for r in spacy.blank("en").add_pipe("masker", config={"deny_list": ["knew"]}).regions(doc)}
     item = entry("d", doc.text, record, sources=sources)
     added = {doc.text[m[0] : m[1]]: m[5] for m in item["m"] if m[5]["decision"] == "added"}
@@ -204,16 +204,16 @@ def test_packed_whys_come_back_whole(default_nlp):
 
     doc = decided_doc(indicators=("seq", "web"))
     record = {"sanitized": doc._.sanitized, "spans": [], "replacements": doc._.replacements}
-    from spacy_sanitize.cli import span_records
+    from spacy_sanitize.run.records import span_rows
 
-    record["spans"] = span_records([doc], [0])
+    record["spans"] = span_rows(doc, 0, with_text=True)
     item = entry("d", doc.text, record)
     packed = pack([item])
     assert len(packed["whys"]) <= len(item["m"])
     for mark, packed_mark in zip(item["m"], packed["docs"][0]["m"]):
         assert unpack(packed["whys"][packed_mark[5]], packed_mark[6]) == mark[5]
     doc = spacy_sanitize.load_pipeline("strict")(SAMPLE.read_text())  # no decider: the masked spans share one shape
-    many = pack([entry("s", doc.text, {"sanitized": doc._.sanitized, "spans": span_records([doc], [0]), "replacements": doc._.replacements})])
+    many = pack([entry("s", doc.text, {"sanitized": doc._.sanitized, "spans": span_rows(doc, 0, with_text=True), "replacements": doc._.replacements})])
     assert len(many["whys"]) < len(many["docs"][0]["m"]) / 3
 
 
@@ -252,9 +252,9 @@ def test_no_original_drops_error_details():
     span._.risk_explain["web"] = {"error": "ValueError: no result for 'Oslo'", "fail_closed": True}
     doc.spans["pii"] = [span]
     doc = nlp.get_pipe("masker")(nlp.get_pipe("risk_vote")(doc))
-    from spacy_sanitize.cli import span_records
+    from spacy_sanitize.run.records import span_rows
 
-    record = {"sanitized": doc._.sanitized, "spans": span_records([doc], [0]), "replacements": doc._.replacements}
+    record = {"sanitized": doc._.sanitized, "spans": span_rows(doc, 0, with_text=True), "replacements": doc._.replacements}
     assert "Oslo" in record["spans"][0]["why"]["indicators"]["web"]["error"]  # the full report keeps it
     (mark,) = entry("d", doc.text, record, original=False)["m"]
     assert mark[3]["decision"] == "failed_closed" and "Oslo" not in json.dumps(mark)

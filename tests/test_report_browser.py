@@ -8,7 +8,7 @@ import pytest
 import spacy
 
 import spacy_sanitize
-from spacy_sanitize.cli import span_records
+from spacy_sanitize.run.records import span_rows
 from spacy_sanitize.io import Record
 from spacy_sanitize.report import browser
 from spacy_sanitize.report.build import run_records
@@ -35,7 +35,7 @@ WIDTH, HEIGHT = 1300, 900
 def voted_entry(original):
     """risk_vote with a missing indicator (failed closed spans) and a deny list (an added one)."""
     doc = decided_doc(deny_list=["knew"], indicators=("seq", "web"))
-    record = {"sanitized": doc._.sanitized, "spans": span_records([doc], [0]), "replacements": doc._.replacements}
+    record = {"sanitized": doc._.sanitized, "spans": span_rows(doc, 0, with_text=True), "replacements": doc._.replacements}
     masker = spacy.blank("en").add_pipe("masker", config={"deny_list": ["knew"]})
     return entry("voted", doc.text, record, original, sources={(r.start, r.end): r.source for r in masker.regions(doc)})
 

@@ -2,12 +2,12 @@
 
 pii_confidence runs before pii_coref, so a propagated mention has no ``Span._.confidence``;
 the masker's ``min_confidence`` uses its entity's (the best mention's). The JSONL rows
-(``sanitize``) and the table/Ray rows (``batch.record_result``) report that value.
+(``sanitize``) and the table/Ray rows (``run.records``) report that value.
 """
 import spacy
 
-from spacy_sanitize.batch import record_result
-from spacy_sanitize.cli import span_records
+from spacy_sanitize.run.records import record_of, table_values
+from spacy_sanitize.run.records import span_rows
 from spacy_sanitize.masking_plan import reported_confidences
 
 TEXT = "Anna Berg met Olsen. Later Berg left and Kari stayed."
@@ -29,8 +29,8 @@ def doc_with_a_propagated_mention():
 def test_a_propagated_mention_reports_its_entity_confidence() -> None:
     doc = doc_with_a_propagated_mention()
     assert reported_confidences(list(doc.spans["pii"])) == [0.91, 0.4, 0.91, None]
-    rows = span_records([doc], [0])
+    rows = span_rows(doc, 0, with_text=True)
     assert [row["confidence"] for row in rows] == [0.91, 0.4, 0.91, None]
     assert [row["text"] for row in rows] == ["Anna Berg", "Olsen", "Berg", "Kari"]
-    columns = record_result(TEXT, [doc], [0])["spans"]
+    columns = table_values(record_of([doc], [0]))["spans"]
     assert [row["confidence"] for row in columns] == [0.91, 0.4, 0.91, None]

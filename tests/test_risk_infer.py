@@ -13,7 +13,7 @@ from spacy.tokens import Span
 
 import spacy_sanitize  # noqa: F401  (registers the factories)
 from spacy_sanitize.training.attack import masked_token_fraction, run_attack_benchmark, short_snippet
-from spacy_sanitize.training.attack_cli import add_attack_subparser
+from spacy_sanitize.cli.attack import add_attack_subparser
 from spacy_sanitize.risk.infer.attacker import LinearAttacker, ngram_occurrences, softmax, train_attacker
 from spacy_sanitize.training.country_labels import (
     label_opening,

@@ -428,7 +428,7 @@ def test_the_attack_report_has_every_level_and_field(tmp_path):
 def test_the_attack_cli_takes_the_rounds_options():
     import argparse
 
-    from spacy_sanitize.training.attack_cli import add_attack_subparser
+    from spacy_sanitize.cli.attack import add_attack_subparser
 
     parser = argparse.ArgumentParser()
     add_attack_subparser(parser.add_subparsers(dest="command"))

@@ -7,7 +7,8 @@ import spacy
 from spacy.tokens import Span
 from spacy.training import Example
 
-from spacy_sanitize.cli import main, masker_overrides
+from spacy_sanitize.cli import main
+from spacy_sanitize.run.options import masker_overrides
 from spacy_sanitize.pipeline import load_pipeline
 from spacy_sanitize.risk.infer.attacker import LinearAttacker
 

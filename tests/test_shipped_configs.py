@@ -3,6 +3,7 @@ loaded at initialize from [paths] sanitize_data."""
 import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import spacy
@@ -12,7 +13,7 @@ from thinc.api import Config
 
 import spacy_sanitize
 from spacy_sanitize.corpus.tab import load_tab, tab_to_docs
-from spacy_sanitize.pipeline import _with_installed_english, config_path, initialize_pipeline, shipped_configs, write_configs
+from spacy_sanitize.pipeline import _with_installed_english, config_path, initialize_pipeline, shipped_configs
 
 from .conftest import data_file
 
@@ -21,9 +22,18 @@ NEEDS_TORCH = {"accurate", "biography", "court_accurate", "risk_llm_prob", "risk
 SAMPLE = "Anna Berg, born 3 May 1970 in Oslo, works for Statoil; mail anna@example.org."
 
 
+def composer():
+    """scripts/compose_configs.py, the offline tool that writes the shipped configs."""
+    path = Path(__file__).resolve().parents[1] / "scripts" / "compose_configs.py"
+    spec = importlib.util.spec_from_file_location("compose_configs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_configs_match_their_parts():
     """The committed .cfg files are what `spacy project run configs` writes from configs/parts/."""
-    assert write_configs(check=True) == []
+    assert composer().write_configs(check=True) == []
 
 
 @pytest.mark.parametrize("name", shipped_configs())
@@ -75,19 +85,37 @@ def _spacy_cli(*args):
 def test_spacy_assemble_evaluate_and_debug_config_on_the_default_config(tmp_path):
     cfg = str(config_path("default"))
     dev = str(tmp_path / "dev.spacy")
-    documents = load_tab(data_file("tab", "tab_dev.json"))[:2]
-    DocBin(docs=list(tab_to_docs(documents, spacy.blank("en"))), store_user_data=True).to_disk(dev)
-    # Shipped configs are partial, like spaCy's base configs: fill them, then debug the full one.
-    _spacy_cli("init", "fill-config", cfg, str(tmp_path / "full.cfg"))
-    _spacy_cli("debug", "config", str(tmp_path / "full.cfg"), "--paths.train", dev, "--paths.dev", dev)
+    gold = str(tmp_path / "gold.json")
+    srsly.write_json(gold, srsly.read_json(data_file("tab", "tab_dev.json"))[:2])
+    from spacy_sanitize.cli import main
+
+    assert main(["tab-to-spacy", gold, dev]) == 0
+    assert len(list(DocBin().from_disk(dev).get_docs(spacy.blank("en").vocab))) == len(list(tab_to_docs(load_tab(gold), spacy.blank("en"))))
+    # the shipped config as it is, with the TAB JSON or the .spacy file as corpora
+    _spacy_cli("debug", "config", cfg, "--paths.train", gold, "--paths.dev", gold)
     _spacy_cli("assemble", cfg, str(tmp_path / "out"))
     assembled = spacy.load(tmp_path / "out")
     assert assembled(SAMPLE)._.sanitized == spacy_sanitize.load_pipeline("default")(SAMPLE)._.sanitized
-    _spacy_cli("evaluate", str(tmp_path / "out"), dev, "--output", str(tmp_path / "m.json"))
+    printed = _spacy_cli("evaluate", str(tmp_path / "out"), dev, "--spans-key", "pii", "--output", str(tmp_path / "m.json"))
     metrics = srsly.read_json(tmp_path / "m.json")
-    # The masker's TAB scorer and pii_ner's span scorer report through spaCy's evaluate.
+    # The masker's TAB scorer and pii_ner's span scorer report through spaCy's evaluate; the
+    # table shows the TAB precision, recall and F1 as SPAN P/R/F
     for key in ("tab_p", "tab_r_all", "tab_f1", "pii_f"):
         assert 0.0 < metrics[key] <= 1.0, (key, metrics[key])
+    assert f"SPAN F   {metrics['tab_f1'] * 100:.2f}" in printed
+
+
+@pytest.mark.parametrize("name", shipped_configs())
+def test_spacy_debug_config_accepts_every_shipped_config(name, capsys):
+    """`spacy debug config` validates a config as it is, unfilled: every shipped config has
+    spaCy's [nlp], [initialize], [training] and [corpora] settings."""
+    from spacy.cli.debug_config import debug_config
+
+    try:
+        debug_config(config_path(name))
+    except SystemExit:  # spaCy's validation error exits
+        pytest.fail(capsys.readouterr().out[-2000:])
+    assert "Config is valid" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(not TORCH, reason="needs torch")
@@ -157,8 +185,7 @@ def test_gazetteer_reads_the_shipped_gazetteer_from_the_data_folder(tmp_path):
 def test_a_later_part_replaces_only_the_settings_it_names():
     """compose: an including pipeline states what it changes; the rest of the block, comments
     included, stays the included part's."""
-    from spacy_sanitize.pipeline import _merge_block
-
+    _merge_block = composer()._merge_block
     earlier = ("# above\n[components.risk_threshold]\n# intro\nfactory = \"risk_threshold\"\nthreshold = 0.4\n"
                "# names stay masked\nprotect = [\n    \"CODE\",\n    \"PERSON\"]\nmissing = \"mask\"")
     later = "[components.risk_threshold]\n# new intro\nthreshold = 0.475\n# new\ndate_cue_window = 5"

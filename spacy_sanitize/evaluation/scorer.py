@@ -101,6 +101,11 @@ def score_tab(
         "tab_r_ent": scores.entity_recall,
         "tab_r_direct": scores.direct_recall,
         "tab_r_quasi": scores.quasi_recall,
+        # `spacy evaluate --spans-key pii` prints these keys only (as SPAN P/R/F): the masked
+        # spans' TAB precision, recall and F1; its --output JSON has every key above
+        f"spans_{spans_key}_p": scores.precision,
+        f"spans_{spans_key}_r": scores.recall,
+        f"spans_{spans_key}_f": scores.f1,
     }
 
 

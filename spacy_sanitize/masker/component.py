@@ -188,6 +188,22 @@ class Masker(LearnedState):
         for strategy in self.strategies():
             strategy.set_secret(secret)
 
+    def with_strategies(self, strategy: Optional[StrategyArg] = None, operators: Optional[Dict[str, StrategyArg]] = None) -> "Masker":
+        """A masker like this one (its settings, learned p and secret) with another default
+        strategy and/or per-type operators (None: this one's): a run's or a request's choice
+        of replacement, the pipeline left as it is."""
+        config = self._nlp.config["components"][self.name] if self._nlp is not None and self.name in self._nlp.config["components"] else {}
+        other = Masker(
+            self.name,
+            strategy if strategy is not None else config.get("strategy", self.default),
+            operators if operators is not None else config.get("operators", dict(self.strategy_for)),
+            **self.cfg,
+        )
+        other.learned_p, other.learned_p_source = self.learned_p, self.learned_p_source
+        if self._secret is not None:
+            other.set_secret(self._secret)
+        return other
+
     def regions(self, doc: Doc, text: Optional[str] = None) -> List[Region]:
         return masking_plan(doc, self.plan_settings, text)
 

@@ -49,8 +49,8 @@ def _entries(text: str, rows: List[List[Any]], offset: int) -> List[Dict[str, An
 
 
 class MappingCollector:
-    """The mappings of records masked piece by piece (``pipeline.sanitize_pieces``): ``add``
-    each piece with its rows in record offsets (``pipeline.shift_rows``), ``end`` each
+    """The mappings of records masked piece by piece (``run.pieces.sanitize_pieces``): ``add``
+    each piece with its rows in record offsets (``run.pieces.shift_rows``), ``end`` each
     record. ``mappings`` holds one mapping per record, in order (only the replaced
     originals, never the whole text)."""
 

@@ -1,7 +1,6 @@
 """Collecting the report's entries: from a pipeline run (any input ``sanitize`` reads), or
-from the JSONL ``sanitize`` wrote (no re-run). Both go through the JSONL record form, so
-the report shows exactly what ``sanitize`` writes."""
-import json
+from the JSONL ``sanitize`` wrote (no re-run). Both read the one record type
+(``run.records``), so the report shows exactly what ``sanitize`` writes."""
 from collections import deque
 from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Tuple
 
@@ -16,16 +15,6 @@ RESULT_FIELDS = ("sanitized", "spans", "replacements")
 def is_sanitized(line: Optional[Dict[str, Any]]) -> bool:
     """Whether a JSONL record is ``sanitize`` output (it carries the result fields)."""
     return isinstance(line, dict) and all(name in line for name in RESULT_FIELDS)
-
-
-class _Lines:
-    """An ``Output`` stand-in for ``cli.RecordWriter``: keeps the JSON lines it is given."""
-
-    def __init__(self) -> None:
-        self.lines: List[Dict[str, Any]] = []
-
-    def write(self, text: str) -> None:
-        self.lines.extend(json.loads(line) for line in text.splitlines() if line.strip())
 
 
 def _region_sources(nlp: Language, doc: Any, offset: int) -> Dict[Tuple[int, int], str]:
@@ -43,33 +32,31 @@ def _region_sources(nlp: Language, doc: Any, offset: int) -> Dict[Tuple[int, int
 def run_records(nlp: Language, records: Iterable[Any], original: bool = True, batch_size: int = 16, max_chars: int = 100_000) -> Tuple[List[Dict[str, Any]], Optional[Dict[str, Any]]]:
     """Run the pipeline over ``records`` (``io.Record``): the entries and the merged privacy
     report of all documents."""
-    from ..cli import RecordWriter
-    from ..pipeline import sanitize_pieces
+    from ..run.records import RecordBuilder
+    from ..run.session import Session
 
+    session = Session(nlp, batch_size=batch_size, max_chars=max_chars)
     pending: Deque[Any] = deque()
-    sink = _Lines()
-    writer = RecordWriter(sink, "jsonl", newline=False, submission=None)  # type: ignore[arg-type]
     privacy: List[Optional[Dict[str, Any]]] = []
     entries: List[Dict[str, Any]] = []
     sources: Dict[Tuple[int, int], str] = {}
+    builder = RecordBuilder(session.spans_key, with_text=True)
 
     def texts() -> Iterator[Any]:
         for record in records:
             pending.append(record)
             yield record.text
 
-    for piece in sanitize_pieces(nlp, texts(), batch_size=batch_size, max_chars=max_chars):
+    for piece in session.pieces(texts()):
         if piece.offset == 0:
-            writer.begin(pending[0])
+            builder = RecordBuilder(session.spans_key, with_text=True)
             sources = {}
-        writer.add(piece.offset, piece.doc)
+        builder.add(piece.offset, piece.doc)
         sources.update(_region_sources(nlp, piece.doc, piece.offset))
         privacy.append(piece.doc._.privacy)
         if piece.last:
-            writer.end()
             record = pending.popleft()
-            line = sink.lines.pop()
-            entries.append(entry(record.id, _text(record), line, original, sources))
+            entries.append(entry(record.id, _text(record), builder.finish().to_json(), original, sources))
     return entries, merge_privacy(privacy)
 
 

@@ -10,7 +10,7 @@ import bisect
 import re
 from typing import Any, Dict, List, Optional, Sequence
 
-from .why import DECISIONS, Replaced, added_why, uncovered_rows
+from .why import DECISIONS, Replaced, added_why, uncovered_rows, without_errors
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 
@@ -77,25 +77,10 @@ def entry(record_id: str, text: str, line: Dict[str, Any], original: bool = True
         result["t"] = text
     else:
         result["p"] = [p[2:] for p in result["p"]]
-        result["m"] = [[*mark[2:5], _without_errors(mark[5])] for mark in marks]
+        result["m"] = [[*mark[2:5], without_errors(mark[5])] for mark in marks]
     return result
 
 
-_ERROR_CODE = re.compile(r"^\[[EW]\d+\]")
-
-
-def _without_errors(why: Dict[str, Any]) -> Dict[str, Any]:
-    """A why for the --no-original page: an indicator's error message may quote the text (an
-    exception's), so only its code is kept."""
-    if not any("error" in entry for entry in why.get("indicators", {}).values()):
-        return why
-    indicators = {}
-    for key, entry in why["indicators"].items():
-        if "error" in entry:
-            code = _ERROR_CODE.match(entry["error"])
-            entry = {**entry, "error": (code.group(0) + " " if code else "") + "details left out (--no-original)"}
-        indicators[key] = entry
-    return {**why, "indicators": indicators}
 
 
 def summary(entries: Sequence[Dict[str, Any]], original: bool = True) -> Dict[str, Any]:

@@ -5,6 +5,7 @@ The same object is the ``why`` of each span in ``sanitize``'s JSONL output and t
 the review report, so what a reviewer reads and what a program reads never disagree.
 """
 import bisect
+import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from spacy.tokens import Span
@@ -168,3 +169,20 @@ def uncovered_rows(rows: Sequence[Sequence[Any]], spans: Iterable[Tuple[int, int
     each other: the longest-span rule)."""
     detected = Replaced([tuple(span) for span in spans])
     return [row for row in rows if detected.covering(row[0], row[1]) is None]
+
+
+_ERROR_CODE = re.compile(r"^\[[EW]\d+\]")
+
+
+def without_errors(why: Dict[str, Any], note: str = "details left out (--no-original)") -> Dict[str, Any]:
+    """A why without the original text (the --no-original page, a record built without it): an
+    indicator's error message may quote the text (an exception's), so only its code is kept."""
+    if not any("error" in entry for entry in why.get("indicators", {}).values()):
+        return why
+    indicators = {}
+    for key, entry in why["indicators"].items():
+        if "error" in entry:
+            code = _ERROR_CODE.match(entry["error"])
+            entry = {**entry, "error": (code.group(0) + " " if code else "") + note}
+        indicators[key] = entry
+    return {**why, "indicators": indicators}

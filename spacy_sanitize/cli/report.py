@@ -8,8 +8,9 @@ from typing import Any, Iterator
 
 from ..errors import Errors, Warnings
 from ..io import FORMATS, InputError, Output, open_input, read_records
-from .build import is_sanitized, read_sanitized, run_records
-from .html import build_html
+from ..report.build import is_sanitized, read_sanitized, run_records
+from ..report.html import build_html
+from .options import add_verbose
 
 
 def _check_same_kind(records: Iterator[Any], path: str, sanitized: bool) -> Iterator[Any]:
@@ -84,6 +85,6 @@ def add_report_subparser(sub: Any) -> None:
     report.add_argument("--page-size", type=int, default=20, help="documents per page of the report (default 20)")
     report.add_argument("--title", default="spacy-sanitize review report", help="the report's title")
     report.add_argument("-q", "--quiet", action="store_true", help="no closing line on stderr")
-    report.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log progress and warnings")
+    add_verbose(report)
     report.set_defaults(func=cmd_report)
 

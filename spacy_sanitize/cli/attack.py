@@ -1,6 +1,6 @@
 """``attack``: the attribute-inference attack benchmark on the command line.
 
-Registered in ``spacy_sanitize/cli.py`` (``spacy-sanitize attack``) with
+Registered in ``spacy_sanitize/cli/main.py`` (``spacy-sanitize attack``) with
 ``add_attack_subparser(sub)``.
 """
 import argparse
@@ -79,7 +79,7 @@ def run_attack(args: argparse.Namespace) -> int:
             raise InputError(Errors.E120.format(what=what, path=path))
 
     from ..pipeline import load_pipeline
-    from .attack import run_attack_benchmark
+    from ..training.attack import run_attack_benchmark
 
     ids, texts, labels = read_labeled(args.data, args.label_field, args.text_field)
     if args.max_docs and args.max_docs < len(texts):
@@ -120,7 +120,7 @@ def _write(args: argparse.Namespace, result: Any) -> None:
 
 
 def _run_rounds(args: argparse.Namespace, texts: List[str], labels: List[str], ids: List[str], extra_texts: List[str], extra_labels: List[str], nlp: Any) -> int:
-    from .attack import plot_levels, run_rounds_benchmark
+    from ..training.attack import plot_levels, run_rounds_benchmark
 
     kinds = [k.strip() for k in args.attackers.split(",") if k.strip()]
     adapt = [k.strip() for k in args.adapt_attackers.split(",") if k.strip()] if args.adapt_attackers else None

@@ -11,9 +11,10 @@ from typing import Any, Dict, List, Optional
 
 import srsly
 
-from .errors import Errors
-from .io import InputError, Output, _read_stdin, _read_text
-from .masker.restore import load_mapping, read_key, restore
+from ..errors import Errors
+from ..io import InputError, Output, _read_stdin, _read_text
+from ..masker.restore import load_mapping, read_key, restore
+from .options import add_verbose
 
 
 def add_key_arguments(parser: argparse.ArgumentParser, action: str) -> None:
@@ -122,5 +123,5 @@ def add_restore_subparser(sub: Any) -> None:
                         help="with a key option, still read a mapping that is not encrypted (refused otherwise: it may have been swapped)")
     parser.add_argument("-o", "--output", help="output file (default: stdout)")
     parser.add_argument("--format", choices=("auto", "text", "jsonl"), default="auto", help="input format (default: jsonl for .jsonl/.json, text otherwise)")
-    parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log progress and warnings")
+    add_verbose(parser)
     parser.set_defaults(func=cmd_restore)

@@ -18,7 +18,7 @@ TOOLS: Dict[str, Tuple[str, str]] = {
 
 
 def run_tool(args: argparse.Namespace) -> int:
-    module = importlib.import_module(f"{__package__}.{TOOLS[args.command][0]}")
+    module = importlib.import_module(f"spacy_sanitize.training.{TOOLS[args.command][0]}")
     return int(module.main(args.tool_args) or 0)
 
 

@@ -1,15 +1,10 @@
-"""Command line: ``python -m spacy_sanitize {sanitize,restore,evaluate,info}`` (also ``spacy-sanitize``).
-
-Exit codes: 0 success, 1 processing error, 2 bad usage or bad input.
-"""
+"""``spacy-sanitize sanitize``: read the input, run it through a ``run.Session`` and write
+the records (text, or JSONL with each record's ``run.records`` fields), the submission, the
+mapping and the manifest."""
 import argparse
 import collections
 import datetime
-import importlib.metadata
-import json
-import logging
 import os
-import signal
 import sys
 import warnings
 from pathlib import Path
@@ -18,55 +13,19 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 import srsly
 from tqdm import tqdm
 
-from .corpus.tab import TabFormatError, load_tab, read_submission, write_submission
-from .decide.protect import protect_from_record
-from .errors import Errors, Warnings
-from .io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records, set_field, unsanitized_text_fields
-from .manifest import manifest_path, run_manifest
-from .types import PII_TYPES
-from .report.why import Replaced, span_why
-from .risk.base import is_decider
-from .masking_plan import reported_confidences
-from .pipeline import DEFAULT_CHUNK_CHARS, check_max_chars, load_pipeline, sanitize_pieces, sanitize_texts, shift_rows, shipped_configs
-from .masker.restore import MappingCollector, save_mapping
-from .restore_cli import add_mapping_arguments, add_restore_subparser, mapping_key
-
-
-
-def masker_overrides(strategy: Optional[str], operators: Optional[str]) -> Dict[str, Any]:
-    """Config overrides for the masker from ``--strategy`` and ``--operators``: whole
-    ``[components.masker.strategy]``/``operators`` blocks, ``{"@strategies": ..., **params}``."""
-    if not strategy and not operators:
-        return {}
-    from .masker.options import build_operators
-
-    try:
-        strategy_cfg, operators_cfg = build_operators(strategy or "spacy_sanitize.typed.v1", operators, strategy_given=bool(strategy))
-    except ValueError as err:
-        raise InputError(str(err)) from None  # a bad --strategy/--operators is bad usage (exit 2)
-    overrides: Dict[str, Any] = {"components.masker.strategy": strategy_cfg}
-    if operators_cfg:
-        overrides["components.masker.operators"] = operators_cfg
-    return overrides
-
-
-def confidence_overrides(args: argparse.Namespace) -> Dict[str, Any]:
-    """Masker overrides from ``--min-confidence`` and ``--confidence-protect`` (only those
-    given: a pipeline saved before these settings loads as it is without them)."""
-    overrides: Dict[str, Any] = {}
-    value = args.min_confidence
-    if not 0.0 <= value <= 1.0:
-        raise InputError(Errors.E042.format(value=value))
-    if value > 0:
-        overrides["components.masker.min_confidence"] = value
-    if args.confidence_protect is not None:
-        labels = [label.strip() for label in args.confidence_protect.split(",") if label.strip()]
-        unknown = [label for label in labels if label not in PII_TYPES]
-        if unknown:
-            raise InputError(Errors.E001.format(label=unknown[0], labels=", ".join(PII_TYPES)))
-        overrides["components.masker.confidence_protect"] = labels
-    return overrides
-
+from ..corpus.tab import write_submission
+from ..decide.protect import protect_from_record
+from ..errors import Errors, Warnings
+from ..io import FORMATS, InputError, Output, Record, TextChunks, open_input, read_records, set_field, unsanitized_text_fields
+from ..manifest import manifest_path, run_manifest
+from ..masker.restore import MappingCollector, save_mapping
+from ..risk.base import is_decider
+from ..run.options import confidence_overrides, masker_overrides
+from ..run.pieces import DEFAULT_CHUNK_CHARS, check_max_chars, shift_rows
+from ..run.records import RecordBuilder
+from ..run.session import Session
+from .restore import add_mapping_arguments, mapping_key
+from .options import add_verbose
 
 RUN_OPTIONS = ("format", "output_format", "strategy", "operators", "text_field", "id_field", "protect_field", "max_chars", "min_confidence", "confidence_protect", "n_process")
 
@@ -76,34 +35,9 @@ def run_options(args: argparse.Namespace) -> Dict[str, Any]:
     return {name: getattr(args, name, None) for name in RUN_OPTIONS}
 
 
-def span_records(docs: Sequence[Any], offsets: Sequence[int], with_text: bool = True) -> List[Dict[str, Any]]:
-    """One row per detected span (offsets in the whole text); ``with_text``: with the span's
-    original text (``--keep-original``; the review report needs it)."""
-    rows = []
-    for doc, offset in zip(docs, offsets):
-        replaced = Replaced(doc._.replacements or [])
-        spans = list(doc.spans.get("pii", []))
-        for span, confidence in zip(spans, reported_confidences(spans)):
-            row = {
-                "start": span.start_char + offset,
-                "end": span.end_char + offset,
-                "label": span.label_,
-                "text": span.text,
-                "entity_id": span._.entity_id,
-                "risk": dict(span._.risk),
-                "confidence": confidence,
-                "mask": span._.mask,
-                "why": span_why(span, replaced),  # the report's tooltip (report/why.py); no original text
-            }
-            if not with_text:
-                del row["text"]
-            rows.append(row)
-    return rows
-
-
 def cmd_sanitize(args: argparse.Namespace) -> int:
     if args.engine == "ray":
-        from .ray_engine import run
+        from .ray import run
 
         return run(args)
     for flag, value in (("--address", args.address), ("--num-workers", args.num_workers), ("--on-error", args.on_error)):
@@ -127,9 +61,9 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     source = open_input(args.input, args.format)
     records = read_records(source, text_field=text_fields, id_field=args.id_field, skip_bad=args.skip_bad, skipped=skipped, stream_text=True)
     started = datetime.datetime.now(datetime.timezone.utc)
-    nlp = load_pipeline(args.pipeline, {**masker_overrides(args.strategy, args.operators), **confidence_overrides(args)})
-    if "masker" not in nlp.pipe_names:
-        raise InputError(Errors.E014.format(pipeline=args.pipeline))
+    overrides = {**masker_overrides(args.strategy, args.operators), **confidence_overrides(args.min_confidence, args.confidence_protect)}
+    session = Session(args.pipeline, overrides, batch_size=args.batch_size, max_chars=args.max_chars, n_process=args.n_process)
+    nlp = session.nlp
     target = manifest_path(args.output, args.manifest)
     # hashing every component's weights costs time: only when a manifest is written
     manifest = run_manifest(nlp, args.pipeline, run_options(args), started) if target or args.manifest_in_records else None
@@ -169,11 +103,10 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     # Progress in characters: one long document shows its progress piece by piece.
     progress = tqdm(desc="sanitizing", unit="char", unit_scale=True, disable=args.quiet or not sys.stderr.isatty() and not args.progress, file=sys.stderr)
     writer = RecordWriter(out, output_format, newline=args.output in (None, "-"), submission=submission if args.submission else None, mapping=mapping,
-                          keep_original=args.keep_original, text_fields=text_fields)
+                          keep_original=args.keep_original, text_fields=text_fields, spans_key=session.spans_key)
     writer.manifest = manifest if args.manifest_in_records else None
     try:
-        pieces = sanitize_pieces(nlp, texts(), batch_size=args.batch_size, max_chars=args.max_chars, n_process=args.n_process)
-        for piece in pieces:
+        for piece in session.pieces(texts()):
             record, name, last_field = pending[0]
             if piece.offset == 0 and name is None:
                 writer.begin(record)
@@ -207,23 +140,6 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     return 0
 
 
-def check_output_paths(source: str, output: Optional[str], manifest: Optional[str], mapping: Optional[str]) -> None:
-    """Refuse, before any work, outputs that would fail or overwrite each other at the end of a
-    run: an output that is a directory, a mapping written over the output, the manifest or the
-    input, a mapping in a missing or read-only folder (E046; the input itself: E021)."""
-    if output not in (None, "-") and Path(output).is_dir():
-        raise InputError(Errors.E046.format(problem=f"-o '{output}' is a directory; name a file in it"))
-    if not mapping:
-        return
-    target = Path(mapping).resolve()
-    for other, what in ((output, "-o"), (manifest, "the manifest"), (source, "the input")):
-        if other not in (None, "-") and Path(other).resolve() == target:
-            raise InputError(Errors.E046.format(problem=f"--mapping '{mapping}' is also {what}: one would replace the other"))
-    folder = target.parent
-    if not folder.is_dir() or not os.access(folder, os.W_OK):
-        raise InputError(Errors.E046.format(problem=f"--mapping '{mapping}': its folder '{folder}' does not exist or is not writable"))
-
-
 class RecordWriter:
     """Writes the output of one record piece by piece: sanitized text as each piece comes
     (``text``), or one JSON line when the record's last piece is in (``jsonl``; only the
@@ -232,10 +148,11 @@ class RecordWriter:
     those three and ``meta``."""
 
     def __init__(self, out: Output, output_format: str, newline: bool, submission: Optional[Dict[str, List[List[int]]]], mapping: Optional[MappingCollector] = None,
-                 keep_original: bool = True, text_fields: Sequence[str] = ("text",)) -> None:
+                 keep_original: bool = True, text_fields: Sequence[str] = ("text",), spans_key: str = "pii") -> None:
         # keep_original False (the CLI's default): the text fields hold the sanitized text and the
         # spans no original text, so the output can be shared (--keep-original: as read)
         self.keep_original = keep_original
+        self.spans_key = spans_key
         self.text_fields = list(text_fields)
         self.out = out
         self.mapping = mapping
@@ -265,33 +182,28 @@ class RecordWriter:
             self.fields[self.field] = self._result()
 
     def _result(self) -> Dict[str, Any]:
-        return {"sanitized": "".join(self.sanitized), "spans": self.spans, "replacements": self.rows}
+        return self.builder.finish().to_json()
 
     def _begin(self) -> None:
-        self.text: List[str] = []
-        self.sanitized: List[str] = []
-        self.spans: List[Dict[str, Any]] = []
-        self.rows: List[List[Any]] = []
+        self.builder = RecordBuilder(self.spans_key, with_text=self.keep_original)
         self.out_offset = 0
         self.last_char = ""
 
     def add(self, offset: int, doc: Any) -> None:
-        sanitized = doc._.sanitized if doc._.sanitized is not None else doc.text
-        rows = shift_rows(doc._.replacements or [], offset, self.out_offset)
-        self.out_offset += len(sanitized)
+        if self.jsonl:
+            rows = self.builder.add(offset, doc)
+        else:  # text goes out as it comes: no record is built
+            sanitized = doc._.sanitized if doc._.sanitized is not None else doc.text
+            rows = shift_rows(doc._.replacements or [], offset, self.out_offset)
+            self.out_offset += len(sanitized)
+            if sanitized:
+                self.out.write(sanitized)
+                self.last_char = sanitized[-1]
         if self.submission is not None and self.field is None:  # offsets of the record's text only
             assert self.record is not None
             self.submission.setdefault(self.record.id, []).extend([row[0], row[1]] for row in rows)
         if self.mapping is not None:
             self.mapping.add(doc, rows, offset)
-        if self.jsonl:
-            self.text.append(doc.text)
-            self.sanitized.append(sanitized)
-            self.spans += span_records([doc], [offset], with_text=self.keep_original)
-            self.rows += rows
-        elif sanitized:
-            self.out.write(sanitized)
-            self.last_char = sanitized[-1]
 
     def end(self) -> None:
         record = self.record
@@ -322,96 +234,30 @@ class RecordWriter:
                 for name, value in result.get("fields", {}).items():
                     line = set_field(line, name, value["sanitized"])
         else:
-            text = "".join(self.text) if self.keep_original else result["sanitized"]
+            text = "".join(self.builder.text) if self.keep_original else result["sanitized"]
             line = {"id": record.id, "text": text, **result, **({"meta": record.meta} if record.meta else {})}
         self.out.write(srsly.json_dumps(line) + "\n")
         self.record = None
 
 
-def cmd_evaluate(args: argparse.Namespace) -> int:
-    from .evaluation import Tokens, detection_scores, predicted_mask_offsets, tab_scores
-    from .evaluation.provenance import warn_if_in_sample
-    from .evaluation.report import check_prediction_ids, format_table, with_undefined
-
-    gold = load_tab(args.gold, lenient=args.lenient)
-    detections: Dict[str, List[List[Any]]] = {}
-    if args.predictions:
-        predictions = read_submission(args.predictions)
-        check_prediction_ids(gold, predictions, args.predictions)
-    else:
-        nlp = load_pipeline(args.pipeline)
-        texts = [document.text for document in gold]
-        warn_if_in_sample(nlp.config, texts)
-        predictions = {}
-        # Advanced by hand: a tqdm wrapping the generator inside zip() stops one short (69/70).
-        progress = tqdm(total=len(gold), desc="evaluating", disable=args.quiet, file=sys.stderr)
-        for document, (_, docs, offsets) in zip(gold, sanitize_texts(nlp, texts)):
-            predictions[document.doc_id] = [[s + o, e + o] for doc, o in zip(docs, offsets) for s, e in predicted_mask_offsets(doc)]
-            detections[document.doc_id] = [
-                [span.start_char + o, span.end_char + o, span.label_] for doc, o in zip(docs, offsets) for span in doc.spans.get("pii", [])
-            ]
-            progress.update(1)
-        progress.close()
-    tokens = Tokens()
-    result: Dict[str, Any] = {"masking": tab_scores(gold, predictions, tokens=tokens, token_weighting=token_weighting(args.weighting)).as_dict()}
-    result["masking"]["weighting"] = args.weighting
-    if detections:
-        result["detection"] = with_undefined(detection_scores(gold, detections, tokens=tokens).as_dict())
-    print(format_table(result))
-    if args.output:
-        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-        srsly.write_json(args.output, result)
-    return 0
+def check_output_paths(source: str, output: Optional[str], manifest: Optional[str], mapping: Optional[str]) -> None:
+    """Refuse, before any work, outputs that would fail or overwrite each other at the end of a
+    run: an output that is a directory, a mapping written over the output, the manifest or the
+    input, a mapping in a missing or read-only folder (E046; the input itself: E021)."""
+    if output not in (None, "-") and Path(output).is_dir():
+        raise InputError(Errors.E046.format(problem=f"-o '{output}' is a directory; name a file in it"))
+    if not mapping:
+        return
+    target = Path(mapping).resolve()
+    for other, what in ((output, "-o"), (manifest, "the manifest"), (source, "the input")):
+        if other not in (None, "-") and Path(other).resolve() == target:
+            raise InputError(Errors.E046.format(problem=f"--mapping '{mapping}' is also {what}: one would replace the other"))
+    folder = target.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise InputError(Errors.E046.format(problem=f"--mapping '{mapping}': its folder '{folder}' does not exist or is not writable"))
 
 
-def token_weighting(name: str) -> Any:
-    """The token weighting of P_w: ``uniform``, ``frequency`` (information content from word
-    frequencies, no torch), ``mlm`` (the shipped domain masked LM) or a masked-LM name/path."""
-    from .evaluation import uniform_weighting
-
-    if name == "uniform":
-        return uniform_weighting
-    from .lm.weighting import lm_token_weighting
-
-    if name == "frequency":
-        from .lm.frequency import make_frequency_scorer
-
-        return lm_token_weighting(make_frequency_scorer())
-    from .lm.hf import make_hf_scorer
-
-    return lm_token_weighting(make_hf_scorer(model=None if name == "mlm" else name))
-
-
-def cmd_info(args: argparse.Namespace) -> int:
-    from spacy.util import registry
-
-    from .registry import strategies
-
-    # every factory the package declares (entry points), not only those imported so far
-    declared = {ep.name for ep in importlib.metadata.entry_points(group="spacy_factories") if ep.value.startswith("spacy_sanitize.")}
-    factories = sorted(declared | {name for name in registry.factories.get_all() if name.startswith(("pii_", "risk_", "masker"))})
-    print(json.dumps({"pipelines": shipped_configs(), "factories": factories, "strategies": sorted(strategies.get_all())}, indent=2))
-    return 0
-
-
-def package_version() -> str:
-    try:
-        return importlib.metadata.version("spacy-sanitize")
-    except importlib.metadata.PackageNotFoundError:  # a checkout on the path, not installed
-        return "unknown (not installed)"
-
-
-def add_verbose(parser: argparse.ArgumentParser) -> None:
-    """-v after the subcommand too (``sanitize f.txt -v``); SUPPRESS keeps a -v given before it."""
-    parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log progress and warnings")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="spacy-sanitize", description="Detect, score and mask personal identifiers in text.")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress and warnings")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def add_sanitize_subparser(sub: Any) -> None:
     sanitize = sub.add_parser("sanitize", help="sanitize a text file, a folder of .txt, JSONL or TAB JSON", description=(
         "Sanitize INPUT: a .txt file, a folder of .txt files, JSONL with a text field, a TAB JSON file, or - for stdin. "
         "Text input gives sanitized text; other inputs give JSONL records with the text, the sanitized text, the "
@@ -464,103 +310,3 @@ def build_parser() -> argparse.ArgumentParser:
     add_mapping_arguments(sanitize)
     add_verbose(sanitize)
     sanitize.set_defaults(func=cmd_sanitize)
-
-    evaluate = sub.add_parser("evaluate", help="TAB metrics of a pipeline or a predictions file against gold TAB JSON", description=(
-        "Compute the TAB metrics (P, P_w, R_all, F1, R_ent, R_direct, R_quasi, per-type recall) of masked spans "
-        "against gold TAB JSON, from a predictions file in TAB's submission format or by running a pipeline "
-        "(which also reports token-level detection P/R/F1 per type). A ratio without support prints '-' (null in JSON); "
-        "a warning says when the pipeline's shipped models were trained on the gold documents (in-sample figures)."))
-    evaluate.add_argument("gold", help="gold TAB JSON file")
-    source = evaluate.add_mutually_exclusive_group()
-    source.add_argument("--predictions", help="TAB submission JSON: {doc_id: [[start, end], ...]}")
-    source.add_argument("-p", "--pipeline", default="default", help="pipeline to run (default: default)")
-    evaluate.add_argument("-o", "--output", help="write the scores as JSON here")
-    evaluate.add_argument("--lenient", action="store_true", help="skip malformed gold mentions with a warning")
-    evaluate.add_argument("--weighting", default="uniform", help="token weights of P_w: uniform (default), frequency, mlm (shipped masked LM, needs torch) or a masked-LM name/path")
-    evaluate.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    add_verbose(evaluate)
-    evaluate.set_defaults(func=cmd_evaluate)
-
-    from .training.attack_cli import add_attack_subparser
-
-    add_attack_subparser(sub)
-
-    from .training.commands import add_tool_subparsers
-
-    add_tool_subparsers(sub)
-
-    from .serve import add_serve_subparser
-
-    add_serve_subparser(sub)
-    add_restore_subparser(sub)
-
-    from .report.cli import add_report_subparser
-
-    add_report_subparser(sub)
-
-    info = sub.add_parser("info", help="list shipped pipelines, registered factories and strategies")
-    add_verbose(info)
-    info.set_defaults(func=cmd_info)
-    return parser
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    # spaCy's logger has a handler of its own: with ours each line printed twice (-v)
-    for handler in list(logging.getLogger("spacy").handlers):
-        logging.getLogger("spacy").removeHandler(handler)
-    # a warning reads "warning: [W040] ...", without this package's source path and code line
-    formatwarning = warnings.formatwarning
-    warnings.formatwarning = _format_warning
-    # SIGTERM unwinds like Ctrl-C, so the output's temporary file is removed on the way out
-    previous = _on_sigterm(_terminate)
-    try:
-        return args.func(args)
-    except (InputError, TabFormatError, FileNotFoundError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError, TypeError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    except (KeyboardInterrupt, Terminated) as err:
-        signum = err.signum if isinstance(err, Terminated) else signal.SIGINT
-        output = getattr(args, "output", None)
-        what = (f"'{output}' was not written (a file already there is kept as it was), nor the mapping or manifest"
-                if output not in (None, "-") else "the output printed so far is incomplete")
-        print(f"interrupted ({signal.Signals(signum).name}): {what}; run the command again to sanitize the input from its start.", file=sys.stderr)
-        return 128 + signum
-    finally:
-        _on_sigterm(previous)
-        warnings.formatwarning = formatwarning
-
-
-def _format_warning(message: Any, category: Any, filename: str, lineno: int, line: Optional[str] = None) -> str:
-    return f"warning: {message}\n"
-
-
-class Terminated(Exception):
-    """SIGTERM, raised where the process is, so ``finally`` blocks clean up."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _terminate(signum: int, _frame: Any) -> None:
-    raise Terminated(signum)
-
-
-def _on_sigterm(handler: Any) -> Any:
-    """Install ``handler`` for SIGTERM; the previous one (None off the main thread: unchanged)."""
-    if handler is None:
-        return None
-    try:
-        return signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        return None
-
-
-
-

@@ -10,9 +10,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, List, Tuple
 
-from .batch import check_options, import_ray_data, sanitize_dataset
-from .errors import Errors
-from .io import InputError
+from ..batch import check_options, import_ray_data, sanitize_dataset
+from ..errors import Errors
+from ..io import InputError
 
 SUFFIXES = {".jsonl": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
 # options of the local engine that the Ray engine does not implement: refused, not ignored
@@ -105,12 +105,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def jsonl_sink(path: str) -> Any:
-    """Shards of JSON lines written as the local engine writes them (``risk`` an object)."""
+    """Shards of JSON lines written as the local engine writes them (``risk`` and each
+    span's ``why`` objects: a table holds ``why`` as JSON text)."""
     from ray.data.datasource import BlockBasedFileDatasink
 
     class JsonlSink(BlockBasedFileDatasink):
         def write_block_to_file(self, block: Any, file: Any) -> None:
             rows = block.to_arrow().to_pylist(maps_as_pydicts="strict")
+            for row in rows:
+                for span in row.get("spans") or []:
+                    if isinstance(span.get("why"), str):
+                        span["why"] = json.loads(span["why"])
             file.write("".join(json.dumps(json_safe(row), ensure_ascii=False, allow_nan=False) + "\n" for row in rows).encode("utf-8"))
 
     return JsonlSink(path, file_format="jsonl")
