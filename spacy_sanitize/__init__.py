@@ -15,6 +15,10 @@ register_extensions()
 from . import corpus, evaluation  # noqa: E402,F401
 from .detect.gazetteer import component as _gazetteer  # noqa: E402,F401
 from .masker import component as _masker  # noqa: E402,F401
+# The rule and recognizer components register here; the model-backed ones that no
+# torch-free pipeline uses (pii_relabel, risk_llm_prob, risk_perturb, risk_web, risk_infer)
+# register when spaCy first looks them up, through the package's entry points (setup.cfg),
+# so a start-up does not import them.
 from .detect import (  # noqa: E402,F401
     codes as _codes,
     confidence as _confidence,
@@ -23,20 +27,13 @@ from .detect import (  # noqa: E402,F401
     patterns as _patterns,
     pii_ner as _pii_ner,
     refine as _refine,
-    relabel as _relabel,
     script as _script,
     text_view as _text_view,
     titles as _titles,
 )
 from .decide import threshold as _risk_threshold, vote as _risk_vote  # noqa: E402,F401
 from .pipeline import load_pipeline  # noqa: E402,F401
-from .risk import (  # noqa: E402,F401
-    infer as _risk_infer,
-    llm_prob as _risk_llm_prob,
-    perturb as _risk_perturb,
-    seq as _risk_seq,
-    web as _risk_web,
-)
+from .risk import seq as _risk_seq  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

@@ -8,6 +8,8 @@ the process is the ``spacy-sanitize`` command running a shipped pipeline, thinc 
 imported with torch hidden (thinc then reports no torch, as where it is not installed)
 and torch stays out of the process until a component imports it.
 
+The same process also finds wordfreq's data without reading the stack (``cheap_locate``).
+
 A library user's process is never changed: another pipeline in it may need thinc's torch
 layers (spacy-transformers). Neither is a CLI run of a pipeline that is not shipped (an
 installed package or a directory may hold a transformer) or of a command that trains.
@@ -61,7 +63,29 @@ def import_thinc_without_torch() -> bool:
     return True
 
 
+def cheap_locate() -> bool:
+    """wordfreq finds its data folder with ``locate.this_dir()``, which reads the source line of
+    every frame on the stack (``inspect.stack()``): 0.1 s of a start-up when a component first
+    imports wordfreq deep in the pipeline's loading. Replaced by the caller's file's folder,
+    which is what it returns for a caller in a file; False (nothing done) when wordfreq is
+    already imported or locate is missing."""
+    if "wordfreq" in sys.modules:
+        return False
+    try:
+        import locate
+    except ImportError:
+        return False
+
+    def this_dir() -> Path:
+        caller = Path(sys._getframe(1).f_code.co_filename)
+        return caller.resolve().parent if caller.is_file() else Path.cwd()
+
+    locate.this_dir = this_dir
+    return True
+
+
 def prepare() -> None:
     argv = cli_argv()
     if argv is not None and shipped_only(argv):
         import_thinc_without_torch()
+        cheap_locate()

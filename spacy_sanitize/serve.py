@@ -15,7 +15,6 @@ safe) runs one request at a time. Nothing the client sent is logged: the log lin
 counts, sizes and timings only, and a failure logs its exception type, not its message
 (messages may quote the text).
 """
-import asyncio
 import hmac
 import json
 import logging
@@ -156,6 +155,8 @@ def check_budget(texts: List[str], settings: ServeSettings) -> None:
 
 def create_app(settings: Optional[ServeSettings] = None) -> Any:
     """The FastAPI application; the pipeline is loaded here, once."""
+    import asyncio
+
     try:
         from fastapi import FastAPI, Request
         from fastapi.responses import JSONResponse

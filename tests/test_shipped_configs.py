@@ -193,3 +193,9 @@ def test_a_later_part_replaces_only_the_settings_it_names():
         "# above", "[components.risk_threshold]", "# new intro", "factory = \"risk_threshold\"", "threshold = 0.475",
         "# names stay masked", "protect = [", "    \"CODE\",", "    \"PERSON\"]", "missing = \"mask\"", "# new", "date_cue_window = 5"]
     assert Config().from_str("[components]\n" + _merge_block(earlier, later))["components"]["risk_threshold"]["protect"] == ["CODE", "PERSON"]
+
+
+def test_the_configs_command_lists_every_shipped_config():
+    """`spacy project run configs` knows every file it writes (three were missing)."""
+    commands = {c["name"]: c for c in srsly.read_yaml(Path(__file__).resolve().parents[1] / "project.yml")["commands"]}
+    assert sorted(commands["configs"]["outputs"]) == [f"spacy_sanitize/configs/{name}.cfg" for name in shipped_configs()]
