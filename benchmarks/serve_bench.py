@@ -4,7 +4,9 @@ Starts the service on loopback (the default pipeline), then measures: the time t
 the resident memory per process; the latency of one-line requests sent one after another;
 the throughput on the 70 annotated biographies sent as records (10 per request, after a
 warm-up pass over the same texts), by one client, and by 4 concurrent clients against 1 and
-2 worker processes; and, for comparison, one CLI call for one line.
+2 worker processes; a bounded load test (8 and 32 concurrent clients sending one-line
+requests: errors, requests per second, p50/p95/p99 latency, memory before and after); and,
+for comparison, one CLI call for one line.
 
     python benchmarks/serve_bench.py --output benchmarks/results/serve.json
 """
@@ -80,10 +82,44 @@ def throughput(url: str, records: List[Dict[str, Any]], clients: int, per_reques
     return {"clients": clients, "docs": len(records), "seconds": round(seconds, 2), "docs_per_s": round(len(records) / seconds, 2), "chars_per_s": round(chars / seconds)}
 
 
+def load_test(url: str, clients: int, requests: int) -> Dict[str, Any]:
+    """``requests`` one-line requests from ``clients`` concurrent clients (bounded: each client
+    waits for its answer): errors (any non-200 or transport failure), latency percentiles,
+    requests per second, and whether every answer equals the first (the same text each time)."""
+    texts = [f"{LINE} Ref {i % 7}." for i in range(requests)]
+
+    def one(text: str) -> Any:
+        t0 = time.perf_counter()
+        try:
+            response = httpx.post(url + "/sanitize", json={"text": text}, timeout=300)
+            ok = response.status_code == 200
+            body = response.json()["sanitized"] if ok else None
+        except (httpx.HTTPError, ValueError):
+            ok, body = False, None
+        return ok, (time.perf_counter() - t0) * 1000, body
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        answers = list(pool.map(one, texts))
+    seconds = time.perf_counter() - started
+    latencies = sorted(ms for _, ms, _ in answers)
+    by_text: Dict[str, set] = {}
+    for text, (_, _, body) in zip(texts, answers):
+        by_text.setdefault(text, set()).add(body)
+
+    def pct(q: float) -> float:
+        return round(latencies[min(len(latencies) - 1, int(q * len(latencies)))], 1)
+
+    return {"clients": clients, "requests": requests, "errors": sum(not ok for ok, _, _ in answers), "req_per_s": round(requests / seconds, 1),
+            "ms": {"p50": pct(0.5), "p95": pct(0.95), "p99": pct(0.99), "max": round(latencies[-1], 1)},
+            "same_answer_for_the_same_text": all(len(bodies) == 1 for bodies in by_text.values())}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pipeline", default="default")
     parser.add_argument("--requests", type=int, default=100)
+    parser.add_argument("--load-requests", type=int, default=1200, help="one-line requests per load test (8 and 32 clients)")
     parser.add_argument("--output", default=str(ROOT / "benchmarks" / "results" / "serve.json"))
     args = parser.parse_args()
     records = [{"id": d["doc_id"], "text": d["text"]} for d in json.loads(Path(wiki_dev_path()).read_text(encoding="utf8"))]
@@ -112,6 +148,10 @@ def main() -> None:
                 row["one_line_ms"] = {"p50": round(statistics.median(latencies), 1), "p95": round(latencies[int(0.95 * len(latencies)) - 1], 1), "n": len(latencies)}
                 row["wiki_dev_1_client"] = throughput(url, records, 1)
             row["wiki_dev_4_clients"] = throughput(url, records, 4)
+            # the bounded load test: many clients at once, no error allowed, p99 reported
+            rss_before = rss_mb(server["process"].pid)
+            row["load"] = [load_test(url, clients, args.load_requests) for clients in (8, 32)]
+            row["rss_mb_after_load"] = {"before": rss_before, "after": rss_mb(server["process"].pid)}
             result[f"workers_{workers}"] = row
         finally:
             server["process"].terminate()

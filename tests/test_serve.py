@@ -305,3 +305,90 @@ def test_a_slow_body_times_out_with_one_log_line(tmp_path):
         assert log.count("timed out reading a request body") == 1 and "Traceback" not in log
     finally:
         server.stop()
+
+
+def malformed_requests() -> list:
+    """At least 100 requests a careless or hostile client sends: (name, body bytes, headers).
+    Shapes, encodings, sizes, content types and nesting; none may get a 5xx or stop the server."""
+    json_type = {"content-type": "application/json"}
+    shapes = [
+        b"", b"null", b"true", b"1", b"-0", b"1e999", b'"text"', b"[]", b"{}", b"[{}]", b'{"text": null}', b'{"text": 1}',
+        b'{"text": ["a"]}', b'{"text": {"a": 1}}', b'{"text": true}', b'{"records": null}', b'{"records": {}}', b'{"records": [1]}',
+        b'{"records": [null]}', b'{"records": [[]]}', b'{"records": [{"text": 1}]}', b'{"records": [{"body": "x"}]}',
+        b'{"records": [{"text": "x"}], "text_field": ["text"]}', b'{"records": [{"a": {"b": 1}}], "text_field": "a.b"}',
+        b'{"records": [{"a": "x"}], "text_field": "a.b.c"}', b'{"text": "x", "records": []}', b'{"text": "x", "strategy": 5}',
+        b'{"text": "x", "strategy": []}', b'{"text": "x", "strategy": "no-such-strategy"}', b'{"text": "x", "operators": "PERSON"}',
+        b'{"text": "x", "operators": "NOPE=redact"}', b'{"text": "x", "operators": {"PERSON": 3}}',
+        b'{"text": "x", "strategy": {"name": "typed", "template": "{label:>999999999}"}}',
+        b'{"text": "x", "strategy": {"name": "numbered", "across_docs": true}}', b'{"text": "x", "strategy": {"name": "custom"}}',
+        b'{"text": "x", "strategy": {"@strategies": "spacy_sanitize.custom.v1", "function": "os.system"}}',
+        b'{"text": "x", "strategy": "{\\"name\\": \\"typed\\""}', b'{"text": "x",}', b"{'text': 'x'}", b'{"text": "x"', b'{"text": "x"}}',
+        b'{"text": "x"} trailing', b'{"text": NaN}', b'{"text": Infinity}', b'{"text": "\\u0000\\u0001\\u0002"}', b'{"text": "\\ud800"}',
+        b'{"text": "\\udfff\\ud800"}', b'{"text": "\\uFFFE\\uFFFF"}', b'{"text": "x\\u202ey"}', b'{"text": "' + b"\\u200b" * 500 + b'"}',
+        b'{"text": "\\\\"}', b'{"text": "' + b"\\\\" * 999 + b'"}', b'{"text": "x", "text": "y"}', b'{"records": [' + b'{"text": "a"},' * 5 + b'{"text": "b"}]}',
+        b'{"records": [' + b",".join([b'{"text": "a"}'] * 50) + b"]}",
+    ]
+    nesting = [b"[" * n + b"]" * n for n in (10, 1000, 100_000)] + [b'{"a":' * n + b"1" + b"}" * n for n in (10, 1000, 5000)]
+    numbers = [b'{"text": 1' + b"0" * n + b"}" for n in (10, 400, 5000)] + [b'{"text": "x", "n": 1' + b"0" * 5000 + b"}"]
+    encodings = [
+        "{\"text\": \"Mr Per Aasen\"}".encode("utf-16"), "{\"text\": \"Mr Per Aasen\"}".encode("utf-16-le"),
+        "{\"text\": \"Mr Per Aasen\"}".encode("utf-32"), b'\xef\xbb\xbf{"text": "Mr Per Aasen"}', '{"text": "Mr Pér Åsen"}'.encode("latin-1"),
+        b"\xff\xfe\xfd", b"\x00" * 100, b'{"text": "\xc3\x28"}', b'{"text": "\xed\xa0\x80"}', b'{"text": "\xf4\x90\x80\x80"}',
+        bytes(range(256)), b"\x1b[31m{\"text\": \"x\"}", "{\"text\": \"Ⅿr Ρer Аasen\"}".encode(),
+    ]
+    sizes = [b'{"text": "' + b"a" * n + b'"}' for n in (0, 1, 10_000, 19_900)] + [b'{"text": "' + b"a" * 30_000 + b'"}', b"x" * 25_000,
+             b'{"text": "' + b" " * 19_000 + b'"}', b'{"text": "' + b"\\t" * 4000 + b'"}', b'{"text": "' + b"\\n" * 4000 + b'"}']
+    requests = [(f"shape {i}", body, json_type) for i, body in enumerate(shapes)]
+    requests += [(f"nesting {i}", body, json_type) for i, body in enumerate(nesting)]
+    requests += [(f"number {i}", body, json_type) for i, body in enumerate(numbers)]
+    requests += [(f"encoding {i}", body, json_type) for i, body in enumerate(encodings)]
+    requests += [(f"size {i}", body, json_type) for i, body in enumerate(sizes)]
+    ok = b'{"text": "Mr Per Aasen"}'
+    for i, kind in enumerate(["", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=latin-1",
+                              "APPLICATION/JSON", "application/json;", "application/jsonx", "*/*", "application/xml"]):
+        requests.append((f"content type {i}", ok, {"content-type": kind} if kind else {}))
+    for i, headers in enumerate([{"origin": "https://evil.example"}, {"origin": "null"}, {"sec-fetch-site": "cross-site"}, {"content-length": "99999999"},
+                                 {"authorization": "Bearer x"}, {"content-encoding": "gzip"}, {"transfer-encoding": "chunked"}]):
+        requests.append((f"header {i}", ok, {**json_type, **headers}))
+    return requests
+
+
+def test_a_malformed_request_corpus_gets_no_5xx_and_the_server_keeps_answering(tmp_path):
+    """#36: at least 100 malformed requests (shapes, encodings, sizes, content types, nesting)
+    sent over HTTP to a running service: each gets a 2xx or 4xx, none a 5xx, and the server
+    still answers a good request afterwards, with no request text in its log."""
+    requests = malformed_requests()
+    assert len(requests) >= 100
+    server = Server(tmp_path, "--read-timeout", "2")
+    try:
+        statuses = {}
+        for name, body, headers in requests:
+            statuses[name] = raw_post(server.url, body, headers)
+            assert server.process.poll() is None, f"the server stopped after {name}"
+        failed = {name: status for name, status in statuses.items() if status is None or status >= 500}
+        assert not failed, failed
+        assert sum(200 <= s < 300 for s in statuses.values()) >= 10 and sum(400 <= s < 500 for s in statuses.values()) >= 60
+        assert server.post({"text": f"Mr {SECRET}"}).json()["sanitized"] == "Mr [PERSON]"
+        assert SECRET not in server.log.read_text(encoding="utf8")
+    finally:
+        server.stop()
+
+
+def raw_post(url: str, body: bytes, headers: dict) -> "int | None":
+    """POST /sanitize over a plain socket, so headers can lie (a client library refuses to send
+    a wrong Content-Length): the answer's status, or None when none came."""
+    host, port = url.rsplit("/", 1)[1].split(":")
+    fields = {"host": host, "content-length": str(len(body)), "connection": "close", **headers}
+    if "transfer-encoding" in headers:
+        del fields["content-length"]
+    head = "".join(f"{k}: {v}\r\n" for k, v in fields.items())
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(f"POST /sanitize HTTP/1.1\r\n{head}\r\n".encode("latin-1") + body)
+        reply = b""
+        while b"\r\n" not in reply:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            reply += chunk
+    match = re.match(rb"HTTP/1\.1 (\d{3})", reply)
+    return int(match.group(1)) if match else None
