@@ -15,12 +15,13 @@ are batched or spread over workers. Keyed surrogates agree across records and wo
 when every worker has the same secret (docs/scale-out.md). pandas, pyarrow and Ray are
 imported only by the functions that need them (the ``[ray]`` extra).
 """
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
 
 from spacy.language import Language
 
-from .errors import Errors
+from .errors import Errors, Warnings
 from .run.pieces import DEFAULT_CHUNK_CHARS
 from .run.records import OUTPUT_COLUMNS, table_values, to_arrow
 from .run.session import FAILED_TEXT, ON_ERROR, RecordError, Session, check_options, error_kind  # noqa: F401  (the batch API's names)
@@ -31,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import ray.data
 
 Pipeline = Union[str, Path, Language]
+MISSING_TEXT = ("mask", "skip", "fail")
 
 
 class RecordSanitizer:
@@ -52,6 +54,10 @@ class RecordSanitizer:
     keep_original (bool): keep the text column as it came, and each span's text (False: the
         text column holds the sanitized text and spans no text, so the table can be shared,
         as the CLI writes JSONL without --keep-original).
+    missing_text (str): a record without a text (the field missing, null or not a string):
+        ``mask`` (a failed record, as ``on_error`` says), ``skip`` (left out of the output,
+        a warning counts them) or ``fail`` (RecordError naming it: the CLI's Ray engine
+        without --skip-bad).
     """
 
     def __init__(
@@ -69,8 +75,12 @@ class RecordSanitizer:
         max_chars: int = DEFAULT_CHUNK_CHARS,
         pooled: bool = False,
         keep_original: bool = True,
+        missing_text: str = "mask",
     ) -> None:
         check_options(on_error, batch_size, max_chars)
+        if missing_text not in MISSING_TEXT:
+            raise ValueError(Errors.E961.format(value=missing_text, options=", ".join(MISSING_TEXT)))
+        self.missing_text = missing_text
         self.keep_original = keep_original
         if pooled:
             # one actor of a pool: numbered across_docs and one-time keys would collide
@@ -98,7 +108,19 @@ class RecordSanitizer:
         if self.text_column not in table.column_names:
             raise ValueError(Errors.E953.format(column=self.text_column, columns=", ".join(table.column_names)))
         texts = table.column(self.text_column).to_pylist()
-        ids = table.column(self.id_column).to_pylist() if self.id_column in table.column_names else None
+        ids = table.column(self.id_column).to_pylist() if self.id_column in table.column_names else list(range(len(texts)))
+        missing = [i for i, text in enumerate(texts) if not isinstance(text, str)]
+        if missing and self.missing_text == "fail":
+            raise RecordError(Errors.E960.format(id=ids[missing[0]], column=self.text_column))
+        if missing and self.missing_text == "skip":
+            import pyarrow as pa
+
+            shown = ", ".join(repr(ids[i]) for i in missing[:10]) + (", ..." if len(missing) > 10 else "")
+            warnings.warn(Warnings.W951.format(n=len(missing), total=len(texts), column=self.text_column, ids=shown), stacklevel=2)
+            keep = [isinstance(text, str) for text in texts]
+            table = table.filter(pa.array(keep))
+            texts = [t for t, k in zip(texts, keep) if k]
+            ids = [i for i, k in zip(ids, keep) if k]
         columns = to_arrow(self.session.sanitize(texts, ids, with_text=self.keep_original), self.keep_original)
         if not self.keep_original:
             columns = {self.text_column: columns["sanitized"], **columns}

@@ -619,6 +619,12 @@ class Errors(metaclass=ErrorsWithCodes):
     )
     E958 = "{flag} applies to --engine ray only; add --engine ray or drop {flag}."
     E959 = "--engine ray: {problem}."
+    E960 = (
+        "record {id!r} has no text in the column or field '{column}' (missing or not a string): "
+        "nothing was written for this batch. Give --skip-bad (missing_text='skip') to skip such "
+        "records, or missing_text='mask' to keep them with an error."
+    )
+    E961 = "missing_text={value!r} is not an option; give one of: {options}."
 
 
 class Warnings(metaclass=ErrorsWithCodes):
@@ -829,4 +835,8 @@ class Warnings(metaclass=ErrorsWithCodes):
     W950 = (
         "{n} of {total} record(s) could not be sanitized ({ids}); their whole text was "
         "replaced by {text!r} and the 'error' column says why. Give on_error='raise' to stop instead."
+    )
+    W951 = (
+        "skipped {n} of {total} record(s) without a text in '{column}' ({ids}): they are not in the "
+        "output (missing_text='skip', the CLI's --skip-bad)."
     )

@@ -215,3 +215,18 @@ def test_a_pooled_worker_fails_closed_on_per_process_state(monkeypatch, strategy
     table = pd.DataFrame({"id": ["a"], "text": [TEXTS[0]]})
     with pytest.raises(RecordError, match=code):
         sanitize_dataframe(table, pipeline=nlp, on_error="raise", pooled=True)
+
+
+def test_a_record_without_text_is_masked_skipped_or_stops_the_table():
+    pa = pytest.importorskip("pyarrow", reason="Arrow tables need the [ray] extra")
+    table = pa.table({"id": ["a", "b", "c"], "text": ["Case 36110/97.", None, "Case 1234/05."]})
+    with pytest.warns(UserWarning, match="W950"):
+        masked = RecordSanitizer(codes_nlp()).sanitize_table(table)
+    assert masked.column("error").to_pylist() == [None, "TypeError [E010]", None]
+    with pytest.warns(UserWarning, match=r"W951.*'b'"):
+        skipped = RecordSanitizer(codes_nlp(), missing_text="skip").sanitize_table(table)
+    assert skipped.column("id").to_pylist() == ["a", "c"] and skipped.column("sanitized").to_pylist() == ["Case [CODE 1].", "Case [CODE 1]."]
+    with pytest.raises(RecordError, match=r"E960.*'b'"):
+        RecordSanitizer(codes_nlp(), missing_text="fail").sanitize_table(table)
+    with pytest.raises(ValueError, match="E961"):
+        RecordSanitizer(codes_nlp(), missing_text="drop")

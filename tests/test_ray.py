@@ -173,3 +173,20 @@ def test_jsonl_sink_writes_null_for_nan():
     row = {"id": 1, "extra": float("nan"), "nested": {"x": [1.0, float("inf")]}, "text": "ok"}
     line = json.dumps(json_safe(row), allow_nan=False)
     assert json.loads(line) == {"id": 1, "extra": None, "nested": {"x": [1.0, None]}, "text": "ok"}
+
+
+def test_cli_engine_ray_stops_on_a_record_without_text_or_skips_it(local_ray, tmp_path, capsys):
+    """A record without the text field was masked with an error and the run exited 0; it now
+    stops the run (exit 2, the record named) or, with --skip-bad, is left out and counted."""
+    config = tmp_path / "codes.cfg"
+    config.write_text(CODES_CONFIG, encoding="utf-8")
+    source = tmp_path / "in.jsonl"
+    records = [{"id": "r0", "text": "Case 36110/97."}, {"id": "r1", "body": "no text field"}, {"id": "r2", "text": "mail a@example.org"}]
+    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    argv = ["sanitize", str(source), "-p", str(config), "--engine", "ray", "-q"]
+    assert cli.main([*argv, "-o", str(tmp_path / "stopped")]) == 2
+    assert "[E960]" in capsys.readouterr().err
+    assert cli.main([*argv, "-o", str(tmp_path / "skipped"), "--skip-bad"]) == 0
+    rows = [json.loads(line) for shard in sorted((tmp_path / "skipped").glob("*.jsonl")) for line in shard.read_text(encoding="utf-8").splitlines()]
+    assert sorted(row["id"] for row in rows) == ["r0", "r2"]
+    assert all("36110/97" not in row["sanitized"] and "a@example.org" not in row["sanitized"] for row in rows)

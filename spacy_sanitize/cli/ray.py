@@ -6,6 +6,7 @@ import argparse
 import glob
 import json
 import math
+import re
 from functools import partial
 from pathlib import Path
 from typing import Any, List, Tuple
@@ -14,10 +15,11 @@ from ..batch import check_options, import_ray_data, sanitize_dataset
 from ..errors import Errors
 from ..io import InputError
 
+_RECORD_ERROR = re.compile(r"\[E9(?:52|60)\][^\n]*")
 SUFFIXES = {".jsonl": "jsonl", ".json": "jsonl", ".parquet": "parquet"}
 # options of the local engine that the Ray engine does not implement: refused, not ignored
 LOCAL_ONLY = (
-    ("protect_field", None, "--protect-field"), ("submission", None, "--submission"), ("skip_bad", False, "--skip-bad"),
+    ("protect_field", None, "--protect-field"), ("submission", None, "--submission"),
     ("n_process", 1, "--n-process"), ("mapping", None, "--mapping"), ("min_confidence", 0.0, "--min-confidence"),
     ("confidence_protect", None, "--confidence-protect"), ("manifest", None, "--manifest"),
     ("manifest_in_records", False, "--manifest-in-records"),
@@ -93,11 +95,21 @@ def run(args: argparse.Namespace) -> int:
             ds, args.pipeline, text_field(args), id_column=args.id_field, num_workers=args.num_workers or 1,
             batch_size=args.batch_size, strategy=args.strategy, operators=args.operators, on_error=args.on_error or "mask",
             max_chars=args.max_chars, keep_original=args.keep_original,
+            # a record without its text field stops the run, or is skipped with --skip-bad
+            missing_text="skip" if args.skip_bad else "fail",
         )
-        if (args.output_format or input_format) == "parquet":
-            out.write_parquet(args.output, ray_remote_args=io_args)
-        else:
-            out.write_datasink(jsonl_sink(args.output), ray_remote_args=io_args)
+        try:
+            if (args.output_format or input_format) == "parquet":
+                out.write_parquet(args.output, ray_remote_args=io_args)
+            else:
+                out.write_datasink(jsonl_sink(args.output), ray_remote_args=io_args)
+        except Exception as err:  # noqa: BLE001  (Ray wraps a worker's error in its own types)
+            # a record the run stopped on (E952 on_error=raise, E960 no text): the catalogue's
+            # message, not Ray's traceback of the worker
+            found = _RECORD_ERROR.search(str(err))
+            if found is None:
+                raise
+            raise InputError(found.group(0)) from None
     finally:
         if started:
             ray.shutdown()

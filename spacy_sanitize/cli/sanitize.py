@@ -279,7 +279,7 @@ def add_sanitize_subparser(sub: Any) -> None:
         "JSONL field (dotted path, e.g. meta.applicant) naming the person to protect: the deciders "
         "of the risk pipelines (court, risk_seq...) keep every span sharing a part of that name masked"))
     sanitize.add_argument("--id-field", default="id", help="JSONL field with the record id, dotted like --text-field (default: id)")
-    sanitize.add_argument("--skip-bad", action="store_true", help="skip and count malformed JSONL lines instead of stopping")
+    sanitize.add_argument("--skip-bad", action="store_true", help="skip and count malformed JSONL lines instead of stopping (--engine ray: records without the text field; without it such a record stops the run)")
     sanitize.add_argument("--keep-original", action="store_true",
                           help="JSONL output: keep the original text in the text field(s) and each span's 'text' (default: the "
                                "text fields hold the sanitized text and spans carry offsets, label, entity id and decision only, "
