@@ -1,5 +1,5 @@
 """Helpers for the ``doc.spans[key]`` PII span group: the longest-span merge rule."""
-from typing import Iterable, List, Tuple
+from typing import Any, Iterable, List, Tuple
 
 from spacy.tokens import Doc, Span
 
@@ -133,3 +133,8 @@ def add_char_spans(doc: Doc, found: Iterable[Tuple[int, int, str, str]], key: st
                 span._.risk_explain[VALIDATED] = label
             spans.append(span)
     add_pii_spans(doc, spans, key)
+
+
+def entity_key(span: Any) -> str:
+    """The entity a span belongs to: its ``entity_id``, else its label and text."""
+    return span._.entity_id or f"{span.label_}:{span.text}"

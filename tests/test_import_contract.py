@@ -94,3 +94,13 @@ def test_only_the_command_line_parses_arguments(graph):
                for n in ast.walk(tree)):
             offenders.append(name)
     assert not offenders, offenders
+
+
+def test_detectors_and_deciders_take_their_text_helpers_from_the_text_module(graph):
+    """Folding, common words, name parts and occurrences live in ``text.py``: a detector or a
+    decider that imported them from the masking plan depended on a masking module."""
+    offenders = sorted(
+        f"{module} -> {target}" for module, targets in graph.items() if module.startswith(("spacy_sanitize.detect", "spacy_sanitize.decide"))
+        for target in targets if target in ("spacy_sanitize.masking_plan", "spacy_sanitize.masker") or target.startswith("spacy_sanitize.masker.")
+    )
+    assert not offenders, offenders

@@ -39,7 +39,7 @@ import pycountry
 from ..detect.gazetteer.loading import shipped_gazetteer_path
 from ..detect.names import name_lists
 from ..detect.refine import MONTHS
-from ..masking_plan import is_common_word
+from ..text import is_common_word
 from ..errors import Errors
 
 WORD = re.compile(r"[^\W\d_]+", re.UNICODE)

@@ -29,7 +29,7 @@ from spacy.training import Example
 from ..errors import Errors, Warnings
 from ..extensions import register_extensions
 from ..learned import LearnedState
-from ..masking_plan import entity_key
+from ..spans import entity_key
 from ..shipped import artefact_path
 from ..spans import is_validated
 from ..types import DEFAULT_SPANS_KEY

@@ -13,7 +13,7 @@ other whole-word occurrence (on token boundaries) of a detected mention's exact 
 of the parts of a detected PERSON name (a surname alone, say, also one of two letters at
 the end of the name: "Estácio de Sá" ... "Sá"), joins the entity (a
 name also in other casing and plural, as the masker propagates it); the
-occurrences come from the masker's propagation engine (``masking_plan.occurrences``). One clear mention left in
+occurrences come from the masking plan's propagation engine (``text.occurrences``). One clear mention left in
 the text is enough to re-identify a person.
 
 With ``lower_case_names`` (on by default) a person name typed in lower case that repeats
@@ -29,7 +29,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
-from ..masking_plan import COMMON_WORDS, NamePartRule, fold, occurrences
+from ..text import COMMON_WORDS, NamePartRule, fold, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
 from .names import lower_case_names, name_lists

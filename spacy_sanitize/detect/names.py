@@ -16,7 +16,7 @@ from typing import FrozenSet, List, NamedTuple, Optional, Tuple
 
 from spacy.tokens import Doc
 
-from ..masking_plan import COMMON_WORDS, is_common_word
+from ..text import COMMON_WORDS, is_common_word
 from ..shipped import data_path
 
 

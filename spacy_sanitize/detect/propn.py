@@ -26,7 +26,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
-from ..masking_plan import COMMON_WORDS
+from ..text import COMMON_WORDS
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from .gazetteer.filters import SENTENCE_BREAKS, term_zipf

@@ -70,7 +70,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
-from ..masking_plan import is_common_word
+from ..text import is_common_word
 from ..types import DEFAULT_SPANS_KEY, PERSON_TITLES
 from .names import name_lists, ordinary_word, word_names
 

@@ -52,7 +52,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..extensions import register_extensions
-from ..masking_plan import COMMON_WORDS, is_common_word
+from ..text import COMMON_WORDS, is_common_word
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from ._regex import alternatives

@@ -23,7 +23,7 @@ from spacy.util import registry
 from thinc.api import HashEmbed, Maxout, Model, chain, concatenate, list2ragged, ragged2list, with_array
 from thinc.types import Floats2d, Ints2d
 
-from ..masking_plan import entity_key
+from ..spans import entity_key
 from ..types import PII_TYPES
 
 SPAN_FEATURES = ("label", "count", "early", "position")

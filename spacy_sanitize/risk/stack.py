@@ -50,7 +50,7 @@ from ..detect.script import WORD as LETTERS
 from ..errors import Errors
 from ..extensions import register_extensions
 from ..learned import LearnedState
-from ..masking_plan import entity_key
+from ..spans import entity_key
 from ..shipped import artefact_path
 from ..spans import is_validated
 from ..types import DEFAULT_SPANS_KEY

@@ -1,0 +1,167 @@
+"""Text helpers every stage shares: folding, common English words, the parts of a written
+name, and whole-word occurrences in any casing (the propagation engine of the masking plan,
+also used by ``pii_coref``). Plain text in, plain values out: no component, no Doc."""
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Collection, Dict, FrozenSet, Iterable, List, Optional, Tuple
+
+from spacy.lang.en.stop_words import STOP_WORDS
+
+from .types import MONTHS, PERSON_TITLES, WEEKDAYS
+
+COMMON_WORDS: FrozenSet[str] = frozenset(STOP_WORDS) | {m.lower() for m in MONTHS + WEEKDAYS} | PERSON_TITLES
+_POSSESSIVE = re.compile(r"['’]s?$")
+# A lower-case word at least this frequent in general English (wordfreq Zipf) is read as
+# the word, not as a name part ("smith", "rose"); rarer ones ("kodnani") are the name.
+COMMON_ZIPF = 4.0
+
+
+def fold(text: str) -> str:
+    """Lower case without diacritics ('Gujarāt' -> 'gujarat'): the one text folder."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
+@dataclass(frozen=True)
+class NamePartRule:
+    """Which words of a PERSON name stand for the person on their own: at least
+    ``min_chars`` characters, not in ``skip`` (lower-cased), with a letter (``letters``),
+    and in title case (``title_case``)."""
+
+    min_chars: int = 3
+    skip: FrozenSet[str] = COMMON_WORDS
+    title_case: bool = False
+    letters: bool = True
+
+    def accepts(self, word: str) -> bool:
+        return (
+            len(word) >= self.min_chars
+            and word.lower() not in self.skip
+            and (not self.letters or any(c.isalpha() for c in word))
+            and (not self.title_case or word.istitle())
+        )
+
+
+def name_parts(text: str, rule: NamePartRule) -> List[str]:
+    """The parts of a written name: its words without surrounding punctuation or a
+    possessive ending, kept by ``rule``."""
+    words = (_POSSESSIVE.sub("", token.strip(".,;:()\"'")) for token in text.split())
+    return [word for word in words if rule.accepts(word)]
+
+
+def whole_word_pattern(strings: Iterable[str]) -> Optional["re.Pattern[str]"]:
+    """One regex for all strings, longest first, matching whole words only."""
+    unique = sorted({s for s in strings if s}, key=len, reverse=True)
+    if not unique:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(s) for s in unique) + r")(?!\w)")
+
+
+_HEAD = re.compile(r"\w+|.", re.DOTALL)  # a word, or one non-word character
+# where a whole-word occurrence may start: a word, or a non-word character after no word
+# character (the regex skips the rest, not a Python test per character)
+_START = re.compile(r"(?<!\w)(?:\w+|.)", re.DOTALL)
+
+
+@lru_cache(maxsize=65536)
+def is_common_word(word: str) -> bool:
+    """A word of general English: a stop word, month, weekday or title, or a word of
+    Zipf frequency >= ``COMMON_ZIPF``."""
+    lowered = word.lower()
+    if lowered in COMMON_WORDS:
+        return True
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(lowered, "en") >= COMMON_ZIPF
+
+
+def other_casing_ok(string: str, found: str) -> bool:
+    """Whether ``found`` (``string`` in any casing, maybe plural) is a repeat of the name:
+    always for a name of several words, and for one word unless the repeat is lower case
+    and the word a common one (also when the name was written in lower case: a detected
+    "john smith" does not make every "smith" a name)."""
+    if len(string.split()) > 1 or not found.islower():
+        return True
+    return not is_common_word(string)
+
+
+def _head(text: str) -> str:
+    match = _HEAD.match(text)
+    return match.group(0) if match else ""
+
+
+def occurrences(
+    text: str, strings: Iterable[str], overlapping: bool = False, any_case: Collection[str] = ()
+) -> List[Tuple[int, int, str]]:
+    """The propagation engine: ``(start, end, string)`` of every whole-word occurrence of
+    ``strings`` in ``text``, sorted. Without ``overlapping``, one left-to-right pass that
+    takes the longest string at each position (a cover: what the masker replaces); with
+    it, every occurrence of every string, nested ones too (what a span filter chooses
+    from); occurrences of one string do not overlap each other.
+
+    One pass over the words of ``text``: a whole-word occurrence starts where a word (or
+    a non-word character) starts after a non-word character, and its first word is the
+    string's first word, so only the strings with that head are tried there. A regex per
+    string (or one alternation of all of them) is tried at every position instead, which
+    made ``pii_coref`` quadratic in the length of a document (its strings grow with it).
+
+    ``any_case``: strings (names) that also match in other casing and with a plural "s"
+    (``other_casing_ok`` decides a match that differs from the string); their heads are
+    indexed case-folded, so the pass stays linear."""
+    by_head: Dict[str, List[str]] = {}
+    by_fold: Dict[str, List[str]] = {}
+    folded = frozenset(any_case)
+    for string in sorted(dict.fromkeys(s for s in strings if s), key=len, reverse=True):
+        by_head.setdefault(_head(string), []).append(string)
+        if string in folded:
+            by_fold.setdefault(_head(string).casefold(), []).append(string)
+    if not by_head:
+        return []
+    found: List[Tuple[int, int, str]] = []
+    end_of: Dict[str, int] = {}  # overlapping: where each string's last occurrence ends
+    cursor = 0  # cover: where the last occurrence ends
+    size = len(text)
+    for match in _START.finditer(text):
+        p, head = match.start(), match.group(0)
+        if p < cursor:
+            continue
+        candidates = by_head.get(head, [])
+        if by_fold:
+            key = head.casefold()
+            same, plural = by_fold.get(key, ()), by_fold.get(key[:-1], ()) if key.endswith("s") else ()
+            if same or plural:  # most words are no name's head: no lists built for them
+                extra = [c for c in same if c not in candidates]
+                extra += [c for c in plural if c not in candidates and c not in extra]  # "Solheims"
+                candidates = sorted(candidates + extra, key=len, reverse=True) if extra else candidates
+        if not candidates:
+            continue
+        for string in candidates:  # longest first
+            stop = p + len(string)
+            if not text.startswith(string, p):
+                if string not in folded or text[p:stop].casefold() != string.casefold():
+                    continue
+            if string in folded and stop < size and text[stop] in "sS" and not string.endswith(("s", "S")) and not (
+                stop + 1 < size and _is_word(text[stop + 1])
+            ):
+                stop += 1  # a plural family name: "the Solheims"
+            if stop < size and _is_word(text[stop]):
+                continue
+            if string in folded and not other_casing_ok(string, text[p:stop]):
+                continue
+            if not overlapping:
+                found.append((p, stop, string))
+                cursor = stop
+                break
+            if p >= end_of.get(string, 0):
+                found.append((p, stop, string))
+                end_of[string] = stop
+    return sorted(found, key=lambda item: (item[0], item[1])) if overlapping else found
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _is_word(char: str) -> bool:
+    return bool(char) and _WORD_CHAR.match(char) is not None
