@@ -73,3 +73,18 @@ def test_default_pipeline_detects_decomposed_names(default_nlp):
     text = unicodedata.normalize("NFD", "Zoë Müller met François Hénault in Zürich.")
     doc = default_nlp(text)
     assert "Fran" not in doc._.sanitized and "nault" not in doc._.sanitized
+
+
+def test_a_letter_spaced_word_is_read_whole_and_masked_over_its_spaces():
+    """OCR of block letters ("J o h n   S m i t h", words two spaces apart): in the view the
+    spaces inside a word vanish, so a detector reads "John   Smith"; the span maps back over
+    the spaced letters and the text around it is unchanged. Fewer than four letters, or
+    letters two spaces apart, are no letter-spaced word."""
+    text = "Name: J o h n   S m i t h, born in Besançon."
+    view, starts, ends = text_view(text)
+    assert view == "Name: John   Smith, born in Besançon."
+    assert text[starts[view.index("John")]:ends[view.index("Smith") + 4]] == "J o h n   S m i t h"
+    assert needs_view(text) and not needs_view("Plan A: a b c are three options.") and not needs_view("J  o  h  n")
+    signed = "Signed: François H é n a u l t, born in Besançon."
+    assert pipeline()(signed)._.sanitized == "Signed: [PERSON], born in [LOC]."
+    assert pipeline(with_view=False)(signed)._.sanitized == "Signed: François H é n a u l t, born in [LOC]."

@@ -39,6 +39,15 @@ ODD_SPACE = re.compile(r"[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 # joiner, word joiner, BOM and soft hyphen. In the view they join the cluster before them
 # and vanish, so a span over that cluster covers them.
 INVISIBLE = re.compile(r"[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
+# a letter-spaced word, as OCR of a form reads block letters ("P e r e i r a", "G R Z E G O R Z"):
+# four letters or more, each followed by one space; words are apart by two spaces or more. In
+# the view its spaces vanish ("Pereira"), so the detectors read the word.
+LETTER_SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_] ){3,}[^\W\d_](?![^\W\d_])")
+
+
+def _letter_spacing(text: str) -> set:
+    """The positions of the spaces inside letter-spaced words (``LETTER_SPACED``)."""
+    return {m.start() + k for m in LETTER_SPACED.finditer(text) for k in range(1, m.end() - m.start(), 2)}
 
 
 def _clean(text: str) -> str:
@@ -58,8 +67,12 @@ def text_view(text: str, found: Optional[List[Any]] = None) -> Tuple[str, List[i
     if found is None:
         found = markup_pieces(text)
     markup = {p.start: p for p in found}
+    spacing = _letter_spacing(text)
     i, n = 0, len(text)
     while i < n:
+        if i in spacing and i not in markup:  # a space inside a letter-spaced word: left out
+            i += 1
+            continue
         if i in markup:
             piece = markup.pop(i)
             composed, j = piece.view, piece.end
@@ -88,6 +101,7 @@ def needs_view(text: str, found: Optional[List[Any]] = None) -> bool:
         or CONTROL.search(text) is not None
         or ODD_SPACE.search(text) is not None
         or INVISIBLE.search(text) is not None
+        or LETTER_SPACED.search(text) is not None
         or bool(markup_pieces(text) if found is None else found)
     )
 
