@@ -42,6 +42,9 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # a user, login, account or handle number: the label stays, the number is the CODE
     # (group "id": a pattern with that group marks the group only)
     "account_number": r"(?i)\b(?:user(?:name)?|login|handle|account|acct|member|customer|player|uid)(?:[ \t]?(?:id|no\.?|number))?[ \t]*[:#=]?[ \t]*#?(?P<id>\d{3,12})\b",
+    # a card's verification code or a PIN after its label ("CVV 587", "CVC2: 041", "PIN 4471"):
+    # three or four digits no validator can check, as secret as the card number
+    "security_code": r"(?i)\b(?:cvv2?|cvc2?|csc|cvn|security[ \t]code|pin)(?:[ \t]?(?:code|no\.?|number))?[ \t]{0,3}[:#=]?[ \t]{0,3}(?P<id>\d{3,4})\b",
     # handles: "first.last" in parentheses ("User 48213 (k.yamamoto)"), words joined by "_"
     # ("s_achterberg"); a file name in parentheses ("(setup.py)") is none
     "handle": r"(?<=\()[A-Za-z][A-Za-z0-9]{0,31}(?:[._][A-Za-z0-9]{1,32}){1,3}(?=\))",
