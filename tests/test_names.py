@@ -36,6 +36,22 @@ def test_lower_case_names(nlp_blank, text, expected):
     assert detected(nlp_blank, text) == expected
 
 
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # the leak benchmark's "fatima.zahra" (written before this rule) stayed in clear
+        ("Please grant access to fatima.zahra on the shared drive.", [("fatima.zahra", "CODE")]),
+        ("ask emily_dickinson or john.smith", [("emily_dickinson", "CODE"), ("john.smith", "CODE")]),
+        # file and setting names, a given name before a common word, abbreviations: no login
+        ("set max.length, open readme.md and main.py, i.e. at 3 p.m.", []),
+        ("mark.down and will.power", []),
+    ],
+)
+def test_a_login_written_from_a_name_is_a_code(nlp_blank, text, expected):
+    nlp_blank.add_pipe("pii_coref")
+    assert detected(nlp_blank, text) == expected
+
+
 def test_lower_case_names_can_be_switched_off_and_win_over_shorter_spans(nlp_blank):
     coref = nlp_blank.add_pipe("pii_coref", config={"lower_case_names": False})
     assert detected(nlp_blank, "john smith called") == []

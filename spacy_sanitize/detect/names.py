@@ -10,6 +10,7 @@ family name, another given name or a rare word (not a stop word, below the commo
 frequency) is read as a person name; a word alone is not (a first name alone in lower case
 is too often something else).
 """
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import FrozenSet, List, NamedTuple, Optional, Tuple
@@ -96,4 +97,25 @@ def lower_case_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[
             end += 1
         found.append((i, end))
         i = end
+    return found
+
+
+# a login or handle made of a name: "fatima.zahra", or an initial and a family name "k.yamamoto"
+_NAME_HANDLE = re.compile(r"([a-z]{1,32})[._]([a-z]{2,32})")
+
+
+def name_handles(doc: Doc, lists: Optional[NameLists] = None) -> List[int]:
+    """Indices of tokens that are a login written from a person's name in running text
+    ("grant access to fatima.zahra", "k.yamamoto"): a given name of the lists and a name word
+    (``_name_word``: of the lists, or rare in English), or an initial and a family name of the
+    lists, joined by a dot or an underscore."""
+    lists = lists or name_lists()
+    found = []
+    for token in doc:
+        match = _NAME_HANDLE.fullmatch(token.text)
+        if match is None:
+            continue
+        first, second = match.groups()
+        if (first in lists.given and _name_word(second, lists)) or (len(first) == 1 and second in lists.family):
+            found.append(token.i)
     return found
