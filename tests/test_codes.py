@@ -176,3 +176,21 @@ def test_a_card_security_code_or_pin_after_its_label_is_a_code(text, secret, lab
     assert (secret, "CODE") in [(s.text, s.label_) for s in doc.spans["pii"]]
     assert secret not in doc._.sanitized and label in doc._.sanitized
     assert nlp("Use 4 pins per panel, then pin 12 more.")._.sanitized == "Use 4 pins per panel, then pin 12 more."
+
+
+@pytest.mark.parametrize(
+    "text,place",
+    [("Brightwell Legal LLP, 3 Kingsway, Leeds LS1 4AB", "Leeds LS1 4AB"), ("Calle Mayor 15, 2º B, 28013 Madrid", "28013 Madrid"),
+     ("Rue de Rivoli 10\n75001 Paris", "75001 Paris"), ("Flat 2, Old Trafford M16 0RA", "Old Trafford M16 0RA")],
+)
+def test_the_town_of_a_postal_address_is_masked_with_its_postcode(codes_nlp, text, place):
+    """The leak benchmark's signature line and Spanish address (written before the rule) left
+    "Leeds" and "Madrid" in clear: the town next to a postcode is part of the address."""
+    doc = codes_nlp(text)
+    assert (place, "LOC") in [(s.text, s.label_) for s in doc.spans["pii"]]
+
+
+def test_a_number_and_a_capitalised_word_elsewhere_are_no_address(codes_nlp):
+    for text in ("In 1998 Paris hosted the final.", "They won 12000 Euros, then 15000 Dollars.", "Score 10000 Points"):
+        doc = codes_nlp(text)
+        assert [s.text for s in doc.spans["pii"] if s.label_ == "LOC"] == [], text

@@ -78,6 +78,9 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # vehicle plates of two letters and five digits (Norway, Denmark, Sweden's old ones: "EL 48213");
     # the letter-digit-letter plates of other countries are id_token's
     "plate": r"(?<![\w-])[A-Z]{2}[ -]?\d{5}(?![\w-])",
+    # the last line of a postal address: a five-digit postcode and its town after a comma or at
+    # a line start ("Calle Mayor 15, 28013 Madrid", "75001 Paris"), typed LOC
+    "postcode_town": r"(?:(?<=,[ \t])|(?<=^)|(?<=\n))\d{5}[ \t]{1,3}[A-Z][^\W\d_]{1,30}(?:[ -][A-Z][^\W\d_]{1,30})?(?![\w-])",
     "what3words": r"(?<![\w/])///[a-z]{2,20}\.[a-z]{2,20}\.[a-z]{2,20}(?![\w.])",
 }
 FILE_EXTENSIONS = frozenset(
@@ -100,7 +103,9 @@ NUMERIC_DATE = re.compile(_DATE)
 NUMERIC_DATE_IN_TEXT = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/]|[.-]\d)")
 DATE_LABEL = "DATETIME"
 # what a match of these patterns is, whatever the component's label
-KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC"}
+KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC"}
+# a town written right before a postcode on its line ("Leeds LS1 4AB"): the postcode's span takes it in
+TOWN_BEFORE = re.compile(r"(?:(?<=,[ \t])|(?<=^)|(?<=\n))[A-Z][^\W\d_]{1,30}(?:[ -][A-Z][^\W\d_]{1,30})?[ \t]{1,3}$")
 
 
 # ---------------------------------------------------------------- validated identifiers
@@ -316,7 +321,11 @@ class CodeDetector:
         for key, pattern in self.validated.items():
             for match in pattern.finditer(text):
                 if self._is_valid(key, match.group()):
-                    found.append((match.start(), match.end(), key))
+                    start = match.start()
+                    if key == "postcode":
+                        town = TOWN_BEFORE.search(text, max(0, start - 70), start)
+                        start = town.start() if town else start
+                    found.append((start, match.end(), key))
         return found
 
     def __call__(self, doc: Doc) -> Doc:
