@@ -1,3 +1,4 @@
+import importlib.util
 import json
 from pathlib import Path
 from typing import List
@@ -90,3 +91,29 @@ def ensemble_nlp():
 @pytest.fixture(scope="session")
 def accurate_nlp():
     return spacy_sanitize.load_pipeline("accurate")
+
+
+# the smallest pipeline with a masker: the code rules (tests of the front doors, batch and Ray)
+CODES_CONFIG = """
+[nlp]
+lang = "en"
+pipeline = ["pii_codes", "masker"]
+
+[components]
+
+[components.pii_codes]
+factory = "pii_codes"
+
+[components.masker]
+factory = "masker"
+"""
+
+
+def load_script(*parts: str):
+    """A script of the repository (``benchmarks/leaks.py``, ``scripts/compose_configs.py``)
+    loaded as a module by its path: the scripts are no package."""
+    path = Path(__file__).resolve().parents[1].joinpath(*parts)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

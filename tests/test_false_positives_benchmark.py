@@ -1,10 +1,11 @@
 """benchmarks/false_positives.py: its sentences, and the default pipeline changes no more of
 them than the committed run (benchmarks/results/false_positives.json) says."""
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+
+from .conftest import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "false_positives.json"
@@ -12,10 +13,7 @@ RESULTS = ROOT / "benchmarks" / "results" / "false_positives.json"
 
 @pytest.fixture(scope="module")
 def fp():
-    spec = importlib.util.spec_from_file_location("false_positives_benchmark", ROOT / "benchmarks" / "false_positives.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks", "false_positives.py")
 
 
 def test_sentences_are_well_formed(fp):

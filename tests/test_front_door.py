@@ -13,20 +13,10 @@ from spacy_sanitize.cli import main
 from spacy_sanitize.run.records import SPAN_FIELDS, SanitizedRecord, record_of
 from spacy_sanitize.run.session import RecordError, Session
 
+from .conftest import CODES_CONFIG
+
 TEXT = "Case 36110/97 was lodged by per.aasen@example.org, phone +47 22 33 44 55, on 12 May 1997."
-CONFIG = """
-[nlp]
-lang = "en"
-pipeline = ["pii_codes", "masker"]
-
-[components]
-
-[components.pii_codes]
-factory = "pii_codes"
-
-[components.masker]
-factory = "masker"
-"""
+CONFIG = CODES_CONFIG
 
 
 @pytest.fixture()

@@ -1,22 +1,19 @@
 """benchmarks/leaks.py: its leak test, and no leak of the default pipeline in any category
 of its cases (#20); benchmarks/results/leaks.json, the committed run, records the same."""
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+
+from .conftest import load_script
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "leaks.json"
 
 
 @pytest.fixture(scope="module")
 def leaks():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "leaks.py"
-    spec = importlib.util.spec_from_file_location("leaks_benchmark", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks", "leaks.py")
 
 
 def test_leak_is_case_and_normalisation_insensitive(leaks):

@@ -5,6 +5,8 @@ from spacy.tokens import Span
 
 from spacy_sanitize.detect.names import name_lists
 
+from .conftest import load_script
+
 
 def detected(nlp, text):
     doc = nlp(text)
@@ -135,13 +137,7 @@ def test_default_pipeline_masks_the_issue_examples(default_nlp, text, leaked):
 
 def test_default_has_no_leak_in_the_person_name_cases(default_nlp):
     """The person_names block of benchmarks/leak_cases.jsonl (gated here, next to the rules)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "leaks.py"
-    spec = importlib.util.spec_from_file_location("leaks_benchmark", path)
-    leaks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(leaks)
+    leaks = load_script("benchmarks", "leaks.py")
     cases = [c for c in leaks.read_cases(leaks.CASES) if c["category"] == "person_names"]
     assert len(cases) >= 15
     docs = default_nlp.pipe([c["text"] for c in cases])

@@ -12,7 +12,7 @@ from spacy_sanitize.batch import FAILED_TEXT, sanitize_dataset
 from spacy_sanitize.masker.strategies.keyed import DEFAULT_SECRET_ENV
 
 from . import ray_components
-from .conftest import data_file
+from .conftest import CODES_CONFIG, data_file
 
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'spacy-sanitize[ray]' to run the Ray tests")
 ray_data = pytest.importorskip("ray.data", reason="Ray Data is not installed: pip install 'spacy-sanitize[ray]'")
@@ -98,20 +98,6 @@ def test_on_error_raise_stops_the_run_with_the_record_id(local_ray, tmp_path):
     with pytest.raises(Exception, match=r"E952.*'r2'"):
         sanitize_dataset(ds, pipeline=str(config), on_error="raise").take_all()
 
-
-CODES_CONFIG = """
-[nlp]
-lang = "en"
-pipeline = ["pii_codes", "masker"]
-
-[components]
-
-[components.pii_codes]
-factory = "pii_codes"
-
-[components.masker]
-factory = "masker"
-"""
 
 
 def test_cli_engine_ray_writes_the_local_engines_records(local_ray, tmp_path):

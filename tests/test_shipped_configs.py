@@ -15,7 +15,7 @@ import spacy_sanitize
 from spacy_sanitize.corpus.tab import load_tab, tab_to_docs
 from spacy_sanitize.pipeline import _with_installed_english, config_path, initialize_pipeline, shipped_configs
 
-from .conftest import data_file
+from .conftest import data_file, load_script
 
 TORCH = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("transformers") is not None
 NEEDS_TORCH = {"accurate", "biography", "court_accurate", "risk_llm_prob", "risk_perturb", "risk_seq", "vote", "risk_llm_prob_frequency"}
@@ -24,11 +24,7 @@ SAMPLE = "Anna Berg, born 3 May 1970 in Oslo, works for Statoil; mail anna@examp
 
 def composer():
     """scripts/compose_configs.py, the offline tool that writes the shipped configs."""
-    path = Path(__file__).resolve().parents[1] / "scripts" / "compose_configs.py"
-    spec = importlib.util.spec_from_file_location("compose_configs", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts", "compose_configs.py")
 
 
 def test_configs_match_their_parts():
