@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from spacy_sanitize.corpus import shared_data_dir  # noqa: E402
 

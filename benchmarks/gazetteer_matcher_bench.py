@@ -105,8 +105,6 @@ def child(path: str, terms_path: str, n_unlabeled: int, repeats: int, batch_size
     """Runs in a fresh process: load ours, build PhraseMatcher, then interleaved timings."""
     import spacy
     from spacy.matcher import PhraseMatcher
-
-    sys.path.insert(0, str(ROOT))
     from spacy_sanitize.detect.gazetteer.matcher import GazetteerMatcher
 
     nlp = spacy.blank("en")
@@ -169,7 +167,6 @@ def run_child(args: argparse.Namespace, path: Path, terms_path: Path) -> Dict[st
 
 
 def build_ours(terms: List[str], path: Path) -> Dict[str, Any]:
-    sys.path.insert(0, str(ROOT))
     from spacy_sanitize.detect.gazetteer.matcher import GazetteerMatcher
 
     records = (

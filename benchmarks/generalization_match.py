@@ -26,7 +26,6 @@ from typing import Dict, List
 import spacy
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 import spacy_sanitize  # noqa: E402,F401
 from spacy_sanitize.types import PII_TYPES  # noqa: E402

@@ -34,7 +34,6 @@ import numpy as np
 import srsly
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from spacy_sanitize.risk.infer.attacker import accuracy_at_k, sequences_of, train_attacker, attr_nlp  # noqa: E402
 from spacy_sanitize.training.adversarial import fold_indices  # noqa: E402

@@ -17,8 +17,6 @@ import json
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Set, Tuple
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from risk_llm_eval import cached_weighting  # noqa: E402

@@ -21,14 +21,11 @@ import html
 import importlib.util
 import json
 import re
-import sys
 import time
 import unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
-
-sys.path[:0] = [str(Path(__file__).resolve().parents[1])]  # this checkout's package
 
 from spacy_sanitize import load_pipeline  # noqa: E402
 from spacy_sanitize.pipeline import shipped_configs  # noqa: E402

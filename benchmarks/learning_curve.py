@@ -24,7 +24,7 @@ from typing import Dict, List
 
 import spacy
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]  # this checkout's package
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmark modules
 
 import tab_eval as te  # noqa: E402
 

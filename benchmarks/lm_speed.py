@@ -15,8 +15,6 @@ from typing import Any, Dict
 
 import srsly
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from spacy_sanitize.corpus import shared_data_dir, tab, wiki_dev_path
 from spacy_sanitize.lm import FrequencyScorer, HFMaskedLMScorer, SpanQuery
 

@@ -19,7 +19,6 @@ import srsly
 from spacy.tokens import Doc
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from spacy_sanitize import load_pipeline  # noqa: E402
 from spacy_sanitize.corpus import load_tab, shared_data_dir, wiki_dev_path  # noqa: E402

@@ -18,7 +18,6 @@ from typing import Any, Callable, Dict, List
 import srsly
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from spacy_sanitize.corpus import shared_data_dir  # noqa: E402
 

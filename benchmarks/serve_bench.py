@@ -26,7 +26,6 @@ import httpx
 import srsly
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from spacy_sanitize.corpus import wiki_dev_path  # noqa: E402
 

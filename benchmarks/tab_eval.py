@@ -29,7 +29,6 @@ import numpy as np
 import spacy
 from spacy.tokens import Doc
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]  # this checkout's package
 
 from spacy_sanitize.corpus import TabDocument, docs_to_tab, load_tab, shared_data_dir, tab_to_docs  # noqa: E402
 from spacy_sanitize.decide.protect import matched_parts, name_parts, protect_from_record, protected_names  # noqa: E402

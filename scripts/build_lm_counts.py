@@ -5,10 +5,6 @@ from unlabeled texts: JSONL files with a "text" field (court texts and biographi
 """
 import argparse
 import json
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import srsly
 

@@ -20,7 +20,6 @@ lastNames norwayLastNames spanishLastNames)
 import argparse
 import json
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set
@@ -28,7 +27,6 @@ from typing import Dict, Iterable, List, Optional, Set
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "spacy_sanitize" / "data" / "names"
 SURROGATES = ROOT / "spacy_sanitize" / "data" / "surrogates" / "names.json"
-sys.path.insert(0, str(ROOT))  # the checkout's package, also when it is not installed
 WORD = re.compile(r"[^\W\d_]+")
 
 

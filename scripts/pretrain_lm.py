@@ -15,7 +15,6 @@ masked-token accuracy and NLL on held-out windows, and saves the model in fp16 (
 import argparse
 import json
 import random
-import sys
 import time
 from pathlib import Path
 from typing import Dict, Iterator, List
@@ -132,8 +131,6 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from spacy_sanitize.lm.encoder import minilm_path
 
     torch.set_num_threads(args.threads)

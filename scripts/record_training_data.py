@@ -6,10 +6,7 @@ themselves; this adds it to an artefact trained before they did:
         --benchmark "benchmarks/seq_eval.py (spacy project run evaluate-seq)"
 """
 import argparse
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spacy_sanitize.corpus import load_tab  # noqa: E402
 from spacy_sanitize.evaluation.provenance import write_training_data  # noqa: E402

@@ -10,12 +10,9 @@ saved is then fit on all documents.
 """
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import srsly
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spacy_sanitize import load_pipeline  # noqa: E402
 from spacy_sanitize.corpus import load_tab  # noqa: E402

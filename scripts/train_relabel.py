@@ -12,10 +12,7 @@ benchmarks/relabel_eval.py (nested CV), not the CV score printed here.
 """
 import argparse
 import json
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from spacy_sanitize import load_pipeline  # noqa: E402
 from spacy_sanitize.corpus import load_tab, tab_to_docs  # noqa: E402

@@ -9,10 +9,7 @@ biographies into ``risk_llm_prob``, the court cases into ``risk_llm_prob_court``
 """
 import argparse
 import json
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import spacy
 
