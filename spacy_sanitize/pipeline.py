@@ -74,9 +74,11 @@ def load_config_pipeline(path: Union[str, Path], overrides: Optional[Dict[str, A
 
 
 def is_risk_stage(factory: Optional[str]) -> bool:
-    """Whether a factory belongs to the stages after detection: risk indicators and deciders
-    (``risk_*``) and the masker."""
-    return bool(factory) and (str(factory).startswith("risk_") or factory == "masker")
+    """Whether a factory belongs to the stages after detection: risk indicators (``risk_*``),
+    deciders (``decide_*`` and their older names) and the masker."""
+    from .risk.base import DECIDER_FACTORIES
+
+    return bool(factory) and (str(factory).startswith("risk_") or factory in DECIDER_FACTORIES or factory == "masker")
 
 
 def detection_prefix(names: Sequence[str], factory_of: Callable[[str], Optional[str]]) -> List[str]:

@@ -239,3 +239,20 @@ def test_a_decider_after_risk_infer_raises():
     doc = nlp.make_doc(TEXT)
     with pytest.raises(ValueError, match="E704"):
         nlp.get_pipe("risk_vote")(doc)
+
+
+def test_the_deciders_have_decider_names_and_their_earlier_names_still_load():
+    """The decide stage's factories are decide_threshold and decide_vote; risk_threshold and
+    risk_vote (named like the indicators) load the same components, deciders both."""
+    from spacy_sanitize.pipeline import is_risk_stage, load_pipeline
+    from spacy_sanitize.risk.base import is_decider, is_indicator
+
+    nlp = spacy.blank("en")
+    for new, old, config in (("decide_threshold", "risk_threshold", {"indicator": "x"}), ("decide_vote", "risk_vote", {})):
+        a = nlp.add_pipe(new, name=f"{new}_a", config=config)
+        b = nlp.add_pipe(old, name=f"{new}_b", config=config)
+        assert type(a) is type(b)
+        assert all(is_decider(nlp, n) and not is_indicator(nlp, n) for n in (f"{new}_a", f"{new}_b"))
+        assert is_risk_stage(new) and is_risk_stage(old)
+    default = load_pipeline("default")
+    assert default.get_pipe_meta("risk_threshold").factory == "decide_threshold"

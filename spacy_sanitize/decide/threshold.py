@@ -105,8 +105,8 @@ class RiskThreshold(RiskVote):
         return super().__call__(doc)
 
 
-@Language.factory(
-    "risk_threshold",
+# the factory's settings, shared by its name and its older one
+FACTORY_SETTINGS = dict(
     default_config={
         "threshold": None,
         "spans_key": "pii",
@@ -123,6 +123,9 @@ class RiskThreshold(RiskVote):
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
 )
+
+
+@Language.factory("decide_threshold", **FACTORY_SETTINGS)
 def make_risk_threshold(
     nlp: Language,
     name: str,
@@ -157,3 +160,8 @@ def make_risk_threshold(
         nlp, name, indicator, threshold, spans_key, missing, protect, types_always_mask,
         protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window, protect_code_shaped,
     )
+
+
+
+# the older name (the decide stage's components were named as risk indicators): loads as before
+Language.factory("risk_threshold", **FACTORY_SETTINGS)(make_risk_threshold)

@@ -247,8 +247,8 @@ class RiskVote:
         return doc
 
 
-@Language.factory(
-    "risk_vote",
+# the factory's settings, shared by its name and its older one
+FACTORY_SETTINGS = dict(
     default_config={
         "spans_key": "pii",
         "indicators": [],
@@ -270,6 +270,9 @@ class RiskVote:
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
 )
+
+
+@Language.factory("decide_vote", **FACTORY_SETTINGS)
 def make_risk_vote(
     nlp: Language,
     name: str,
@@ -331,6 +334,10 @@ def make_risk_vote(
         date_cue_window,
         protect_code_shaped,
     )
+
+
+# the older name (the decide stage's components were named as risk indicators): loads as before
+Language.factory("risk_vote", **FACTORY_SETTINGS)(make_risk_vote)
 
 
 def vote_summary(docs: Iterable[Doc], spans_key: str = "pii", key: str = "vote") -> Dict[str, Any]:

@@ -15,8 +15,9 @@ def risk_key(component_name: str) -> str:
 
 
 # The decide stage (``decide/``): the only components that write ``Span._.mask`` from risk
-# scores. Their factory names start with ``risk_`` for history, so they are named here.
-DECIDER_FACTORIES = ("risk_vote", "risk_threshold")
+# scores: ``decide_vote`` and ``decide_threshold``, and their older names, which started with
+# ``risk_`` as the indicators' do.
+DECIDER_FACTORIES = ("decide_vote", "decide_threshold", "risk_vote", "risk_threshold")
 # Components that run after the decision and may only add masking (never remove it):
 # risk_infer masks what an attacker still infers from the decided output. They are neither
 # indicators (no decider reads them, so W700 ignores them) nor deciders (a decider after
