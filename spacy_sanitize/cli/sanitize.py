@@ -21,7 +21,7 @@ from ..manifest import manifest_path, run_manifest
 from ..masker.restore import MappingCollector, save_mapping
 from ..risk.base import is_decider
 from ..run.options import confidence_overrides, masker_overrides
-from ..run.pieces import DEFAULT_CHUNK_CHARS, check_max_chars, shift_rows
+from ..run.pieces import DEFAULT_CHUNK_CHARS, check_max_chars, piece_output
 from ..run.records import RecordBuilder
 from ..run.session import Session
 from .restore import add_mapping_arguments, mapping_key
@@ -193,8 +193,7 @@ class RecordWriter:
         if self.jsonl:
             rows = self.builder.add(offset, doc)
         else:  # text goes out as it comes: no record is built
-            sanitized = doc._.sanitized if doc._.sanitized is not None else doc.text
-            rows = shift_rows(doc._.replacements or [], offset, self.out_offset)
+            sanitized, rows = piece_output(doc, offset, self.out_offset)
             self.out_offset += len(sanitized)
             if sanitized:
                 self.out.write(sanitized)

@@ -104,8 +104,10 @@ NUMERIC_DATE_IN_TEXT = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/]|[.-]\d)")
 DATE_LABEL = "DATETIME"
 # what a match of these patterns is, whatever the component's label
 KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC"}
-# a town written right before a postcode on its line ("Leeds LS1 4AB"): the postcode's span takes it in
-TOWN_BEFORE = re.compile(r"(?:(?<=,[ \t])|(?<=^)|(?<=\n))[A-Z][^\W\d_]{1,30}(?:[ -][A-Z][^\W\d_]{1,30})?[ \t]{1,3}$")
+# what a validated match takes in right before it on its line: a postcode its town ("Leeds LS1 4AB")
+TAKES_IN_BEFORE = {
+    "postcode": re.compile(r"(?:(?<=,[ \t])|(?<=^)|(?<=\n))[A-Z][^\W\d_]{1,30}(?:[ -][A-Z][^\W\d_]{1,30})?[ \t]{1,3}$"),
+}
 
 
 # ---------------------------------------------------------------- validated identifiers
@@ -322,10 +324,9 @@ class CodeDetector:
             for match in pattern.finditer(text):
                 if self._is_valid(key, match.group()):
                     start = match.start()
-                    if key == "postcode":
-                        town = TOWN_BEFORE.search(text, max(0, start - 70), start)
-                        start = town.start() if town else start
-                    found.append((start, match.end(), key))
+                    before = TAKES_IN_BEFORE.get(key)
+                    taken = before.search(text, max(0, start - 70), start) if before else None
+                    found.append((taken.start() if taken else start, match.end(), key))
         return found
 
     def __call__(self, doc: Doc) -> Doc:

@@ -64,6 +64,7 @@ spans is in ``doc.user_data["pii_refine"]``. Both drop rules can be switched off
 ever drops a span of another type.
 """
 import re
+from functools import lru_cache, partial
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from spacy.language import Language
@@ -269,14 +270,7 @@ def _line_or_sentence_start(doc: Doc, i: int) -> bool:
 
 def lazy_capitalised(doc: Doc) -> Callable[[], Dict[str, List[int]]]:
     """``capitalised_inside(doc)`` on the first call, the same dict after (one pass per doc)."""
-    found: List[Dict[str, List[int]]] = []
-
-    def get() -> Dict[str, List[int]]:
-        if not found:
-            found.append(capitalised_inside(doc))
-        return found[0]
-
-    return get
+    return lru_cache(maxsize=1)(partial(capitalised_inside, doc))
 
 
 def capitalised_inside(doc: Doc) -> Dict[str, List[int]]:

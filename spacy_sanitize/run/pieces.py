@@ -253,11 +253,18 @@ def merged_output(docs: List[Doc], offsets: List[int]) -> Tuple[str, List[List[A
     rows: List[List[Any]] = []
     out_offset = 0
     for doc, offset in zip(docs, offsets):
-        text = doc._.sanitized if doc._.sanitized is not None else doc.text
-        rows += shift_rows(doc._.replacements or [], offset, out_offset)
+        text, piece_rows = piece_output(doc, offset, out_offset)
+        rows += piece_rows
         sanitized.append(text)
         out_offset += len(text)
     return "".join(sanitized), rows
+
+
+def piece_output(doc: Doc, offset: int, out_offset: int) -> Tuple[str, List[List[Any]]]:
+    """A piece's sanitized text and its replacement rows in the whole text's offsets (the
+    piece starts at ``offset`` in the text and at ``out_offset`` in the output)."""
+    text = doc._.sanitized if doc._.sanitized is not None else doc.text
+    return text, shift_rows(doc._.replacements or [], offset, out_offset)
 
 
 def shift_rows(rows: Iterable[List[Any]], offset: int, out_offset: int) -> List[List[Any]]:

@@ -15,7 +15,7 @@ from spacy.tokens import Doc
 
 from ..masking_plan import reported_confidences
 from ..report.why import Replaced, span_why, without_errors
-from .pieces import shift_rows
+from .pieces import piece_output
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow
@@ -91,8 +91,7 @@ class RecordBuilder:
     def add(self, offset: int, doc: Doc) -> List[List[Any]]:
         """Add a piece starting at ``offset`` in the text; its replacement rows in the whole
         text's offsets (for a submission or a mapping)."""
-        sanitized = doc._.sanitized if doc._.sanitized is not None else doc.text
-        rows = shift_rows(doc._.replacements or [], offset, self.out_offset)
+        sanitized, rows = piece_output(doc, offset, self.out_offset)
         self.out_offset += len(sanitized)
         self.text.append(doc.text)
         self.sanitized.append(sanitized)
