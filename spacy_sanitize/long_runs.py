@@ -15,7 +15,8 @@ too, not only the CLI and ``sanitize_pieces``. The shipped configs name it (``[n
 as spaCy's), so a pipeline saved with ``nlp.to_disk`` keeps it through ``spacy.load``; a config
 of your own can name it too. It also makes each Chinese or Japanese character a token of its
 own (these scripts write a name without a space before the honorific: "张伟先生住在北京"):
-spans can then cover the name only, not the sentence.
+spans can then cover the name only, not the sentence. It also splits the fields of a CSV row
+written without spaces at their separators and quotes (``FIELD_INFIX``).
 """
 import re
 from typing import Callable, Iterator, List, Optional, Union
@@ -93,13 +94,20 @@ class LinearTokenizer(Tokenizer):
         return tokenize(super().__call__, self.vocab, text)
 
 
+# a CSV field's separator or quote between fields written without spaces ('1041,"Gómez, Lucía",lucia@x.es'):
+# its own token, so a field's value is not glued to the next one's (double quotes only: an
+# apostrophe before a comma is a possessive)
+FIELD_INFIX = r'(?<=[\w"])[,;|](?=")|(?<=")[,;|](?=[\w"])|(?<=[,;|])"(?=\w)|(?<=\w)"(?=[,;|])'
+
+
 def _with_caseless_infix(infix_finditer: Optional[Callable]) -> Optional[Callable]:
     pattern = getattr(getattr(infix_finditer, "__self__", None), "pattern", None)
     if infix_finditer is not None and pattern is None:
         return infix_finditer  # a callable of the user's own: left as it is
     if pattern is not None and CASELESS_CHAR in pattern:
         return infix_finditer
-    return re.compile(CASELESS_CHAR if pattern is None else f"{CASELESS_CHAR}|{pattern}").finditer
+    extra = f"{CASELESS_CHAR}|{FIELD_INFIX}"
+    return re.compile(extra if pattern is None else f"{extra}|{pattern}").finditer
 
 
 def linear_tokenizer(tokenizer: Tokenizer, split_caseless: bool = True) -> LinearTokenizer:

@@ -5,10 +5,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Collection, Dict, FrozenSet, Iterable, List, Optional, Tuple
+from pathlib import Path
+from typing import Collection, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
+from .shipped import data_path
 from .types import MONTHS, PERSON_TITLES, WEEKDAYS
 
 COMMON_WORDS: FrozenSet[str] = frozenset(STOP_WORDS) | {m.lower() for m in MONTHS + WEEKDAYS} | PERSON_TITLES
@@ -77,14 +79,34 @@ def is_common_word(word: str) -> bool:
     return zipf_frequency(lowered, "en") >= COMMON_ZIPF
 
 
+class NameLists(NamedTuple):
+    given: FrozenSet[str]
+    family: FrozenSet[str]
+
+
+def read_words(path: Path) -> FrozenSet[str]:
+    with open(path, encoding="utf8") as stream:
+        return frozenset(line.strip() for line in stream if line.strip())
+
+
+@lru_cache(maxsize=4)
+def name_lists(folder: Optional[str] = None) -> NameLists:
+    """The lower-cased given and family names of ``folder`` (None: the shipped lists,
+    ``data/names``: names that are not also ordinary words)."""
+    root = Path(folder) if folder else data_path("names")
+    return NameLists(read_words(root / "given.txt"), read_words(root / "family.txt"))
+
+
 def other_casing_ok(string: str, found: str) -> bool:
     """Whether ``found`` (``string`` in any casing, maybe plural) is a repeat of the name:
     always for a name of several words, and for one word unless the repeat is lower case
     and the word a common one (also when the name was written in lower case: a detected
-    "john smith" does not make every "smith" a name)."""
+    "john smith" does not make every "smith" a name). A listed given name is a name in
+    lower case too ("Sarah Lin wrote ... sarah will reply": chat and notes drop capitals);
+    the lists leave out the names that are also words ("will", "rose")."""
     if len(string.split()) > 1 or not found.islower():
         return True
-    return not is_common_word(string)
+    return not is_common_word(string) or string.lower() in name_lists().given
 
 
 def _head(text: str) -> str:

@@ -37,9 +37,12 @@ def sanitize(nlp, text, spans):
         # plural family names and possessives
         ("Ola Nordmann came. The Nordmanns left; Nordmann’s dog stayed.", [(0, 12, "PERSON", "e1")],
          "[PERSON] came. The [PERSON] left; [PERSON]’s dog stayed."),
-        # a lower-case repeat of a common word is the word, unless the whole name repeats
+        # a lower-case repeat of a common word is the word, unless the whole name repeats or it
+        # is a listed given name (chat and notes drop capitals: "sarah will reply")
         ("John Smith came. A smith and a john. JOHN SMITH and john smith left.", [(0, 10, "PERSON", "e1")],
-         "[PERSON] came. A smith and a john. [PERSON] and [PERSON] left."),
+         "[PERSON] came. A smith and a [PERSON]. [PERSON] and [PERSON] left."),
+        ("Sarah Lin wrote this, and sarah will reply. Will she?", [(0, 9, "PERSON", "e1")],
+         "[PERSON] wrote this, and [PERSON] will reply. Will she?"),
         # only names match in other casing
         ("Born in Gujarat. GUJARAT is large.", [(8, 15, "LOC", "e1")], "Born in [LOC]. GUJARAT is large."),
     ],

@@ -56,6 +56,24 @@ def test_refine_drops_a_recognizers_plain_words_and_keeps_names():
     assert len(_refined(text, spans, drop_plain_words=False)) == 4  # the setting switches it off
 
 
+def test_refine_drops_everyday_words_of_recipes_logs_and_headings():
+    # words the biographies and judgments rarely hold (the dictionary list), after a log level,
+    # on a heading line; a one-word DEM at a sentence start ("Analysts warned")
+    text = "Whisk the eggs.\nINFO Reloading settings\nCurrent Medications\nAnalysts warned of delays."
+    spans = [(0, 5, "PERSON"), (21, 30, "MISC"), (48, 59, "MISC"), (60, 68, "DEM")]
+    assert _refined(text, spans) == []
+
+
+@pytest.mark.parametrize("text, span", [
+    ("Cook was arrested in 2010.", (0, 4, "PERSON")),           # an English surname, not the dictionary's word
+    ("Hamish Whisk\nSales Manager", (0, 12, "PERSON")),       # a heading-shaped line with a name
+    ("ERROR Grzegorz logged in", (6, 14, "PERSON")),           # a given name after a log level
+    ("Occupation:\nRetired teacher", (12, 27, "DEM")),        # a DEM of two words describes someone
+])
+def test_refine_keeps_names_and_descriptions_the_plain_word_rules_could_reach(text, span):
+    assert _refined(text, [span]) == [(text[span[0]:span[1]], span[2])]
+
+
 def test_refine_keeps_a_word_written_as_a_proper_noun_elsewhere():
     text = "Insert the card. Then ask Insert about it."
     assert _refined(text, [(0, 6, "PERSON")]) == [("Insert", "PERSON")]
@@ -84,13 +102,19 @@ def test_refine_types_a_number_read_as_a_date_as_a_code():
     ("found at 57°08′54″N 3°38′52″W", "57°08′54″N"),
     ("address as w3w: ///filled.count.soap (her flat)", "///filled.count.soap"),
     ("Norwegian reg EL 48213 (Tesla)", "EL 48213"),
+    ("Employee number: 004-77812", "004-77812"),              # a labelled number, however written
+    ("Policy no. 77 1203 44, renewal due", "77 1203 44"),
+    ("Staff ID 00-4471 has been deactivated.", "00-4471"),
+    ("Call me on +44 7700 900391 after six.", "+44 7700 900391"),  # no validator accepts it: masked whole
+    ("office +44 (0)20 7946 0018", "+44 (0)20 7946 0018"),
 ])
 def test_everyday_codes_are_found(text, found):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
     assert found in [text[start:end] for start, end, _ in detector.find(text)]
 
 
-@pytest.mark.parametrize("text", ["the user is happy", "Her login is working again", "we met @ 5", "a@b"])
+@pytest.mark.parametrize("text", ["the user is happy", "Her login is working again", "we met @ 5", "a@b",
+                                  "the reference period of 2019", "Patient: 4 hours in recovery", "won +3 to 5"])
 def test_everyday_code_patterns_leave_plain_words(text):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
     assert [text[s:e] for s, e, key in detector.find(text) if key in ("user_is", "mention", "log_user")] == []
@@ -161,6 +185,21 @@ def test_a_name_typed_otherwise_is_protected_by_the_texts_person_spans():
     assert rules.reason("ORG", royal, 14, 30) and rules.reason("ORG", royal, 14, 21) is None
 
 
+@pytest.mark.parametrize("text, start, end, label, kept_masked", [
+    ("thanks Rose, see you at 5", 7, 11, "MISC", True),
+    ("Pinned location sent by Hamish", 24, 30, "DEM", True),
+    ("hi Will, the van is ready", 3, 7, "MISC", True),
+    ("NAME: G R Z E G O R Z  L E S N I A K", 23, 36, "MISC", True),  # letter-spaced block letters
+    ("He moved from Rose Hill to Leeds.", 14, 23, "LOC", False),     # "from" is no address cue
+    ("thanks to the Council", 14, 21, "ORG", False),                 # not right after the cue
+    ("hi 2015", 3, 7, "DATETIME", False),
+])
+def test_a_word_after_a_greeting_or_signature_and_block_letters_stay_masked(text, start, end, label, kept_masked):
+    reason = ProtectRules([], names=True).reason(label, text, start, end)
+    assert (reason is not None) is kept_masked
+    assert ProtectRules([]).reason(label, text, start, end) is None  # protect_names off
+
+
 def test_life_dates_in_parentheses_are_protected():
     rules = ProtectRules([], date_cues=["born"])
     text = "Ann Lee (24 April 1919 – 3 May 2000) sang. On 3 May 2000 (a Monday) she died."
@@ -176,3 +215,36 @@ def test_life_dates_in_parentheses_are_protected():
     lifespan = "Estácio de Sá (1520 – February 20, 1567) founded it."
     start = lifespan.index("February")
     assert rules.reason("DATETIME", lifespan, start, start + len("February 20, 1567"))
+
+
+@pytest.mark.parametrize("text, names", [
+    ("j. abiodun said the shift swap is fine w him", ["j. abiodun"]),       # an initial
+    ("omg aoife mcgrath is coming to the party!!", ["aoife mcgrath"]),     # two name words
+    ("txt from raj: running l8", ["raj"]),                                  # "txt from"
+    ("seyi b. left her charger in rm 4", ["seyi b."]),                      # before "left", with an initial
+    ("u know chidi? chidi eze-okoro from uni", ["chidi", "chidi eze-okoro"]),  # not "uni"
+    ("can u tell ahmed al rasheed (not al-rashid lol)", ["ahmed al rasheed", "al-rashid"]),
+    ("anyone got the vpn cert? check the wiki", []),                        # terms, shorthand
+    ("the van driver said hi, ask reception", []),
+    ("The Court applied it mutatis mutandis. Fennelly agreed.", []),        # text with capitals: the recognizer's
+])
+def test_chat_names_finds_lower_case_names_where_chat_puts_a_person(text, names):
+    from spacy_sanitize.detect.names import chat_names
+
+    doc = spacy.blank("en")(text)
+    assert [doc[a:b].text for a, b in chat_names(doc)] == names
+
+
+def test_default_masks_lower_case_chat_names(default_nlp):
+    out = default_nlp("lol kev said hes not coming. b. o'donoghue and c. fennelly on call tonite")._.sanitized
+    assert not any(name in out for name in ("kev", "o'donoghue", "fennelly")), out
+    assert "on call tonite" in out and "not coming" in out
+
+
+def test_csv_fields_without_spaces_are_tokens_of_their_own(default_nlp):
+    row = '1041,"Gómez, Lucía",lucia.gomez@example.es,Sevilla'
+    assert [t.text for t in default_nlp.make_doc(row)][:4] == ["1041", ",", '"', "Gómez"]
+    out = default_nlp(row)._.sanitized
+    assert not any(part in out for part in ("Gómez", "Lucía", "lucia.gomez")), out
+    assert out.startswith('1041,"') and out.count(",") == row.count(",")  # the separators stay
+    assert [t.text for t in default_nlp.make_doc('He said "no", then left.')][2:6] == ['"', "no", '"', ","]

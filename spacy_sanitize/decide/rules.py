@@ -13,7 +13,9 @@ birth or a postcode. The rules name what no score may un-mask:
   country or region name (pycountry: "London", "Ireland", "York") or of a nationality,
   religion, ethnic group or language of the shipped gazetteer ("Irish", "English",
   "Christian") is no evidence of a
-  person (by grouped CV on TAB, keeping them cost 1.7 points of precision: docs/court.md);
+  person (by grouped CV on TAB, keeping them cost 1.7 points of precision: docs/court.md); so
+  are a letter-spaced word (OCR of a form's block letters: "G R Z E G O R Z") and a capitalised
+  word right after a greeting or signature ("thanks Rose", "sent by Hamish", "hi Will");
 - ``detectors`` (``protect_detectors``): spans a rule of these detectors found, whatever the
   label they gave (prefixes of ``Span._.risk_explain["detector"]``: ``pii_titles`` for names
   after titles, in fields, captions and company names; ``pii_script`` for names in other scripts);
@@ -39,6 +41,7 @@ import pycountry
 from ..detect.gazetteer.loading import shipped_gazetteer_path
 from ..detect.names import name_lists
 from ..detect.refine import MONTHS
+from ..detect.text_view import LETTER_SPACED
 from ..text import is_common_word
 from ..errors import Errors
 
@@ -117,6 +120,11 @@ DASH_AFTER = re.compile(r"[ \t]{0,4}[–—-]")
 # the date of death of a lifespan: "(1520 – February 20, 1567)"
 LIFE_DEATH_BEFORE = re.compile(r"\([^()\n]{1,40}[–—-][ \t]{0,4}$")
 # a name's word, then a quote opening right before the span: 'Scott "Buster'
+# Words that address or sign a message: the capitalised word right after them is the person
+# addressed or writing ("thanks Rose", "sent by Hamish", "hi Will"), whatever a recognizer typed
+# it. Not "from" or "love": places and titles follow them in biographies and judgments.
+ADDRESS_CUE = re.compile(r"(?<![^\W\d_])(?:thanks|thank[ \t]+you|thx|cheers|hi|hey|hiya|hello|dear|ask|tell|ping|cc|"
+                         r"(?:sent|signed|written|posted|reported)[ \t]+by|signed)[,:]?[ \t]{1,3}$", re.IGNORECASE)
 NICKNAME_BEFORE = re.compile(r"([^\W\d_]{2,30})[ \t]{1,3}[\"“'‘]$")
 YEARS = re.compile(r"(?<!\d)(?:1\d|20)\d\d(?!\d)")
 
@@ -219,6 +227,11 @@ class ProtectRules:
             return "a word of the span is part of a name elsewhere in the text (protect_names): masked whatever the votes"
         if self.names and name_words and self.nickname(text, start, name_words):
             return "a nickname in quotes right after a name of the text (protect_names): masked whatever the votes"
+        if self.names and LETTER_SPACED.fullmatch(text, start, end):
+            return "letter-spaced block letters (OCR of a form's field: 'G R Z E G O R Z'; protect_names): masked whatever the votes"
+        if (self.names and label not in (DATE_LABEL, "QUANTITY") and text[start:start + 1].isupper()
+                and ADDRESS_CUE.search(text, max(0, start - 24), start)):
+            return "a capitalised word right after a greeting or signature ('thanks', 'sent by'; protect_names): masked whatever the votes"
         if self.names and SOVEREIGN.match(text, start, end):
             return "a sovereign's title with its realm names one person ('Empress of Haiti'; protect_names): masked whatever the votes"
         if self._cues and label == DATE_LABEL:

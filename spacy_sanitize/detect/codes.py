@@ -42,6 +42,19 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # a user, login, account or handle number: the label stays, the number is the CODE
     # (group "id": a pattern with that group marks the group only)
     "account_number": r"(?i)\b(?:user(?:name)?|login|handle|account|acct|member|customer|player|uid)(?:[ \t]?(?:id|no\.?|number))?[ \t]*[:#=]?[ \t]*#?(?P<id>\d{3,12})\b",
+    # an employee, staff, student, patient, policy, claim or case number after its label, however
+    # written ("Employee number: 004-77812", "Policy no. 77 1203 44", "Staff ID 00-4471"): digits
+    # and letters with dashes, slashes or spaces before digits; a label's number is someone's
+    "labelled_id": (
+        r"(?i)\b(?:employee|staff|personnel|payroll|badge|student|pupil|patient|hospital|policy|policyholder|claim|"
+        r"membership|tenant|tenancy|client|case|file|reference|ref)(?:[ \t]+(?:id|no\.?|nr\.?|number|num|\#|ref(?:erence)?))?"
+        r"[ \t]*(?:[:#=][ \t]*|(?<=[.dDrRfF#])[ \t]+)"
+        r"(?P<id>(?=[A-Z0-9/ -]{0,24}\d)[A-Z0-9](?:[A-Z0-9]|[/-](?=[A-Z0-9])|[ ](?=\d)){3,24})(?![\w/-])"
+    ),
+    # a phone number with its country code, whether or not a validator knows its range ("+44 7700
+    # 900391" is in the range kept for fiction; a mistyped number is still someone's): "+", 1-3
+    # digits, then 2-6 groups each after a space, dot or dash, 7 digits or more in all
+    "intl_phone": r"(?<![\w+])\+(?=(?:[ .()-]{0,3}\d){7})\d{1,3}(?:[ .-](?:\(\d{1,4}\)[ .-]?)?\d{1,6}){2,6}(?![\w]|[.-]\d)",
     # a card's verification code or a PIN after its label ("CVV 587", "CVC2: 041", "PIN 4471"):
     # three or four digits no validator can check, as secret as the card number
     "security_code": r"(?i)\b(?:cvv2?|cvc2?|csc|cvn|security[ \t]code|pin)(?:[ \t]?(?:code|no\.?|number))?[ \t]{0,3}[:#=]?[ \t]{0,3}(?P<id>\d{3,4})\b",

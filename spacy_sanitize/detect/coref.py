@@ -32,7 +32,7 @@ from ..extensions import register_extensions
 from ..text import COMMON_WORDS, NamePartRule, fold, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
-from .names import lower_case_names, name_handles, name_lists
+from .names import chat_names, lower_case_names, name_handles, name_lists
 
 # Linking compares folded words: any word but a title or a single character.
 LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
@@ -209,7 +209,7 @@ class Coref:
     def _lower_case_names(self, doc: Doc) -> None:
         # over a shorter detected span the name wins ("sophie" typed DEM of "sophie larsen");
         # a login written from a name ("fatima.zahra") is a CODE
-        found = [Span(doc, start, end, label="PERSON") for start, end in lower_case_names(doc)]
+        found = [Span(doc, start, end, label="PERSON") for start, end in lower_case_names(doc) + chat_names(doc)]
         found += [Span(doc, i, i + 1, label="CODE") for i in name_handles(doc)]
         for span in found:
             span._.risk_explain["detector"] = f"{self.name}:lower_case"

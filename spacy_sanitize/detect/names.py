@@ -13,29 +13,13 @@ is too often something else).
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import FrozenSet, List, NamedTuple, Optional, Tuple
+from typing import FrozenSet, List, Optional, Tuple
 
 from spacy.tokens import Doc
 
-from ..text import COMMON_WORDS, is_common_word
+from ..text import COMMON_WORDS, NameLists, is_common_word, name_lists, read_words  # noqa: F401 (NameLists, name_lists: re-exported)
 from ..shipped import data_path
 
-
-class NameLists(NamedTuple):
-    given: FrozenSet[str]
-    family: FrozenSet[str]
-
-
-def _read(path: Path) -> FrozenSet[str]:
-    with open(path, encoding="utf8") as stream:
-        return frozenset(line.strip() for line in stream if line.strip())
-
-
-@lru_cache(maxsize=4)
-def name_lists(folder: Optional[str] = None) -> NameLists:
-    """The lower-cased given and family names of ``folder`` (None: the shipped lists)."""
-    root = Path(folder) if folder else data_path("names")
-    return NameLists(_read(root / "given.txt"), _read(root / "family.txt"))
 
 
 @lru_cache(maxsize=4)
@@ -43,7 +27,7 @@ def word_names(folder: Optional[str] = None) -> FrozenSet[str]:
     """The lower-cased names left out of the lists because they are also ordinary words
     ("grace", "will", "baker"): such a word may still be a name."""
     root = Path(folder) if folder else data_path("names")
-    return _read(root / "word_names.txt")
+    return read_words(root / "word_names.txt")
 
 
 @lru_cache(maxsize=4)
@@ -51,11 +35,20 @@ def plain_words(folder: Optional[str] = None) -> FrozenSet[str]:
     """Lower-cased words written in lower case in at least 60% of their (3 or more)
     occurrences in the unlabeled biographies and judgments: ordinary words, not names."""
     root = Path(folder) if folder else data_path("names")
-    return _read(root / "plain_words.txt")
+    return read_words(root / "plain_words.txt")
 
 
 # ordinary words of everyday text the biographies and judgments rarely hold: greetings, log levels
 EVERYDAY_WORDS = frozenset({"hi", "hello", "hey", "info", "debug", "warn", "warning", "error", "trace", "fatal", "critical", "notice"})
+
+
+@lru_cache(maxsize=4)
+def dictionary_words(folder: Optional[str] = None) -> FrozenSet[str]:
+    """Everyday English words that a spell-checker's lists write only in lower case and no
+    name list holds ("whisk", "preheat", "allergies"; built by scripts/build_dictionary_words.py):
+    words of recipes, logs and care notes the biographies and judgments rarely hold."""
+    root = Path(folder) if folder else data_path("names")
+    return read_words(root / "dictionary_words.txt")
 
 
 def ordinary_word(word: str) -> bool:
@@ -63,6 +56,12 @@ def ordinary_word(word: str) -> bool:
     ``plain_words`` or of ``EVERYDAY_WORDS`` (case-insensitive)."""
     lowered = word.lower()
     return lowered in COMMON_WORDS or lowered in plain_words() or lowered in EVERYDAY_WORDS
+
+
+def everyday_word(word: str) -> bool:
+    """An ordinary word (``ordinary_word``) or one of ``dictionary_words``: what pii_refine may
+    drop at a sentence start; the lower-case name finder keeps the narrower test."""
+    return ordinary_word(word) or word.lower() in dictionary_words()
 
 
 def _lower_word(text: str) -> bool:
@@ -96,6 +95,98 @@ def lower_case_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[
         if end < len(doc) and doc[end - 1].whitespace_ and _lower_word(doc[end].text) and doc[end].text in lists.family:
             end += 1
         found.append((i, end))
+        i = end
+    return found
+
+
+# Chat and SMS shorthand, rare in print but no name ("txt from raj", "brb", "thx")
+CHAT_WORDS = frozenset(
+    "txt msg msgs brb thx tnx ty pls plz tmrw tmr tonite idk btw ur urs ya lol lmao rofl omg imo imho "
+    "fyi asap rn tbh smh ngl nvm jk afaik irl dm dms bc cuz coz gr8 l8 l8r m8 w8 thnx k kk ok okay pm am "
+    "eta tbc tbd wfh ooo hr hrs min mins sec secs vpn wifi url api pdf usb ssh cpu gpu".split()
+)
+# Words around a person in chat: "ask lily", "tell priyanka", "txt from raj", "its ngoc from",
+# "u know chidi"; "kev said", "seyi left"
+CHAT_BEFORE = frozenset("ask tell ping call thanks thx ty cheers hi hey hiya its it's know with cc".split())
+# "txt from raj", "msg from raj": "from" alone is followed by places ("from uni")
+CHAT_FROM = frozenset("txt text msg message call email mail".split())
+_INITIAL = re.compile(r"[a-z]\.")
+# particles of Arabic, Dutch and German names ("al rasheed", "van dijk", "bin salem")
+NAME_PARTICLES = frozenset("al el bin ibn abu van von".split())
+CHAT_AFTER = frozenset("said says wrote replied posted asked told wants left called rang texted messaged emailed "
+                       "is's will cant can't isnt isn't".split())
+
+
+# a lower-case word this frequent in general English is a word or a term ("vpn", "wifi"), not a
+# name, unless a list holds it: "raj" 3.6, "kev" 3.3, "mcgrath" 3.3
+CHAT_NAME_ZIPF = 3.6
+
+
+def _chat_name_word(word: str, lists: NameLists) -> bool:
+    """A lower-case word that is a listed name or that no English list holds (not common, not
+    an everyday or dictionary word, not chat shorthand): a name in chat ("abiodun", "seyi")."""
+    if not (len(word) >= 3 and word.islower() and word.replace("'", "").replace("-", "").isalpha()):
+        return False
+    return word in lists.given or word in lists.family or _rare_word(word)
+
+
+@lru_cache(maxsize=65536)
+def _rare_word(word: str) -> bool:
+    """No chat shorthand, name that is a word, everyday or frequent English word (one lookup a word)."""
+    if word in CHAT_WORDS or word in word_names() or everyday_word(word):
+        return False
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") < CHAT_NAME_ZIPF
+
+
+def _hyphenated(texts: List[str], spaced: List[bool], end: int) -> int:
+    """The end of a name word with its hyphenated parts ("eze-okoro")."""
+    while end + 1 < len(texts) and texts[end] == "-" and not spaced[end - 1] and texts[end + 1].isalpha():
+        end += 2
+    return end
+
+
+def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, int]]:
+    """Token ranges of person names in a lower-case text (chat, SMS: at most one capitalised
+    word in ten): a name word (``_chat_name_word``) after an initial ("j. abiodun") or before
+    another ("aoife mcgrath", "chidi eze-okoro"), or a name word alone where chat puts a person
+    (after "ask", "tell", "txt from", "hey its"; before "said", "left"). Text with capitals is
+    left to the recognizer: there a lower-case rare word is a term, not a name."""
+    lists = lists or name_lists()
+    # plain strings, one Token object a token (building Tokens is most of the cost on long texts)
+    texts, spaced = zip(*((t.text, bool(t.whitespace_)) for t in doc)) if len(doc) else ((), ())
+    words = [w for w in texts if w.isalpha()]
+    if not words or sum(w[:1].isupper() for w in words) * 10 > len(words):
+        return []
+    lower = [w.lower() for w in texts]
+    size = len(texts)
+    found: List[Tuple[int, int]] = []
+    i = 0
+    while i < size:
+        if lower[i] in NAME_PARTICLES and i + 1 < size:  # "al rasheed", "al-rashid": a particle and a name word
+            j = i + 2 if texts[i + 1] == "-" and not spaced[i] else i + 1
+            if j < size and _chat_name_word(texts[j], lists):
+                found.append((i, _hyphenated(texts, spaced, j + 1)))
+                i = found[-1][1]
+                continue
+        if not _chat_name_word(texts[i], lists):
+            i += 1
+            continue
+        end = _hyphenated(texts, spaced, i + 1)
+        if end + 1 < size and lower[end] in NAME_PARTICLES and _chat_name_word(texts[end + 1], lists):
+            end = _hyphenated(texts, spaced, end + 2)  # "ahmed al rasheed"
+        pair = end < size and spaced[end - 1] and _chat_name_word(texts[end], lists)
+        if pair:
+            end = _hyphenated(texts, spaced, end + 1)
+        before = lower[i - 1] if i else ""
+        from_cue = before == "from" and i >= 2 and lower[i - 2] in CHAT_FROM
+        start = i - 1 if i and _INITIAL.fullmatch(texts[i - 1]) else i  # "j. abiodun"
+        if end < size and _INITIAL.fullmatch(texts[end]):
+            end += 1  # "seyi b. left"
+        after = lower[end] if end < size else ""
+        if pair or start < i or before in CHAT_BEFORE or from_cue or after in CHAT_AFTER:
+            found.append((start, end))
         i = end
     return found
 

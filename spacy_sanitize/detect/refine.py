@@ -41,13 +41,16 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   field label (right before ":") or only common words (not in the name lists: "Sent") is
   dropped, unless every part would be: a span never takes in the next field of a header.
 
-- **plain words** (with ``drop_plain_words``): a recognizer's PERSON or MISC span (ORG and LOC:
-  of one word; "High Street" names a place) made only of ordinary words (written in lower case
-  at least 60% of the time in the unlabeled biographies and judgments:
-  ``data/names/plain_words.txt``; greetings and log levels; connectors, ``/``) that starts a
-  sentence or a line ("Please find attached", "Insert the batteries", "Kind
-  regards", "DISCHARGE SUMMARY", "Dear Colleague") is dropped: generic NER, trained on news,
-  biographies and judgments, reads an imperative or a heading as a name. Kept when a word is
+- **plain words** (with ``drop_plain_words``): a recognizer's PERSON or MISC span (ORG, LOC and
+  DEM: of one word; "High Street" names a place, "retired teacher" describes someone) made only
+  of ordinary words (written in lower case at least 60% of the time in the unlabeled biographies
+  and judgments: ``data/names/plain_words.txt``; everyday words a spell-checker's lists write
+  only in lower case and no name list holds: ``dictionary_words.txt``; greetings and log levels;
+  connectors, ``/``) that starts a sentence or a line, maybe after a log level ("Please find
+  attached", "Insert the batteries", "Whisk the eggs", "INFO Reloading settings", "Kind
+  regards", "DISCHARGE SUMMARY", "Dear Colleague", "Analysts warned"), or lies on a heading line
+  of at most ``HEADING_WORDS`` capitalised words ("Current Medications") is dropped: generic NER,
+  trained on news, biographies and judgments, reads an imperative or a heading as a name. Kept when a word is
   a listed name or a name that is also a word ("Grace called", "Will", "Baker denied"), or
   when the word is capitalised inside a sentence elsewhere in the text (a proper noun there).
   A PERSON span of titles only ("Madam", "Sir") is dropped too.
@@ -73,7 +76,7 @@ from spacy.tokens import Doc, Span
 from ..extensions import register_extensions
 from ..text import is_common_word
 from ..types import DEFAULT_SPANS_KEY, PERSON_TITLES
-from .names import name_lists, ordinary_word, word_names
+from .names import everyday_word, name_lists, word_names
 
 RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles", "pii_propn")
 # Words that open a reference to a provision of law, which NER models read as a PERSON
@@ -138,10 +141,15 @@ DAY = re.compile(r"^(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?$")
 YEAR_RANGE = re.compile(r"^(?:1\d|20)\d\d[-–—](?:(?:1\d|20)\d\d|\d\d)$")
 
 
-PLAIN_LABELS = frozenset({"PERSON", "ORG", "LOC", "MISC"})
+PLAIN_LABELS = frozenset({"PERSON", "ORG", "LOC", "MISC", "DEM"})
 PLAIN_CONNECTORS = frozenset({"and", "or", "of", "the", "&", "/", "-"})
-# what may stand between a line start and a heading or a sentence's first word
-LINE_OPENERS = frozenset({"#", "##", "###", "*", "**", "-", "•", ">", "|", "(", "[", '"', "“", "'", "dear", "hi", "hello", "hey"})
+# what may stand between a line start and a heading or a sentence's first word: markers,
+# greetings and the level of a log line ("INFO Reloading settings")
+LINE_OPENERS = frozenset({"#", "##", "###", "*", "**", "-", "•", ">", "|", "(", "[", '"', "“", "'", "dear", "hi", "hello", "hey",
+                          "info", "debug", "warn", "warning", "error", "trace", "fatal", "critical", "notice"})
+# a line of at most this many words, each capitalised and ordinary, is a heading or a form
+# label ("Current Medications", "Allergies and Intolerances"), not a name
+HEADING_WORDS = 6
 
 
 # a number with one of these after it (written so: "Ms" is a title) measures something and
@@ -268,6 +276,30 @@ def _line_or_sentence_start(doc: Doc, i: int) -> bool:
     return "\n" in token.text or "\n" in token.whitespace_ or token.text in (".", "!", "?", "…")
 
 
+def _heading_line(span: Span) -> bool:
+    """Whether ``span`` lies on a line of at most ``HEADING_WORDS`` capitalised words and
+    connectors and nothing else ("Current Medications", "Background and Context"); whether
+    those words are plain is ``is_plain_span``'s test."""
+    doc = span.doc
+    # a heading is short: the scan stops after a few tokens either way (linear on long lines)
+    reach = 2 * HEADING_WORDS + 4
+    start, end = span.start, span.end
+    while start > 0 and not _line_break(doc[start - 1]):
+        start -= 1
+        if span.start - start > reach:
+            return False
+    while end < len(doc) and not doc[end].is_space and "\n" not in doc[end - 1].whitespace_:
+        end += 1
+        if end - span.end > reach:
+            return False
+    words = [t for t in doc[start:end] if not t.is_space and t.lower_ not in PLAIN_CONNECTORS and t.lower_ not in LINE_OPENERS]
+    return 0 < len(words) <= HEADING_WORDS and all(t.is_alpha and t.text[:1].isupper() for t in words)
+
+
+def _line_break(token) -> bool:
+    return "\n" in token.text or "\n" in token.whitespace_
+
+
 def lazy_capitalised(doc: Doc) -> Callable[[], Dict[str, List[int]]]:
     """``capitalised_inside(doc)`` on the first call, the same dict after (one pass per doc)."""
     return lru_cache(maxsize=1)(partial(capitalised_inside, doc))
@@ -290,13 +322,13 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
     words = [t for t in span if not t.is_space and t.lower_ not in PLAIN_CONNECTORS]
     if not words or span.label_ not in PLAIN_LABELS:
         return False
-    if span.label_ in ("ORG", "LOC") and len(words) > 1:
-        return False  # "High Street", "General Services": common words name places and bodies
+    if span.label_ in ("ORG", "LOC", "DEM") and len(words) > 1:
+        return False  # "High Street", "General Services": common words name places and bodies; "retired teacher" describes one
     if not any(c.isalnum() for c in span.text):
         return True
     if span.label_ == "PERSON" and all(t.lower_.rstrip(".") in PERSON_TITLES for t in words):
         return True
-    if not _line_or_sentence_start(span.doc, span.start):
+    if not _line_or_sentence_start(span.doc, span.start) and not _heading_line(span):
         return False
     given, family = name_lists()
     also_names = word_names()
@@ -305,7 +337,7 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
         elsewhere = any(not span.start <= i < span.end for i in proper().get(lowered, ()))
         if not token.is_alpha or lowered in given or lowered in family or lowered in also_names or elsewhere:
             return False
-        if not ordinary_word(lowered):
+        if not everyday_word(lowered):
             return False
     return True
 
