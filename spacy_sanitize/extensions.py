@@ -25,14 +25,23 @@ DOC_VALUE_ATTRS = {
 }
 
 
+_NESTED = (list, tuple, dict)
+
+
 def _lists(value: Any) -> Any:
-    """msgpack gives tuples back for lists (DocBin, multiprocessing): undo that."""
-    if isinstance(value, (list, tuple)):
+    """msgpack gives tuples back for lists (DocBin, multiprocessing): undo that, in place where
+    the value is a list or a dict (read on every access: a value without tuples is not copied)."""
+    if isinstance(value, tuple):
         return [_lists(v) for v in value]
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            if isinstance(v, _NESTED):
+                value[i] = _lists(v)
+        return value
     if isinstance(value, dict):
-        if any(isinstance(v, (list, tuple, dict)) for v in value.values()):
-            for key, v in list(value.items()):
-                value[key] = _lists(v)
+        for key, v in value.items():
+            if isinstance(v, _NESTED):
+                value[key] = _lists(v)  # same keys: assigning during iteration is safe
         return value
     return value
 

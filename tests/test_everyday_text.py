@@ -248,3 +248,15 @@ def test_csv_fields_without_spaces_are_tokens_of_their_own(default_nlp):
     assert not any(part in out for part in ("Gómez", "Lucía", "lucia.gomez")), out
     assert out.startswith('1041,"') and out.count(",") == row.count(",")  # the separators stay
     assert [t.text for t in default_nlp.make_doc('He said "no", then left.')][2:6] == ['"', "no", '"', ","]
+
+
+def test_refine_drops_product_and_platform_names_wherever_they_stand():
+    text = "Join the call on Zoom or Microsoft Teams. Ask Teams. It works on Android."
+    spans = [(17, 21, "PERSON"), (25, 40, "ORG"), (46, 51, "PERSON"), (65, 72, "PERSON")]
+    # "Teams" alone may be a name: kept (fail closed); the others are products
+    assert _refined(text, spans) == [("Teams", "PERSON")]
+
+
+@pytest.mark.parametrize("text", ["Search Google for the user manual.", "Export the table to Excel and share it on Dropbox."])
+def test_default_leaves_products_in_clear(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text

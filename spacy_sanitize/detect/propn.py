@@ -31,7 +31,7 @@ from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from .gazetteer.filters import SENTENCE_BREAKS, term_zipf
 from .names import NameLists, name_lists
-from .refine import FIELD_LABELS, FIELD_WORDS, is_plain_span, lazy_capitalised
+from .refine import FIELD_LABELS, FIELD_WORDS, is_plain_span, is_product_span, lazy_capitalised
 
 DEFAULT_CONNECTORS = [
     "of", "the", "and", "&", "de", "du", "des", "la", "le", "les", "von", "van", "der", "den",
@@ -190,7 +190,7 @@ class ProperNounDetector:
                 while b > a and not (caps[b - 1] or (_number(words[b - 1]) and b == end)):
                     b -= 1
                 # a heading or a sentence's first words, all plain ("DISCHARGE SUMMARY", "Preheat"), is no name
-                if a < b and any(self._rare(words[m]) for m in range(a, b) if caps[m]) and not is_plain_span(Span(doc, a, b, self.label), proper):
+                if a < b and any(self._rare(words[m]) for m in range(a, b) if caps[m]) and not _plain_or_product(Span(doc, a, b, self.label), proper):
                     label = self._label(words, spaces, a, b, lists)
                     if label == self.label and self._after_person(words, spaces, a, persons):
                         label = "PERSON"
@@ -201,6 +201,11 @@ class ProperNounDetector:
                 k = part_end
         add_char_spans(doc, found, key=self.spans_key)
         return doc
+
+
+def _plain_or_product(span: Span, proper) -> bool:
+    """pii_refine's plain-word and product rules, for a run found here ("Preheat", "Dropbox")."""
+    return is_plain_span(span, proper) or is_product_span(span)
 
 
 @Language.factory(

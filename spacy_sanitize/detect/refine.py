@@ -53,7 +53,9 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   trained on news, biographies and judgments, reads an imperative or a heading as a name. Kept when a word is
   a listed name or a name that is also a word ("Grace called", "Will", "Baker denied"), or
   when the word is capitalised inside a sentence elsewhere in the text (a proper noun there).
-  A PERSON span of titles only ("Madam", "Sir") is dropped too.
+  A PERSON span of titles only ("Madam", "Sir") is dropped too, and so is a span of app,
+  platform and device names only wherever it stands (``PRODUCT_NAMES``: "on Zoom or Microsoft
+  Teams", "works on Android"; not "Drive" or "Teams" alone).
 
 - **measures** (with ``drop_measures``): a QUANTITY or DATETIME span of a number (at most 4
   digits) and an everyday unit, in the span or right after it ("5 min", "120 ms", "30 s",
@@ -150,6 +152,26 @@ LINE_OPENERS = frozenset({"#", "##", "###", "*", "**", "-", "•", ">", "|", "("
 # a line of at most this many words, each capitalised and ordinary, is a heading or a form
 # label ("Current Medications", "Allergies and Intolerances"), not a name
 HEADING_WORDS = 6
+
+
+# Apps, platforms and devices everyone uses: names of products, not of anyone ("on Zoom or
+# Microsoft Teams", "works on Android"); a span of these only is dropped wherever it stands
+PRODUCT_NAMES = frozenset(
+    "instagram facebook twitter whatsapp slack zoom teams skype youtube google linkedin tiktok snapchat telegram "
+    "gmail outlook hotmail iphone ipad android windows excel powerpoint dropbox github gitlab wikipedia netflix "
+    "spotify microsoft chrome firefox safari bluetooth wifi wi-fi drive docs sheets".split()
+)
+# words that may stand in a product's name but not alone ("Google Drive", "Microsoft Teams")
+PRODUCT_ONLY_WITH = frozenset({"drive", "docs", "sheets", "teams"})
+
+
+def is_product_span(span: Span) -> bool:
+    """A span of product and platform names only (``PRODUCT_NAMES``: "Zoom", "Microsoft Teams",
+    "Android"), of a name label; "Drive" or "Docs" alone is not one."""
+    words = [t.lower_ for t in span if not t.is_space and t.lower_ not in PLAIN_CONNECTORS]
+    if not words or span.label_ not in PLAIN_LABELS or not all(w in PRODUCT_NAMES for w in words):
+        return False
+    return not all(w in PRODUCT_ONLY_WITH for w in words)
 
 
 # a number with one of these after it (written so: "Ms" is a title) measures something and
@@ -337,7 +359,7 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
         elsewhere = any(not span.start <= i < span.end for i in proper().get(lowered, ()))
         if not token.is_alpha or lowered in given or lowered in family or lowered in also_names or elsewhere:
             return False
-        if not everyday_word(lowered):
+        if not everyday_word(lowered) and lowered not in PRODUCT_NAMES:  # "Search Google"
             return False
     return True
 
@@ -371,7 +393,7 @@ class SpanRefiner:
             else:
                 parts = self._line_parts(span) if self.trim_edges else [span]
                 if self.drop_plain_words and detector != "pii_gazetteer":
-                    parts = [part for part in parts if not is_plain_span(part, proper)]
+                    parts = [part for part in parts if not is_plain_span(part, proper) and not is_product_span(part)]
                 dropped += len(parts) == 0
                 spans += parts
         for span in spans:
