@@ -130,7 +130,8 @@ class Errors(metaclass=ErrorsWithCodes):
     # the service and the CLI's output paths
     E045 = (
         "bad request: {what}: the service runs no strategy that keeps state across requests "
-        "(across_docs) or calls a registered function (custom); use them from the CLI or the Python API."
+        "(across_docs), calls a registered function (custom) or reads an environment variable a request "
+        "names (secret_env: the service's own secret is used); use them from the CLI or the Python API."
     )
     E046 = "output paths: {problem}; nothing was read or written."
     E100 = "strategy '{name}' is not registered. Registered: {names}."

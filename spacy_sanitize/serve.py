@@ -22,7 +22,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .errors import Errors
 from .io import InputError, get_field, lone_surrogate
@@ -134,9 +134,25 @@ def parse_request(body: bytes, settings: ServeSettings) -> Tuple[str, List[str],
         # a dotted field reads a nested one ("doc.body"), as the CLI's --text-field does
         if not isinstance(record, dict) or not isinstance(get_field(record, field), str):
             raise RequestError(422, Errors.E033.format(field=f"records[{number}]", problem=f"must be an object with a string field '{field}'"))
+        # the answer copies the record's other fields back: a lone surrogate there cannot be written
+        if any(lone_surrogate(value) is not None for value in _strings(record)):
+            raise RequestError(422, Errors.E033.format(field=f"records[{number}]", problem="holds a lone surrogate (not valid Unicode)"))
     texts = [get_field(record, field) for record in records]
     check_budget(texts, settings)
     return "records", texts, records, strategy, operators
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a parsed JSON value, keys included (its nesting is bounded by the parser)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 def check_budget(texts: List[str], settings: ServeSettings) -> None:

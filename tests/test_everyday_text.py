@@ -154,10 +154,10 @@ def test_refine_drops_everyday_measures_but_not_what_court_annotators_mask():
         start = text.index(word)
         return (start, start + len(word), label)
     spans = [at("5", "QUANTITY"), at("120", "QUANTITY"), at("2 cm", "QUANTITY"), at("44 hours", "DATETIME"), at("40", "QUANTITY"),
-             at("1961", "DATETIME"), at("123456", "QUANTITY")]
+             at("1961", "DATETIME"), at("Ms Lee", "PERSON"), at("123456", "QUANTITY")]  # a person named: court units stay
     assert _refined(text, spans) == [("2 cm", "QUANTITY"), ("44 hours", "DATETIME"), ("40", "QUANTITY"), ("1961", "DATETIME"),
-                                     ("123456", "CODE")]  # no measure: 6 digits, a code
-    assert len(_refined(text, spans, drop_measures=False)) == 7
+                                     ("Ms Lee", "PERSON"), ("123456", "CODE")]  # no measure: 6 digits, a code
+    assert len(_refined(text, spans, drop_measures=False)) == 8
 
 
 def test_log_levels_and_greetings_are_plain_words(default_nlp):
@@ -260,3 +260,14 @@ def test_refine_drops_product_and_platform_names_wherever_they_stand():
 @pytest.mark.parametrize("text", ["Search Google for the user manual.", "Export the table to Excel and share it on Dropbox."])
 def test_default_leaves_products_in_clear(default_nlp, text):
     assert default_nlp(text)._.sanitized == text
+
+
+def test_refine_drops_durations_and_measures_in_a_text_that_names_no_one():
+    text = "Repeat in 4 hours. Disk at 85% after a two-year wait."
+    spans = [(10, 17, "DATETIME"), (27, 29, "QUANTITY"), (39, 47, "DATETIME")]
+    assert _refined(text, spans) == []
+    # where a person is named, court annotators mask them: they stay
+    named = "Mr Kaya was held for 4 hours."
+    assert _refined(named, [(0, 7, "PERSON"), (21, 28, "DATETIME")]) == [("Mr Kaya", "PERSON"), ("4 hours", "DATETIME")]
+    # a year or a bare number is no measure
+    assert _refined("Repeat in 2019. Room 12 hours", [(10, 14, "DATETIME")]) == [("2019", "DATETIME")]

@@ -49,3 +49,23 @@ def test_an_output_that_is_a_directory_is_refused_before_any_work(tmp_path, sour
     assert main(["sanitize", str(source), "-o", str(folder), "-q"]) == 2
     assert "E046" in capsys.readouterr().err
     assert _files(tmp_path) == ["in.txt", "out"] and _files(folder) == []  # no hidden temporary file either
+
+
+@pytest.mark.parametrize("flags", [
+    ["--manifest", "in.txt"],                           # the manifest would replace the input
+    ["--manifest", "out.txt"],                          # ... or the output
+    ["--submission", "out.txt"],                        # the submission would replace the output
+    ["--submission", "in.txt"],                         # ... or the input
+    ["--submission", "m.json", "--manifest", "m.json"],  # or each other
+])
+def test_a_manifest_or_submission_path_that_another_file_takes_is_refused_before_any_work(tmp_path, source, capsys, flags):
+    before = _files(tmp_path)
+    flags = [str(tmp_path / f) if not f.startswith("--") else f for f in flags]
+    assert main(["sanitize", str(source), "-o", str(tmp_path / "out.txt"), *flags, "-q"]) == 2
+    assert "E046" in capsys.readouterr().err
+    assert _files(tmp_path) == before and source.read_text(encoding="utf8") == "Anna Berg lives in Oslo.\n"
+
+
+def test_the_report_with_original_text_is_private(tmp_path, source):
+    assert main(["report", str(source), "-o", str(tmp_path / "full.html"), "-q"]) == 0
+    assert (tmp_path / "full.html").stat().st_mode & 0o777 == 0o600  # it holds the names it masked

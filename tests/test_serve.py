@@ -150,6 +150,14 @@ def test_bad_requests_get_4xx_with_the_catalogue_message(server, payload, status
 JSON = {"content-type": "application/json"}
 
 
+def test_a_lone_surrogate_in_a_field_the_answer_copies_back_is_a_422(server):
+    # JSON escapes it ("\\udc00"); no UTF-8 answer can hold it: it was a 500 and a traceback
+    body = json.dumps({"records": [{"text": SECRET, "note": {"x": ["\udc00"]}}]})
+    response = httpx.post(server.url + "/sanitize", content=body, headers=JSON, timeout=60)
+    assert response.status_code == 422
+    assert "[E033] bad request: records[0]: holds a lone surrogate" in response.json()["detail"]
+
+
 def test_not_json_and_a_streamed_body_without_length(server):
     response = httpx.post(server.url + "/sanitize", content=b"{not json " + SECRET.encode(), headers=JSON, timeout=30)
     assert response.status_code == 400 and SECRET not in response.text

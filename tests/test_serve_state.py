@@ -20,6 +20,9 @@ def client():
     {"strategy": "numbered", "operators": {"PERSON": {"name": "numbered", "across_docs": True}}},
     {"strategy": {"name": "custom", "function": "spacy.LookupsDataLoader.v1"}},
     {"operators": {"PERSON": {"name": "custom", "function": "spacy.LookupsDataLoader.v1"}}},
+    # a keyed strategy over another environment variable: its ids would confirm a guess of its value
+    {"strategy": {"name": "pseudonym", "secret_env": "HOME", "id_length": 32}},
+    {"operators": {"PERSON": {"name": "surrogate", "secret_env": "PATH"}}},
 ])
 def test_cross_request_state_and_custom_strategies_are_refused(client, body):
     answer = client.post("/sanitize", json={"text": "probe: Carlos Mendes", **body})

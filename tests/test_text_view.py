@@ -88,3 +88,12 @@ def test_a_letter_spaced_word_is_read_whole_and_masked_over_its_spaces():
     signed = "Signed: François H é n a u l t, born in Besançon."
     assert pipeline()(signed)._.sanitized == "Signed: [PERSON], born in [LOC]."
     assert pipeline(with_view=False)(signed)._.sanitized == "Signed: François H é n a u l t, born in [LOC]."
+
+
+@pytest.mark.parametrize("address", ["zeb.quack＠example.org", "zeb.quack﹫example.org", "zeb．quack＠example．org"])
+def test_fullwidth_and_small_form_characters_are_read_as_ascii(default_nlp, address):
+    # compatibility forms of "@" and "." (U+FF20, U+FE6B, U+FF0E) hid an address from the detectors
+    view, starts, ends = text_view(address)
+    assert "@" in view and len(starts) == len(view)
+    out = default_nlp(f"Write to {address} today.")._.sanitized
+    assert "quack" not in out and out.startswith("Write to ") and out.endswith(" today.")

@@ -54,7 +54,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise InputError(Errors.E014.format(pipeline=args.pipeline or "default"))
         checked = _check_same_kind(records, args.input, False) if source.format == "jsonl" else records
         entries, privacy = run_records(nlp, checked, original=not args.no_original, max_chars=max_chars)
-    out = Output(args.output, inputs=[args.input])
+    out = Output(args.output, inputs=[args.input], private=not args.no_original)  # the original text: 0600
     ok = False
     try:
         out.write(build_html(entries, original=not args.no_original, privacy=privacy, title=args.title, page_size=args.page_size))

@@ -52,7 +52,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise InputError(str(err)) from None  # bad usage (exit 2), before the pipeline loads
     key = mapping_key(args)  # a bad key fails here, before any work
-    check_output_paths(args.input, args.output, manifest_path(args.output, args.manifest), args.mapping)
+    check_output_paths(args.input, args.output, manifest_path(args.output, args.manifest), args.mapping, args.submission)
     mapping = MappingCollector() if args.mapping else None
     # the input is checked before the pipeline loads and any output opens (stdin: its
     # format from its first line, read ahead)
@@ -239,19 +239,25 @@ class RecordWriter:
         self.record = None
 
 
-def check_output_paths(source: str, output: Optional[str], manifest: Optional[str], mapping: Optional[str]) -> None:
+def check_output_paths(source: str, output: Optional[str], manifest: Optional[str], mapping: Optional[str],
+                       submission: Optional[str] = None) -> None:
     """Refuse, before any work, outputs that would fail or overwrite each other at the end of a
-    run: an output that is a directory, a mapping written over the output, the manifest or the
-    input, a mapping in a missing or read-only folder (E046; the input itself: E021)."""
+    run: an output that is a directory; a mapping, manifest or submission written over another
+    output or the input; a mapping in a missing or read-only folder (E046; -o over the input: E021)."""
     if output not in (None, "-") and Path(output).is_dir():
         raise InputError(Errors.E046.format(problem=f"-o '{output}' is a directory; name a file in it"))
+    # each file a run writes, and the input (which -o may not replace either: Output's E021)
+    files = [(mapping, "--mapping"), (submission, "--submission"), (manifest, "the manifest"), (output, "-o"), (source, "the input")]
+    named = [(Path(path).resolve(), path, what) for path, what in files if path not in (None, "-")]
+    for i, (target, path, what) in enumerate(named):
+        if what in ("-o", "the input"):
+            continue
+        for other, _, other_what in named[i + 1:]:
+            if other == target:
+                raise InputError(Errors.E046.format(problem=f"{what} '{path}' is also {other_what}: one would replace the other"))
     if not mapping:
         return
-    target = Path(mapping).resolve()
-    for other, what in ((output, "-o"), (manifest, "the manifest"), (source, "the input")):
-        if other not in (None, "-") and Path(other).resolve() == target:
-            raise InputError(Errors.E046.format(problem=f"--mapping '{mapping}' is also {what}: one would replace the other"))
-    folder = target.parent
+    folder = Path(mapping).resolve().parent
     if not folder.is_dir() or not os.access(folder, os.W_OK):
         raise InputError(Errors.E046.format(problem=f"--mapping '{mapping}': its folder '{folder}' does not exist or is not writable"))
 

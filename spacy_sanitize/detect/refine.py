@@ -60,7 +60,10 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
 - **measures** (with ``drop_measures``): a QUANTITY or DATETIME span of a number (at most 4
   digits) and an everyday unit, in the span or right after it ("5 min", "120 ms", "30 s",
   "2 GB", "37 °C"); the units court annotators mask stay (injuries in cm, hours of detention,
-  percentages of disability, weights).
+  percentages of disability, weights) unless the text names no one (no PERSON or CODE span, no
+  "he" or "she"):
+  there a number with a unit of time, share or size (``PERSON_FREE_UNITS``: "repeat in 4 hours",
+  "85%", "a two-year renovation", "20 cm") describes no one and is dropped too.
 
 Spans found by rules (``pii_codes``, ``pii_script``, ``pii_titles``, ``pii_propn``) are kept as they are.
 A rewritten span keeps its label and ``Span._.risk_explain`` (copied to the new offsets)
@@ -149,6 +152,8 @@ PLAIN_CONNECTORS = frozenset({"and", "or", "of", "the", "&", "/", "-"})
 # greetings and the level of a log line ("INFO Reloading settings")
 LINE_OPENERS = frozenset({"#", "##", "###", "*", "**", "-", "•", ">", "|", "(", "[", '"', "“", "'", "dear", "hi", "hello", "hey",
                           "info", "debug", "warn", "warning", "error", "trace", "fatal", "critical", "notice"})
+# markers and greetings stand a few at most before a line's first word ("> - Hi")
+MAX_OPENERS = 4
 # a line of at most this many words, each capitalised and ordinary, is a heading or a form
 # label ("Current Medications", "Allergies and Intolerances"), not a name
 HEADING_WORDS = 6
@@ -191,6 +196,34 @@ def _measure(doc: Doc, start: int, end: int, label: str) -> bool:
     if not numbers or len(numbers) + len(units) != len(words) or any(len(t.text) > 4 for t in numbers if t.text.isdigit()):
         return False
     return bool(units) or (end < len(doc) and doc[end].text in MEASURE_UNITS)
+
+
+# units of a duration, a share or a size ("4 hours", "14 days", "85%", "20 cm", "a two-year
+# renovation"): in a text that names no one such a measure describes no one; court annotators
+# mask them where a person is named (hours of detention, years of a sentence), so they stay there
+PERSON_FREE_UNITS = frozenset(
+    "second seconds minute minutes hour hours hr hrs day days week weeks month months year years % percent per cent "
+    "mm cm m km g kg mg ml l litre litres liter liters".split()
+)
+
+
+# a text about "him" or "her" is about a person even where no name is written
+PERSON_PRONOUNS = frozenset("he him his himself she her hers herself".split())
+
+
+def _unit_measure(doc: Doc, start: int, end: int, label: str) -> bool:
+    """A QUANTITY or DATETIME span of numbers (at most 4 digits, no year) and units of
+    ``PERSON_FREE_UNITS`` (in the span or right after it): "4 hours", "two-year", "85%"."""
+    if label not in ("QUANTITY", "DATETIME"):
+        return False
+    words = [t for t in doc[start:end] if not t.is_space and t.text not in ("-", "'", "’")]
+    numbers = [t for t in words if t.like_num or t.text.replace(".", "", 1).isdigit()]
+    units = [t for t in words if t.lower_ in PERSON_FREE_UNITS]
+    if not numbers or len(numbers) + len(units) != len(words):
+        return False
+    if any(YEAR.match(t.text) or len(t.text) > 4 for t in numbers if t.text.isdigit()):
+        return False
+    return bool(units) or (end < len(doc) and doc[end].lower_ in PERSON_FREE_UNITS)
 
 
 def _digits_no_date(tokens: Span) -> bool:
@@ -287,8 +320,12 @@ def _without_field_label(span: Span, name: str) -> Optional[Span]:
 
 def _line_or_sentence_start(doc: Doc, i: int) -> bool:
     j = i - 1
-    while j >= 0 and doc[j].lower_ in LINE_OPENERS and "\n" not in doc[j].whitespace_:
+    # at most MAX_OPENERS openers: the walk is short for every word, so a run of them ("Hi Hi
+    # Hi ...", each word capitalised and checked) stays linear
+    while j >= 0 and i - j <= MAX_OPENERS and doc[j].lower_ in LINE_OPENERS and "\n" not in doc[j].whitespace_:
         j -= 1
+    if j >= 0 and i - j > MAX_OPENERS:
+        return False
     if j < 0:
         return True
     token = doc[j]
@@ -356,7 +393,8 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
     also_names = word_names()
     for token in words:
         lowered = token.lower_
-        elsewhere = any(not span.start <= i < span.end for i in proper().get(lowered, ()))
+        where = proper().get(lowered, ())  # token indices in order: one outside the span is first or last
+        elsewhere = bool(where) and (where[0] < span.start or where[-1] >= span.end)
         if not token.is_alpha or lowered in given or lowered in family or lowered in also_names or elsewhere:
             return False
         if not everyday_word(lowered) and lowered not in PRODUCT_NAMES:  # "Search Google"
@@ -386,6 +424,9 @@ class SpanRefiner:
         covered = frozenset(i for span in doc.spans[self.spans_key] for i in range(span.start, span.end))
         spans: List[Span] = []
         proper = lazy_capitalised(doc)
+        labels = {span.label_ for span in doc.spans[self.spans_key]}
+        nameless = bool(labels & {"QUANTITY", "DATETIME"}) and not labels & {"PERSON", "CODE"} and not any(
+            t.lower_ in PERSON_PRONOUNS for t in doc)
         for span in doc.spans[self.spans_key]:
             detector = str(span._.risk_explain.get("detector", "")).split(":")[0]
             if detector in RULE_DETECTORS:
@@ -403,7 +444,7 @@ class SpanRefiner:
                     dropped += 1
                     continue
                 span = field
-            parts, action = self.refine(span, covered)
+            parts, action = self.refine(span, covered, nameless)
             if not parts:
                 dropped += 1
                 continue
@@ -456,10 +497,11 @@ class SpanRefiner:
             out.append(new)
         return out
 
-    def refine(self, span: Span, covered: FrozenSet[int] = frozenset()) -> Tuple[List[Tuple[int, int, str]], Optional[str]]:
+    def refine(self, span: Span, covered: FrozenSet[int] = frozenset(), nameless: bool = False) -> Tuple[List[Tuple[int, int, str]], Optional[str]]:
         """The token ranges ``(start, end, label)`` that replace ``span`` (empty: drop it) and
         the action taken (None: keep the span unchanged); ``covered``: the tokens of the
-        other spans, which the span does not grow over."""
+        other spans, which the span does not grow over; ``nameless``: the text has no PERSON
+        or CODE span and no "he" or "she" (its durations and measures describe no one)."""
         doc, label = span.doc, span.label_
         start, end = span.start, span.end
         if self.trim_edges and self._day_before(span, covered):
@@ -491,7 +533,7 @@ class SpanRefiner:
         if self.drop_number_words:
             out = [(s, e, lab) for s, e, lab in out if not (lab == "QUANTITY" and e - s == 1 and doc[s].lower_ in BARE_NUMBER_WORDS)]
         if self.drop_measures:
-            out = [(s, e, lab) for s, e, lab in out if not _measure(doc, s, e, lab)]
+            out = [(s, e, lab) for s, e, lab in out if not _measure(doc, s, e, lab) and not (nameless and _unit_measure(doc, s, e, lab))]
         if not out:
             return [], "drop"
         if out == [(span.start, span.end, label)]:

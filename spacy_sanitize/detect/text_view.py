@@ -8,7 +8,8 @@ byte), so this component, placed after the detectors (before pii_coref, which th
 all spans), builds a *view*: each character cluster (a starter and its combining marks)
 composed to NFC, each control character other than tab and line breaks and each space of
 another width (no-break, narrow) replaced by a space, invisible characters (zero-width space,
-joiners, BOM, soft hyphen) left out, and markup shown as a reader sees it (``detect.markup``: tags and ANSI escapes
+joiners, BOM, soft hyphen) left out, fullwidth and small forms of ASCII ("＠", "﹫", "．") read as
+ASCII (NFKC), and markup shown as a reader sees it (``detect.markup``: tags and ANSI escapes
 hidden, character references such as ``&eacute;`` decoded; the masker keeps the hidden
 pieces of a masked span in place). When the view differs from the text, the detector components named in
 ``components`` (default: every component before this one) run on a Doc of the view, and
@@ -39,6 +40,9 @@ ODD_SPACE = re.compile(r"[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 # joiner, word joiner, BOM and soft hyphen. In the view they join the cluster before them
 # and vanish, so a span over that cluster covers them.
 INVISIBLE = re.compile(r"[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
+# fullwidth forms and small form variants of ASCII ("＠", "﹫", "．", "Ｊ"): a reader sees "@", ".",
+# "J"; in the view they are those (NFKC), so "zeb.quack＠example.org" is an e-mail address
+COMPAT = re.compile(r"[\uff01-\uff5e\ufe50-\ufe6b]")
 # a letter-spaced word, as OCR of a form reads block letters ("P e r e i r a", "G R Z E G O R Z"):
 # four letters or more, each followed by one space; words are apart by two spaces or more. In
 # the view its spaces vanish ("Pereira"), so the detectors read the word.
@@ -82,6 +86,8 @@ def text_view(text: str, found: Optional[List[Any]] = None) -> Tuple[str, List[i
                 j += 1
             cluster = text[i:j]
             composed = unicodedata.normalize("NFC", cluster) if j - i > 1 else cluster
+            if COMPAT.match(composed):
+                composed = unicodedata.normalize("NFKC", composed)
             composed = _clean(INVISIBLE.sub("", composed))
         pieces.append(composed)
         starts.extend([i] * len(composed))
@@ -101,6 +107,7 @@ def needs_view(text: str, found: Optional[List[Any]] = None) -> bool:
         or CONTROL.search(text) is not None
         or ODD_SPACE.search(text) is not None
         or INVISIBLE.search(text) is not None
+        or COMPAT.search(text) is not None
         or LETTER_SPACED.search(text) is not None
         or bool(markup_pieces(text) if found is None else found)
     )

@@ -115,9 +115,10 @@ class Session:
             return self._maskers[spec]
         strategy_cfg, operators_cfg = build_operators(spec[0] or "spacy_sanitize.typed.v1", spec[1], strategy_given=bool(spec[0]))
         if shared:
-            # one client's request must not change another's answer, nor run arbitrary code
+            # one client's request must not change another's answer, run arbitrary code, nor key
+            # ids with another environment variable (they would confirm a guess of its value)
             for where, cfg in (("strategy", strategy_cfg), *((f"operators.{label}", c) for label, c in operators_cfg.items())):
-                if cfg.get("across_docs") or cfg.get("@strategies") == "spacy_sanitize.custom.v1":
+                if cfg.get("across_docs") or cfg.get("@strategies") == "spacy_sanitize.custom.v1" or "secret_env" in cfg:
                     raise ValueError(Errors.E045.format(what=where))
         masker = self.masker.with_strategies(strategy_cfg if spec[0] else None, operators_cfg if spec[1] else None)
         self._maskers[spec] = masker
