@@ -562,6 +562,7 @@ class Errors(metaclass=ErrorsWithCodes):
         "(the service stops waiting so that slow clients cannot hold its connections)."
     )
     E052 = "the client closed the connection before sending the whole request body."
+    E054 = "--limit-concurrency must be 1 or more (got {n}): it is the most open connections a worker keeps."
     E050 = (
         "--token-env {name}: the environment variable is not set or empty; set it to a secret token "
         "(e.g. export {name}=$(python -c 'import secrets; print(secrets.token_urlsafe(32))'))."

@@ -186,7 +186,8 @@ def create_app(settings: Optional[ServeSettings] = None) -> Any:
         if not token:
             raise InputError(Errors.E050.format(name=settings.token_env))
     sanitizer = Sanitizer(settings)
-    app = FastAPI(title="spacy-sanitize", version=__version__)
+    # no interactive schema pages: the API is two routes, documented in docs/serve.md
+    app = FastAPI(title="spacy-sanitize", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
 
     @app.get("/health")
     def health() -> Dict[str, Any]:

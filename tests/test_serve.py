@@ -400,3 +400,25 @@ def raw_post(url: str, body: bytes, headers: dict) -> "int | None":
             reply += chunk
     match = re.match(rb"HTTP/1\.1 (\d{3})", reply)
     return int(match.group(1)) if match else None
+
+
+def test_connections_are_bounded_and_no_schema_pages_are_served(tmp_path):
+    """Slow clients holding connections open (headers sent a byte at a time) are bounded by
+    --limit-concurrency: past it, 503 at once instead of file descriptors running out; the
+    interactive schema pages (/docs, /openapi.json) are not served."""
+    running = Server(tmp_path, "--limit-concurrency", "2")
+    try:
+        assert httpx.get(running.url + "/docs").status_code == 404
+        assert httpx.get(running.url + "/openapi.json").status_code == 404
+        port = int(running.url.rsplit(":", 1)[1])
+        slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+        for sock in slow:
+            sock.sendall(b"POST /sanitize HTTP/1.1\r\nHost: x\r\n")  # headers never finished
+        time.sleep(0.5)
+        assert httpx.get(running.url + "/health", timeout=10).status_code == 503
+        for sock in slow:
+            sock.close()
+        time.sleep(0.5)
+        assert httpx.get(running.url + "/health", timeout=10).status_code == 200
+    finally:
+        running.stop()

@@ -10,6 +10,10 @@ from ..errors import Errors
 from ..io import InputError
 from ..serve import ENV, ServeSettings
 
+# how long a stopped service waits for the requests in flight
+GRACEFUL_SECONDS = 10
+
+
 def log_config(level: str) -> Dict[str, Any]:
     """uvicorn's logging config plus this package's logger and captured warnings on its
     console handler (set in every worker process)."""
@@ -38,9 +42,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise InputError(Errors.E050.format(name=settings.token_env))  # at start (exit 2), not in each worker
     os.environ[ENV] = json.dumps(asdict(settings))
     level = "debug" if getattr(args, "verbose", False) else "info"
+    if args.limit_concurrency < 1:
+        raise InputError(Errors.E054.format(n=args.limit_concurrency))
     uvicorn.run(
         "spacy_sanitize.serve:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
         log_level=level, log_config=log_config(level),
+        # open connections (slow clients' included) past this get 503 at once: file descriptors and
+        # memory stay bounded; a stop waits this long for requests in flight
+        limit_concurrency=args.limit_concurrency, timeout_graceful_shutdown=GRACEFUL_SECONDS,
     )
     return 0
 
@@ -62,6 +71,8 @@ def add_serve_subparser(sub: Any) -> None:
                        help=f"most characters of text in one request; more get 413 (default: {defaults.max_request_chars})")
     serve.add_argument("--read-timeout", type=float, default=defaults.read_timeout,
                        help=f"seconds a client may take to send each part of a request body; slower gets 408 (default: {defaults.read_timeout:g})")
+    serve.add_argument("--limit-concurrency", type=int, default=100,
+                       help="most open connections per worker (slow clients included); more get 503 (default: 100)")
     serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                        help="a web page origin (https://app.example.org) allowed to post; repeat for several (default: none: "
                             "requests with an Origin header are refused)")
