@@ -107,6 +107,10 @@ def test_refine_types_a_number_read_as_a_date_as_a_code():
     ("Staff ID 00-4471 has been deactivated.", "00-4471"),
     ("Call me on +44 7700 900391 after six.", "+44 7700 900391"),  # no validator accepts it: masked whole
     ("office +44 (0)20 7946 0018", "+44 (0)20 7946 0018"),
+    ("Send it to Calle Mayor 15, 28013 Madrid.", "Calle Mayor 15"),   # street before its number
+    ("Send it to Calle Mayor 15, 28013 Madrid.", "28013 Madrid"),
+    ("Lieferung an Hauptstraße 7, 10115 Berlin", "Hauptstraße 7"),
+    ("Neue Adresse: Birkenweg 3a, Hamburg", "Birkenweg 3a"),
 ])
 def test_everyday_codes_are_found(text, found):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
@@ -271,3 +275,8 @@ def test_refine_drops_durations_and_measures_in_a_text_that_names_no_one():
     assert _refined(named, [(0, 7, "PERSON"), (21, 28, "DATETIME")]) == [("Mr Kaya", "PERSON"), ("4 hours", "DATETIME")]
     # a year or a bare number is no measure
     assert _refined("Repeat in 2019. Room 12 hours", [(10, 14, "DATETIME")]) == [("2019", "DATETIME")]
+
+
+@pytest.mark.parametrize("text, name", [("Best wishes,\nWill", "Will"), ("Thanks!\nMay", "May"), ("Cheers,\nHope", "Hope")])
+def test_a_given_name_that_is_a_word_alone_after_a_sign_off_is_masked(default_nlp, text, name):
+    assert name not in default_nlp(text)._.sanitized

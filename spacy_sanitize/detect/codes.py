@@ -51,6 +51,16 @@ DEFAULT_PATTERNS: Dict[str, str] = {
         r"[ \t]*(?:[:#=][ \t]*|(?<=[.dDrRfF#])[ \t]+)"
         r"(?P<id>(?=[A-Z0-9/ -]{0,24}\d)[A-Z0-9](?:[A-Z0-9]|[/-](?=[A-Z0-9])|[ ](?=\d)){3,24})(?![\w/-])"
     ),
+    # a street written before its house number, as most of Europe writes it ("Calle Mayor 15",
+    # "Rue des Lilas 12", "Hauptstraße 7", "Birkenweg 3a", "Storgata 5"): a street word or a
+    # street suffix, the name, the number; a place (LOC), someone's home with the number
+    "street_number": (
+        r"\b(?:Calle|Carrer|Avenida|Avinguda|Paseo|Plaza|Rua|Rue|Boulevard|Via|Viale|Piazza|Corso|Largo)[ \t]+"
+        r"(?:(?:de|del|la|las|los|do|da|dos|das|des|du|di|della|delle|dei)[ \t]+){0,2}[A-ZÀ-Ý][^\W\d_]{1,30}"
+        r"(?:[ \t-][A-ZÀ-Ý][^\W\d_]{1,30}){0,3},?[ \t]{1,3}\d{1,4}[A-Za-z]?\b"
+        r"|\b[A-ZÄÖÜÆØÅ][^\W\d_]{1,30}(?:straße|strasse|weg|gasse|platz|allee|damm|gata|gatan|gaten|veien|vegen|vej|gade|laan|"
+        r"straat|plein|gracht|kade)[ \t]{1,3}\d{1,4}[a-z]?\b"
+    ),
     # a phone number with its country code, whether or not a validator knows its range ("+44 7700
     # 900391" is in the range kept for fiction; a mistyped number is still someone's): "+", 1-3
     # digits, then 2-6 groups each after a space, dot or dash, 7 digits or more in all
@@ -116,7 +126,13 @@ NUMERIC_DATE = re.compile(_DATE)
 NUMERIC_DATE_IN_TEXT = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/]|[.-]\d)")
 DATE_LABEL = "DATETIME"
 # what a match of these patterns is, whatever the component's label
-KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC"}
+KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC", "street_number": "LOC"}
+# patterns whose context verifies their format as a check digit would: a five-digit postcode with
+# its town after a comma or at a line start, a number after its label ("Employee number:"), a
+# street with its house number; their
+# matches are marked validated, so they win over a recognizer's overlapping span ("15, 28013"
+# typed a date hid ", 28013 Madrid")
+CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number"})
 # what a validated match takes in right before it on its line: a postcode its town ("Leeds LS1 4AB")
 TAKES_IN_BEFORE = {
     "postcode": re.compile(r"(?:(?<=,[ \t])|(?<=^)|(?<=\n))[A-Z][^\W\d_]{1,30}(?:[ -][A-Z][^\W\d_]{1,30})?[ \t]{1,3}$"),
@@ -350,7 +366,7 @@ class CodeDetector:
             if span is None:
                 continue
             span._.risk_explain["detector"] = f"{self.name}:{key}"
-            if key in self.validated:
+            if key in self.validated or key in CONTEXT_VALIDATED:
                 span._.risk_explain[VALIDATED] = label
             spans.append(span)
         add_pii_spans(doc, spans, self.spans_key)

@@ -56,7 +56,7 @@ from ..text import COMMON_WORDS, is_common_word
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from ._regex import alternatives
-from .names import name_lists
+from .names import name_lists, word_names
 
 DEFAULT_TITLES: List[str] = ["Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Lady", "Lord", "Judge", "Justice", "Madam", "Monsieur", "Madame", "Herr", "Frau"]
 # A period ends a name word only after an initial ("J. R. Smith"): after a longer word it
@@ -354,7 +354,9 @@ class TitleDetector:
         month or weekday; leading titles, final periods and a possessive 's left out."""
         words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text[start:end])]
         first = text[start + words[0][0] : start + words[0][1]].rstrip(".").lower()
-        if first in COMMON_WORDS and first not in PERSON_TITLES:
+        # a stop word opens no name, but after a sign-off a given name that is also a word does
+        # ("Best wishes,\nWill", "Thanks!\nMay")
+        if first in COMMON_WORDS and first not in PERSON_TITLES and not (kind == "sign_off" and first in word_names()):
             return []
         while words and text[start + words[0][0] : start + words[0][1]].rstrip(".").lower() in PERSON_TITLES:
             words.pop(0)
