@@ -111,6 +111,8 @@ def test_refine_types_a_number_read_as_a_date_as_a_code():
     ("Send it to Calle Mayor 15, 28013 Madrid.", "28013 Madrid"),
     ("Lieferung an Hauptstraße 7, 10115 Berlin", "Hauptstraße 7"),
     ("Neue Adresse: Birkenweg 3a, Hamburg", "Birkenweg 3a"),
+    ('{"actor": {"name": "Ann", "id": "u-77120"}}', "u-77120"),   # an id value, whatever its shape
+    ("GET /cart session_id=ab12cd 200", "ab12cd"),
 ])
 def test_everyday_codes_are_found(text, found):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
@@ -118,7 +120,8 @@ def test_everyday_codes_are_found(text, found):
 
 
 @pytest.mark.parametrize("text", ["the user is happy", "Her login is working again", "we met @ 5", "a@b",
-                                  "the reference period of 2019", "Patient: 4 hours in recovery", "won +3 to 5"])
+                                  "the reference period of 2019", "Patient: 4 hours in recovery", "won +3 to 5",
+                                  '"id": "main-header"', "paid: 2019"])
 def test_everyday_code_patterns_leave_plain_words(text):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
     assert [text[s:e] for s, e, key in detector.find(text) if key in ("user_is", "mention", "log_user")] == []

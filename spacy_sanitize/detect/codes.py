@@ -87,6 +87,9 @@ DEFAULT_PATTERNS: Dict[str, str] = {
         r"(?i)\b(?:user(?:_?name|_?id)?|login|uid|actor|target|owner|author|assignee|reporter|src_user|dst_user|"
         r"account(?:_?id)?|handle|nick(?:name)?|member)\"?[ \t]*(?:=|:)[ \t]*\"?(?P<id>[A-Za-z][\w.@+-]{0,62}[\w])"
     ),
+    # the value of an id key in JSON or a log ('"id": "u-77120"', "session_id=ab12"): an
+    # identifier of someone's record, whatever its shape ("u-77120" is no "F-16")
+    "id_value": r"(?i)(?<![\w-])\"?(?:id|uid|uuid|[a-z]{1,20}_id)\"?[ \t]*[:=][ \t]*\"?(?P<id>(?=[\w.@+-]{0,63}\d)[A-Za-z0-9][\w.@+-]{1,62}[A-Za-z0-9])",
     # "vpn user is mwilliams", "her login is sarah.lin": a word that is no ordinary word
     "user_is": r"(?i)\b(?:user(?:_?name)?|login|handle|nick(?:name)?|gamertag|psn|alias)[ \t]+is[ \t]+(?P<id>[a-z][\w.-]{1,62}[\w])\b",
     "sshd_user": r"\bfor (?:invalid user )?(?P<id>[a-z_][a-z0-9_.-]{0,31}) from (?=\d{1,3}\.\d{1,3}\.|[0-9a-f]{0,4}:[0-9a-f:]*:)",
