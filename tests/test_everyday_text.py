@@ -283,3 +283,17 @@ def test_refine_drops_durations_and_measures_in_a_text_that_names_no_one():
 @pytest.mark.parametrize("text, name", [("Best wishes,\nWill", "Will"), ("Thanks!\nMay", "May"), ("Cheers,\nHope", "Hope")])
 def test_a_given_name_that_is_a_word_alone_after_a_sign_off_is_masked(default_nlp, text, name):
     assert name not in default_nlp(text)._.sanitized
+
+
+@pytest.mark.parametrize("text, login", [
+    ("Ticket by Hiroshi Takeda (htakeda). Urgent.", "htakeda"),           # initial + family name
+    ("Maria Lopez asked for access; grant it to mlopez and lopezm.", "mlopez"),
+    ("Maria Lopez asked for access; grant it to mlopez and lopezm.", "lopezm"),
+])
+def test_logins_made_from_a_detected_name_are_masked(default_nlp, text, login):
+    assert login not in default_nlp(text)._.sanitized
+
+
+def test_a_login_form_that_is_a_word_stays_a_word(default_nlp):
+    out = default_nlp("Dr Sam Mile asked us to smile.")._.sanitized
+    assert out.endswith("asked us to smile.") and "Mile" not in out

@@ -14,12 +14,15 @@ of the parts of a detected PERSON name (a surname alone, say, also one of two le
 the end of the name: "Estácio de Sá" ... "Sá"), joins the entity (a
 name also in other casing and plural, as the masker propagates it); the
 occurrences come from the masking plan's propagation engine (``text.occurrences``). One clear mention left in
-the text is enough to re-identify a person.
+the text is enough to re-identify a person. So are the logins an organisation makes from a
+detected name ("Hiroshi Takeda": "htakeda", "takedah", "h.takeda"; ``names.login_forms``, no
+English word): their occurrences join the entity as CODE spans.
 
 With ``lower_case_names`` (on by default) a person name typed in lower case that repeats
 no detected one ("john smith called, and later jane doe arrived.") is added first: a
-given name of the shipped name lists followed by a family name or another rare word
-(``detect/names.py``).
+given name of the shipped name lists followed by a family name or another rare word, and in
+a lower-case text (chat, SMS) the names ``names.chat_names`` finds ("j. abiodun said",
+"txt from raj", "aoife mcgrath") (``detect/names.py``).
 """
 import re
 from typing import Dict, FrozenSet, Optional
@@ -32,7 +35,7 @@ from ..extensions import register_extensions
 from ..text import COMMON_WORDS, NamePartRule, fold, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
-from .names import chat_names, lower_case_names, name_handles, name_lists
+from .names import chat_names, login_forms, lower_case_names, name_handles, name_lists
 
 # Linking compares folded words: any word but a title or a single character.
 LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
@@ -231,6 +234,12 @@ class Coref:
                     pieces.append(last)
             for piece in pieces:
                 targets.setdefault(piece, (span.label_, span._.entity_id))
+            if span.label_ == "PERSON" and self.person_parts:
+                # the person's logins ("Hiroshi Takeda (htakeda)", "grant it to mlopez"): codes
+                parts = [t.text for t in span if t.is_alpha and self.part_rule.accepts(t.text)]
+                if len(parts) >= 2:
+                    for login in login_forms(parts[0], parts[-1]):
+                        targets.setdefault(login, ("CODE", span._.entity_id))
         found = []
         # a repeat of a name in other casing is the name too ("INGRID SOLHEIM", "kodnani")
         names = [piece for piece, (label, _) in targets.items() if label == "PERSON"]

@@ -191,6 +191,15 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
     return found
 
 
+def login_forms(given: str, family: str) -> FrozenSet[str]:
+    """The logins an organisation makes from a name ("Hiroshi Takeda": htakeda, takedah,
+    hiroshitakeda, hiroshi.takeda, hiroshi_takeda, h.takeda), lower case, five characters or
+    more and no English word ("Sam Mile" gives no "smile")."""
+    g, f = given.lower(), family.lower()
+    forms = {g[0] + f, f + g[0], g + f, f"{g}.{f}", f"{g}_{f}", f"{g[0]}.{f}"}
+    return frozenset(x for x in forms if len(x) >= 5 and not is_common_word(x) and not everyday_word(x))
+
+
 # a login or handle made of a name: "fatima.zahra", or an initial and a family name "k.yamamoto"
 _NAME_HANDLE = re.compile(r"([a-z]{1,32})[._]([a-z]{2,32})")
 
