@@ -68,5 +68,5 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     # security codes and PINs after their label (pii_codes' security_code): 25, 22; logins written
     # from a name ("fatima.zahra", pii_coref): 24, 21; the town of a postal address with its
     # postcode (pii_codes): 22, 19
-    pinned = {"default": 3, "strict": 3, "ensemble": 19, "court": 21}
+    pinned = {"default": 2, "strict": 2, "ensemble": 18, "court": 20}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned

@@ -14,6 +14,7 @@ pytest.importorskip("torch")
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "pretrain_lm.py"
 
 
+@pytest.mark.slow  # trains (3 steps of a tiny model, two runs: 13 s of the default suite's 10 minutes)
 def test_pretrain_tiny_run(tmp_path):
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 

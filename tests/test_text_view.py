@@ -97,3 +97,13 @@ def test_fullwidth_and_small_form_characters_are_read_as_ascii(default_nlp, addr
     assert "@" in view and len(starts) == len(view)
     out = default_nlp(f"Write to {address} today.")._.sanitized
     assert "quack" not in out and out.startswith("Write to ") and out.endswith(" today.")
+
+
+def test_a_word_hyphenated_across_a_line_break_is_read_whole(default_nlp):
+    # OCR of a form breaks a surname at the line end ("Szcze-\npański"): the view joins it
+    text = "Name of applicant: Szcze-\npański, Marek"
+    view, starts, ends = text_view(text)
+    assert "Szczepański" in view and len(starts) == len(view)
+    out = default_nlp(text)._.sanitized
+    assert "pański" not in out and "Szcze" not in out and out.startswith("Name of applicant: ")
+    assert text_view("well-\nKnown")[0] == "well-\nKnown"  # a capital after the break: two words

@@ -9,7 +9,7 @@ all spans), builds a *view*: each character cluster (a starter and its combining
 composed to NFC, each control character other than tab and line breaks and each space of
 another width (no-break, narrow) replaced by a space, invisible characters (zero-width space,
 joiners, BOM, soft hyphen) left out, fullwidth and small forms of ASCII ("＠", "﹫", "．") read as
-ASCII (NFKC), and markup shown as a reader sees it (``detect.markup``: tags and ANSI escapes
+ASCII (NFKC), a word hyphenated across a line break joined ("Szcze-\npański"), and markup shown as a reader sees it (``detect.markup``: tags and ANSI escapes
 hidden, character references such as ``&eacute;`` decoded; the masker keeps the hidden
 pieces of a masked span in place). When the view differs from the text, the detector components named in
 ``components`` (default: every component before this one) run on a Doc of the view, and
@@ -49,9 +49,19 @@ COMPAT = re.compile(r"[\uff01-\uff5e\ufe50-\ufe6b]")
 LETTER_SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_] ){3,}[^\W\d_](?![^\W\d_])")
 
 
+# a word hyphenated across a line break, its second part in lower case ("Szcze-\npański", OCR
+# of a form or a letter): in the view the hyphen and the break vanish ("Szczepański")
+LINE_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]{0,3}\r?\n[ \t]{0,3}(?=[^\W\d_])")
+
+
 def _letter_spacing(text: str) -> set:
-    """The positions of the spaces inside letter-spaced words (``LETTER_SPACED``)."""
-    return {m.start() + k for m in LETTER_SPACED.finditer(text) for k in range(1, m.end() - m.start(), 2)}
+    """The positions of the spaces inside letter-spaced words (``LETTER_SPACED``) and of the
+    hyphen and line break of a word broken across lines (``LINE_HYPHEN``)."""
+    spaced = {m.start() + k for m in LETTER_SPACED.finditer(text) for k in range(1, m.end() - m.start(), 2)}
+    for m in LINE_HYPHEN.finditer(text):
+        if text[m.end()].islower():
+            spaced.update(range(m.start(), m.end()))
+    return spaced
 
 
 def _clean(text: str) -> str:
@@ -74,7 +84,7 @@ def text_view(text: str, found: Optional[List[Any]] = None) -> Tuple[str, List[i
     spacing = _letter_spacing(text)
     i, n = 0, len(text)
     while i < n:
-        if i in spacing and i not in markup:  # a space inside a letter-spaced word: left out
+        if i in spacing and i not in markup:  # a space inside a letter-spaced word, a line-end hyphen: left out
             i += 1
             continue
         if i in markup:
@@ -109,6 +119,7 @@ def needs_view(text: str, found: Optional[List[Any]] = None) -> bool:
         or INVISIBLE.search(text) is not None
         or COMPAT.search(text) is not None
         or LETTER_SPACED.search(text) is not None
+        or LINE_HYPHEN.search(text) is not None
         or bool(markup_pieces(text) if found is None else found)
     )
 
