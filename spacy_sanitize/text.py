@@ -72,11 +72,14 @@ def is_common_word(word: str) -> bool:
     """A word of general English: a stop word, month, weekday or title, or a word of
     Zipf frequency >= ``COMMON_ZIPF``."""
     lowered = word.lower()
-    if lowered in COMMON_WORDS:
-        return True
+    return lowered in COMMON_WORDS or zipf(lowered) >= COMMON_ZIPF
+
+
+def zipf(word: str) -> float:
+    """The word's Zipf frequency in general English (wordfreq, imported on first use: start-up)."""
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(lowered, "en") >= COMMON_ZIPF
+    return zipf_frequency(word, "en")
 
 
 class NameLists(NamedTuple):

@@ -17,38 +17,38 @@ from typing import FrozenSet, List, Optional, Tuple
 
 from spacy.tokens import Doc
 
-from ..text import COMMON_WORDS, NameLists, is_common_word, name_lists, read_words  # noqa: F401 (NameLists, name_lists: re-exported)
+from ..text import COMMON_WORDS, NameLists, is_common_word, name_lists, read_words, zipf  # noqa: F401 (NameLists, name_lists: re-exported)
 from ..shipped import data_path
 
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=16)
+def _word_list(file_name: str, folder: Optional[str]) -> FrozenSet[str]:
+    """A word list of ``folder`` (None: the shipped ``data/names``), read once."""
+    return read_words((Path(folder) if folder else data_path("names")) / file_name)
+
+
 def word_names(folder: Optional[str] = None) -> FrozenSet[str]:
     """The lower-cased names left out of the lists because they are also ordinary words
     ("grace", "will", "baker"): such a word may still be a name."""
-    root = Path(folder) if folder else data_path("names")
-    return read_words(root / "word_names.txt")
+    return _word_list("word_names.txt", folder)
 
 
-@lru_cache(maxsize=4)
 def plain_words(folder: Optional[str] = None) -> FrozenSet[str]:
     """Lower-cased words written in lower case in at least 60% of their (3 or more)
     occurrences in the unlabeled biographies and judgments: ordinary words, not names."""
-    root = Path(folder) if folder else data_path("names")
-    return read_words(root / "plain_words.txt")
+    return _word_list("plain_words.txt", folder)
 
 
 # ordinary words of everyday text the biographies and judgments rarely hold: greetings, log levels
 EVERYDAY_WORDS = frozenset({"hi", "hello", "hey", "info", "debug", "warn", "warning", "error", "trace", "fatal", "critical", "notice"})
 
 
-@lru_cache(maxsize=4)
 def dictionary_words(folder: Optional[str] = None) -> FrozenSet[str]:
     """Everyday English words that a spell-checker's lists write only in lower case and no
     name list holds ("whisk", "preheat", "allergies"; built by scripts/build_dictionary_words.py):
     words of recipes, logs and care notes the biographies and judgments rarely hold."""
-    root = Path(folder) if folder else data_path("names")
-    return read_words(root / "dictionary_words.txt")
+    return _word_list("dictionary_words.txt", folder)
 
 
 def ordinary_word(word: str) -> bool:
@@ -135,9 +135,7 @@ def _rare_word(word: str) -> bool:
     """No chat shorthand, name that is a word, everyday or frequent English word (one lookup a word)."""
     if word in CHAT_WORDS or word in word_names() or everyday_word(word):
         return False
-    from wordfreq import zipf_frequency
-
-    return zipf_frequency(word, "en") < CHAT_NAME_ZIPF
+    return zipf(word) < CHAT_NAME_ZIPF
 
 
 def _hyphenated(texts: List[str], spaced: List[bool], end: int) -> int:

@@ -76,7 +76,7 @@ from functools import lru_cache, partial
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, Token
 
 from ..extensions import register_extensions
 from ..text import is_common_word
@@ -185,17 +185,24 @@ def is_product_span(span: Span) -> bool:
 MEASURE_UNITS = frozenset({"ms", "s", "sec", "secs", "min", "mins", "kb", "mb", "gb", "KB", "MB", "GB", "°C", "°F", "°c", "°f"})
 
 
-def _measure(doc: Doc, start: int, end: int, label: str) -> bool:
-    """A QUANTITY or DATETIME span of a number and a unit of ``MEASURE_UNITS`` (the unit in the
-    span or right after it)."""
+def _measure(doc: Doc, start: int, end: int, label: str, units: FrozenSet[str] = MEASURE_UNITS, cased: bool = True) -> bool:
+    """A QUANTITY or DATETIME span of numbers (at most 4 digits, no year) and units of ``units``
+    (in the span or right after it; ``cased``: compared as written, "Ms" is a title): "5 min",
+    and with ``PERSON_FREE_UNITS`` "4 hours", "two-year", "85%"."""
     if label not in ("QUANTITY", "DATETIME"):
         return False
-    words = [t for t in doc[start:end] if not t.is_space]
+
+    def is_unit(token: Token) -> bool:
+        return (token.text if cased else token.lower_) in units
+
+    words = [t for t in doc[start:end] if not t.is_space and t.text not in ("-", "'", "’")]
     numbers = [t for t in words if t.like_num or t.text.replace(".", "", 1).isdigit()]
-    units = [t for t in words if t.text in MEASURE_UNITS]
-    if not numbers or len(numbers) + len(units) != len(words) or any(len(t.text) > 4 for t in numbers if t.text.isdigit()):
+    found = [t for t in words if is_unit(t)]
+    if not numbers or len(numbers) + len(found) != len(words):
         return False
-    return bool(units) or (end < len(doc) and doc[end].text in MEASURE_UNITS)
+    if any(YEAR.match(t.text) or len(t.text) > 4 for t in numbers if t.text.isdigit()):
+        return False
+    return bool(found) or (end < len(doc) and is_unit(doc[end]))
 
 
 # units of a duration, a share or a size ("4 hours", "14 days", "85%", "20 cm", "a two-year
@@ -209,21 +216,6 @@ PERSON_FREE_UNITS = frozenset(
 
 # a text about "him" or "her" is about a person even where no name is written
 PERSON_PRONOUNS = frozenset("he him his himself she her hers herself".split())
-
-
-def _unit_measure(doc: Doc, start: int, end: int, label: str) -> bool:
-    """A QUANTITY or DATETIME span of numbers (at most 4 digits, no year) and units of
-    ``PERSON_FREE_UNITS`` (in the span or right after it): "4 hours", "two-year", "85%"."""
-    if label not in ("QUANTITY", "DATETIME"):
-        return False
-    words = [t for t in doc[start:end] if not t.is_space and t.text not in ("-", "'", "’")]
-    numbers = [t for t in words if t.like_num or t.text.replace(".", "", 1).isdigit()]
-    units = [t for t in words if t.lower_ in PERSON_FREE_UNITS]
-    if not numbers or len(numbers) + len(units) != len(words):
-        return False
-    if any(YEAR.match(t.text) or len(t.text) > 4 for t in numbers if t.text.isdigit()):
-        return False
-    return bool(units) or (end < len(doc) and doc[end].lower_ in PERSON_FREE_UNITS)
 
 
 def _digits_no_date(tokens: Span) -> bool:
@@ -533,7 +525,7 @@ class SpanRefiner:
         if self.drop_number_words:
             out = [(s, e, lab) for s, e, lab in out if not (lab == "QUANTITY" and e - s == 1 and doc[s].lower_ in BARE_NUMBER_WORDS)]
         if self.drop_measures:
-            out = [(s, e, lab) for s, e, lab in out if not _measure(doc, s, e, lab) and not (nameless and _unit_measure(doc, s, e, lab))]
+            out = [(s, e, lab) for s, e, lab in out if not _measure(doc, s, e, lab) and not (nameless and _measure(doc, s, e, lab, PERSON_FREE_UNITS, cased=False))]
         if not out:
             return [], "drop"
         if out == [(span.start, span.end, label)]:

@@ -54,14 +54,14 @@ LETTER_SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_] ){3,}[^\W\d_](?![^\W\d_])"
 LINE_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]{0,3}\r?\n[ \t]{0,3}(?=[^\W\d_])")
 
 
-def _letter_spacing(text: str) -> set:
-    """The positions of the spaces inside letter-spaced words (``LETTER_SPACED``) and of the
-    hyphen and line break of a word broken across lines (``LINE_HYPHEN``)."""
-    spaced = {m.start() + k for m in LETTER_SPACED.finditer(text) for k in range(1, m.end() - m.start(), 2)}
+def _left_out(text: str) -> set:
+    """The positions the view leaves out: the spaces inside letter-spaced words
+    (``LETTER_SPACED``), the hyphen and line break of a word broken across lines (``LINE_HYPHEN``)."""
+    out = {m.start() + k for m in LETTER_SPACED.finditer(text) for k in range(1, m.end() - m.start(), 2)}
     for m in LINE_HYPHEN.finditer(text):
         if text[m.end()].islower():
-            spaced.update(range(m.start(), m.end()))
-    return spaced
+            out.update(range(m.start(), m.end()))
+    return out
 
 
 def _clean(text: str) -> str:
@@ -81,10 +81,10 @@ def text_view(text: str, found: Optional[List[Any]] = None) -> Tuple[str, List[i
     if found is None:
         found = markup_pieces(text)
     markup = {p.start: p for p in found}
-    spacing = _letter_spacing(text)
+    left_out = _left_out(text)
     i, n = 0, len(text)
     while i < n:
-        if i in spacing and i not in markup:  # a space inside a letter-spaced word, a line-end hyphen: left out
+        if i in left_out and i not in markup:  # a space inside a letter-spaced word, a line-end hyphen: left out
             i += 1
             continue
         if i in markup:
