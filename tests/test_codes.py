@@ -45,6 +45,8 @@ def codes(nlp, text):
         "john [at] example [dot] com",
         "john(at)example(dot)org",
         "john at example dot com",
+        "zeb.quack @ example.org",  # spaces around the at sign
+        "ana.silva@ gmail.com",
         "4111 1111 1111 1111",  # Visa test card (Luhn)
         "5500-0000-0000-0004",
         "no93 8601 1117 947",  # IBAN, lower case

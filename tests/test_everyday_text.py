@@ -141,6 +141,28 @@ def test_code_shaped_spans_are_protected_whatever_their_label():
         ProtectRules([], code_shaped="yes")
 
 
+def test_a_reference_typed_as_a_date_is_code_shaped():
+    """'24/HR/0931' (a recognizer typed it DATETIME) is a case reference: protected; dates with
+    a month's capitals, decades and plain numeric dates are not."""
+    rules = ProtectRules([], code_shaped=True)
+    text = "Case 24/HR/0931, filed 12-MAR-2019 (see REF-2024-001), the mid-1960s, 12/03/2019"
+    def reason(word):
+        start = text.index(word)
+        return rules.reason("DATETIME", text, start, start + len(word))
+    assert reason("24/HR/0931") and reason("REF-2024-001")
+    assert reason("12-MAR-2019") is None and reason("mid-1960s") is None and reason("12/03/2019") is None
+
+
+def test_a_handle_typed_as_a_group_is_one_code(default_nlp):
+    """'anhtran-vn' (the recognizer typed 'anhtran' DEM): pii_refine makes the whole handle a
+    CODE span, which default keeps masked; hyphenated English words stay what they were."""
+    doc = default_nlp("The commit author is anhtran-vn <anh.tran@example.vn>.")
+    assert ("anhtran-vn", "CODE") in [(s.text, s.label_) for s in doc.spans["pii"]]
+    assert "anhtran" not in doc._.sanitized
+    doc = default_nlp("She is self-employed and a part-time e-commerce consultant.")
+    assert all(s.label_ != "CODE" for s in doc.spans["pii"])
+
+
 def test_default_keeps_code_shaped_spans_masked(default_nlp):
     out = default_nlp("Send the cheque to 4 Wattle Street, Pymble NSW 2110. Amex 3782 822463 10005, CID 7731.")._.sanitized
     assert "2110" not in out and "3782" not in out and "7731" not in out

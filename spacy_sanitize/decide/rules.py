@@ -23,7 +23,9 @@ birth or a postcode. The rules name what no score may un-mask:
   (``spans.is_validated``: postcodes typed LOC, phone numbers, IBANs, national ids);
 - ``code_shaped`` (``protect_code_shaped``): a span of any label but DATETIME with 4 digits in
   a row or a word of letters and digits ("69003", "19b", "ST-40917"): a house, staff or card
-  number a recognizer typed QUANTITY, LOC or ORG is still someone's number;
+  number a recognizer typed QUANTITY, LOC or ORG is still someone's number; a DATETIME span
+  too when a block of capitals that names no month sits between its numbers ("24/HR/0931": a
+  case reference, not a date);
 - ``date_cues`` (``protect_date_cues``): a DATETIME span with one of these cues among the
   ``date_window`` words before it ("born", "date of birth", "DOB", "d.", "né le"): a date of
   birth or death, a quasi-identifier a court keeps as much as a medical record does.
@@ -98,6 +100,18 @@ CODE_WORD = re.compile(r"(?<![\w-])[\w-]+")
 FOUR_DIGITS = re.compile(r"\d{4}")
 # no identifiers: "2nd", "1990s", "9am", a year ("the Theft Act 1968"), "16-day", "48-b"
 ORDINAL = re.compile(r"(?<!\d)(?:\d+(?:st|nd|rd|th|s|am|pm)|(?:1[5-9]|20)\d\d|\d+-[a-z]+)", re.IGNORECASE)
+
+
+# numbers and blocks of capitals joined by slashes or hyphens (a digit and a block of capitals among them)
+DATE_LIKE_CODE = re.compile(r"[A-Z0-9]{1,12}(?:[/-][A-Z0-9]{1,12}){1,5}")
+CAPITALS = re.compile(r"[A-Z]{2,}")
+
+
+def date_like_code(text: str) -> bool:
+    """Whether a span typed DATETIME is a reference shaped like a date ("24/HR/0931"), not
+    "12-MAR-2019" or "mid-1960s"."""
+    return (bool(DATE_LIKE_CODE.fullmatch(text)) and any(c.isdigit() for c in text)
+            and any(w.lower() not in MONTHS for w in CAPITALS.findall(text)))
 
 
 def code_shaped(text: str) -> bool:
@@ -218,7 +232,7 @@ class ProtectRules:
             found = next((d for d in self.detectors if detector == d or detector.startswith(d + ":")), None)
             if found:
                 return f"found by a rule of {found}, which is protected (protect_detectors): masked whatever the votes"
-        if self.code_shaped and label != DATE_LABEL and code_shaped(text[start:end]):
+        if self.code_shaped and (code_shaped(text[start:end]) if label != DATE_LABEL else date_like_code(text[start:end])):
             return ("shaped like an identifier (a run of 4 digits, or letters and digits in one word: a house or staff "
                     "number, a postcode) is protected (protect_code_shaped): masked whatever the votes")
         if self.names and self.name_word(text[start:end]):

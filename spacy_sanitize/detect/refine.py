@@ -218,6 +218,23 @@ PERSON_FREE_UNITS = frozenset(
 PERSON_PRONOUNS = frozenset("he him his himself she her hers herself".split())
 
 
+HANDLE_JOINERS = ("-", "_", ".")
+MAX_HANDLE_PIECES = 4
+
+
+def _handle_end(doc: Doc, start: int) -> Optional[int]:
+    """The end of a handle that starts with ``doc[start]`` ("anhtran-vn", "kobrien_99"): a lower-case
+    word that is no English word, glued to a joiner and more letters or digits; None: no handle."""
+    first = doc[start]
+    if not (first.is_alpha and first.is_lower and len(first) >= 3) or first.whitespace_ or is_common_word(first.text) or everyday_word(first.text):
+        return None
+    end = start + 1
+    while (end + 1 < len(doc) and end - start < 2 * MAX_HANDLE_PIECES and doc[end].text in HANDLE_JOINERS and not doc[end].whitespace_
+           and doc[end + 1].text.isalnum() and not doc[end - 1].whitespace_):
+        end += 2
+    return end if end > start + 1 else None
+
+
 def _digits_no_date(tokens: Span) -> bool:
     """Digits only, 4 or more in one word, and no year: a postcode, a card or account number
     a recognizer read as a date or an amount."""
@@ -519,6 +536,9 @@ class SpanRefiner:
                 part_label = "CODE"  # "EMP-1234", "jsmith42": a name has no digits
             elif label in ("DATETIME", "QUANTITY") and self.trim_edges and _digits_no_date(doc[s:e]) and not _law_number(doc, s):
                 part_label = "CODE"  # "69003", "7731", "3782 822463 10005": no year, day or time
+            elif label in ("DEM", "MISC") and self.trim_edges and e - s == 1 and _handle_end(doc, s) is not None:
+                # "anhtran" of "anhtran-vn": a handle, not a group or a thing; the whole of it
+                part_label, e = "CODE", max(e, _handle_end(doc, s) or e)
             out.append((s, e, part_label))
         if self.drop_vague_dates:
             out = [(s, e, lab) for s, e, lab in out if lab != "DATETIME" or _dated(doc[s:e])]
