@@ -81,6 +81,25 @@ def test_stack_model_learns_the_decision_and_round_trips_exactly():
         StackModel.fit([(TEXT, [], [], [])], ["seq"], SMALL)
 
 
+def test_doc_weight_lets_short_documents_count():
+    """doc_weight: a document's spans weigh n ** -doc_weight each. One long document whose 90
+    spans annotators left and ten one-span documents whose span they masked: counted span by
+    span the long one decides (about 0.1); with doc_weight 1 every document weighs the same
+    (about 10/11). Trees that cannot split (min_samples_leaf) predict the weighted share."""
+    date = next(row for row in _rows() if row[2] == "DATETIME")
+    long_doc = (TEXT, [(*date[:3], f"DATETIME:{i}", *date[4:]) for i in range(90)], [[0.5]] * 90, [0.0] * 90)
+    short_docs = [(TEXT, [date], [[0.5]], [1.0])] * 10
+    flat = {"kind": "hgb", "max_iter": 5, "learning_rate": 0.5, "max_leaf_nodes": 2, "min_samples_leaf": 10_000}
+
+    def share(doc_weight):
+        model = StackModel.fit([long_doc, *short_docs], ["seq"], flat, seed=0, doc_weight=doc_weight)
+        return float(model.predict(TEXT, [date], [[0.5]])[0])
+
+    assert share(0.0) == pytest.approx(0.1, abs=0.02)
+    assert share(1.0) == pytest.approx(10 / 11, abs=0.02)
+    assert share(0.0) < share(0.5) < share(1.0)
+
+
 def test_document_features_are_the_texts_and_round_trip():
     """doc_features adds the text's length, span density and mean risk to every span's row (the
     kind of text); a model fit without them (every shipped one before) loads as it was."""

@@ -250,12 +250,16 @@ class StackModel:
 
     @classmethod
     def fit(cls, docs: Sequence[Tuple[str, Sequence[SpanRow], Sequence[Sequence[float]], Sequence[float]]], indicators: Sequence[str],
-            params: Optional[Dict[str, Any]] = None, seed: int = 0, info: Optional[Dict[str, Any]] = None, doc_features: bool = False) -> "StackModel":
+            params: Optional[Dict[str, Any]] = None, seed: int = 0, info: Optional[Dict[str, Any]] = None, doc_features: bool = False,
+            doc_weight: float = 0.0) -> "StackModel":
         """Fit on ``(text, rows, risks, targets)`` per document; a target is the fraction of
         annotators who mask the span (each span counts as a positive with that weight and a
-        negative with the rest). A training row's context rates come from the documents of the
-        other ``FIT_PARTS`` parts (a rate must not have seen its own row); the model keeps the
-        rates of all documents."""
+        negative with the rest). ``doc_weight``: each span of a document with n spans weighs
+        ``n ** -doc_weight`` (rescaled to a mean of 1): 0 counts every span alike, so a 300-span
+        judgment outweighs fifteen short biographies; 0.5 lets short texts teach their
+        conventions too (default's decision; chosen by grouped CV, docs/default.md). A training
+        row's context rates come from the documents of the other ``FIT_PARTS`` parts (a rate must
+        not have seen its own row); the model keeps the rates of all documents."""
         docs = [doc for doc in docs if len(doc[1])]
         if not docs:
             raise ValueError(Errors.E540)
@@ -270,7 +274,9 @@ class StackModel:
         y = numpy.concatenate([numpy.asarray(t, dtype=float) for _text, _rows, _risks, t in docs])
         both = numpy.concatenate([X_all, X_all])
         labels = numpy.concatenate([numpy.ones(len(y), dtype=int), numpy.zeros(len(y), dtype=int)])
-        weights = numpy.concatenate([y, 1.0 - y]) + 1e-6
+        per_span = numpy.concatenate([numpy.full(len(t), float(len(t)) ** -doc_weight) for _text, _rows, _risks, t in docs])
+        per_span *= len(per_span) / per_span.sum()
+        weights = numpy.concatenate([y * per_span, (1.0 - y) * per_span]) + 1e-6
         classifier = SpanClassifier(dict(params or DEFAULT_PARAMS)).fit(both, labels, seed=seed, sample_weight=weights)
         return cls(indicators, detectors, classifier, info, context_rates(keys, docs, range(len(docs))), doc_features)
 

@@ -74,11 +74,11 @@ def out_of_fold_seq_risks(references: Sequence[Doc], rows: Mapping[str, Sequence
 
 def fit_stack(gold: Mapping[str, TabDocument], rows: Mapping[str, Sequence[SpanRow]], risks: Mapping[str, Sequence[float]],
               doc_ids: Sequence[str], params: Optional[Dict[str, Any]] = None, seed: int = 0, info: Optional[Dict[str, Any]] = None,
-              doc_features: bool = False) -> StackModel:
+              doc_features: bool = False, doc_weight: float = 0.0) -> StackModel:
     """risk_stack's model over risk_seq's risks of the documents ``doc_ids`` (``doc_features``:
-    with the document features of ``risk.stack.DOC_FEATURES``)."""
+    with the document features of ``risk.stack.DOC_FEATURES``; ``doc_weight``: see ``StackModel.fit``)."""
     docs = [(gold[i].text, rows[i], [[r] for r in risks[i]], span_targets(gold[i], rows[i])) for i in doc_ids]
-    return StackModel.fit(docs, ["seq"], params, seed=seed, info=info, doc_features=doc_features)
+    return StackModel.fit(docs, ["seq"], params, seed=seed, info=info, doc_features=doc_features, doc_weight=doc_weight)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
@@ -97,6 +97,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--window-batch", type=int, default=None, help="transformer: windows per optimizer step")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (transformer)")
     parser.add_argument("--doc-features", action="store_true", help="with document features (length, span density, mean risk): the kind of text")
+    parser.add_argument("--doc-weight", type=float, default=0.0,
+                        help="each span of a document with n spans weighs n ** -DOC_WEIGHT (0: every span alike; default's decision: 0.5)")
     args = parser.parse_args(argv)
     from ..pipeline import load_detector
 
@@ -122,7 +124,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         info.update(merge_views=True, batch_size=args.batch_size)
     if args.doc_features:
         info["doc_features"] = True
-    model = fit_stack(gold, rows, risks, sorted(gold), seed=args.seed, info=info, doc_features=args.doc_features)
+    if args.doc_weight:
+        info["doc_weight"] = args.doc_weight
+    model = fit_stack(gold, rows, risks, sorted(gold), seed=args.seed, info=info, doc_features=args.doc_features, doc_weight=args.doc_weight)
     args.output.mkdir(parents=True, exist_ok=True)
     srsly.write_json(args.output / "learned.json", model.to_dict())
     from ..evaluation.provenance import write_training_data
