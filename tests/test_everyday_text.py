@@ -279,6 +279,28 @@ def test_csv_fields_without_spaces_are_tokens_of_their_own(default_nlp):
     assert [t.text for t in default_nlp.make_doc('He said "no", then left.')][2:6] == ['"', "no", '"', ","]
 
 
+def test_markup_tags_glued_to_text_are_tokens_of_their_own(default_nlp):
+    """'Our Services</h2>' was one token: the heading was read with its tag and masked."""
+    assert [t.text for t in default_nlp.make_doc("<h2>Our Services</h2>")] == ["<", "h2", ">", "Our", "Services", "</", "h2", ">"]
+    for text in ("<h2>Our Services</h2>", "<label>Password</label>"):
+        assert default_nlp(text)._.sanitized == text
+    out = default_nlp("<td>Marchetti</td><td>1990-06-11</td><td>Ward 4</td>")._.sanitized
+    assert "Marchetti" not in out and "1990-06-11" not in out and out.count("<td>") == 3, out
+
+
+def test_numbers_in_a_text_that_names_no_one(default_nlp):
+    """A sentence's first word the recognizer typed a name ("Knead", "Add 200") names no one:
+    the measures of the text stay; with a person in the text they are masked as before."""
+    for text in ("Knead for 10 minutes until smooth and elastic.", "Add 200 g of flour and a pinch of salt.",
+                 "Running 10 mins late, start without me.", "Repeat steps 4 to 6 for the other side.",
+                 "Bake for 25 to 30 minutes until golden.", "Section 3 of 5"):
+        assert default_nlp(text)._.sanitized == text
+    assert "200" not in default_nlp("Add 200 g of flour, she said.")._.sanitized
+    # a count in a range, not an age: the recognizer's age spans are left to the decision
+    assert "[" in default_nlp("Patient age: 52")._.sanitized
+    assert default_nlp("Marchetti, 1990-06-11, Ward 4")._.sanitized.count("[") >= 2  # the surname and the date
+
+
 def test_refine_drops_product_and_platform_names_wherever_they_stand():
     text = "Join the call on Zoom or Microsoft Teams. Ask Teams. It works on Android."
     spans = [(17, 21, "PERSON"), (25, 40, "ORG"), (46, 51, "PERSON"), (65, 72, "PERSON")]

@@ -130,6 +130,24 @@ def test_bad_values_built_in_code_are_coded_errors():
         ProtectRules([], date_window=True)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("date, full", [
+    ("1990-06-11", True), ("11/06/1990", True), ("11.06.90", True), ("3-5-2001", True),
+    ("11 June 1990", False), ("June 1990", False), ("1990", False), ("2019-20", False), ("5/6", False),
+])
+def test_numeric_dates_are_protected_when_set(date, full):
+    """protect_numeric_dates: a DATETIME span in digits with a day, a month and a year stays
+    masked (records write dates so; the annotated corpora in words: the decision never saw one);
+    worded dates, a month or a year alone are the risk's to decide."""
+    text = f"Seen on {date} at the clinic."
+    start = text.index(date)
+    reason = ProtectRules([], numeric_dates=True).reason("DATETIME", text, start, start + len(date))
+    assert bool(reason) is full
+    assert ProtectRules([]).reason("DATETIME", text, start, start + len(date)) is None  # off by default
+    assert ProtectRules([], numeric_dates=True).reason("QUANTITY", text, start, start + len(date)) is None
+    with pytest.raises(ValueError, match="E531"):
+        ProtectRules([], numeric_dates="yes")  # type: ignore[arg-type]
+
+
 def test_listed_names_that_are_places_or_nationalities_do_not_protect():
     """The given-name list holds "London", "Ireland", "Irish" (people are named so); in court
     texts they are places and nationalities, which the risk decides."""

@@ -56,6 +56,7 @@ class RiskThreshold(RiskVote):
         protect_date_cues: Optional[List[str]] = None,
         date_cue_window: int = 5,
         protect_code_shaped: bool = False,
+        protect_numeric_dates: bool = False,
     ) -> None:
         if missing != "mask":
             raise ValueError(Errors.E705.format(missing=missing))
@@ -84,6 +85,7 @@ class RiskThreshold(RiskVote):
             protect_date_cues=protect_date_cues,
             date_cue_window=date_cue_window,
             protect_code_shaped=protect_code_shaped,
+            protect_numeric_dates=protect_numeric_dates,
         )
         self.indicator = indicator
         self.threshold = None if threshold is None else float(threshold)
@@ -119,6 +121,7 @@ FACTORY_SETTINGS = dict(
         "protect_date_cues": [],
         "date_cue_window": 5,
         "protect_code_shaped": False,
+        "protect_numeric_dates": False,
     },
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
@@ -141,6 +144,7 @@ def make_risk_threshold(
     protect_date_cues: List[str],
     date_cue_window: int,
     protect_code_shaped: bool,
+    protect_numeric_dates: bool,
 ) -> RiskThreshold:
     """indicator (str): the risk key to decide from (``seq`` for ``risk_seq``); required.
     threshold (Optional[float]): mask when risk >= threshold, in [0, 1]; null = the
@@ -154,11 +158,13 @@ def make_risk_threshold(
     the shipped name lists, a span of these detectors, a validated identifier, a DATETIME span
     with one of these cues among the date_cue_window words before it stay masked.
     protect_code_shaped (bool): so does a span (not DATETIME) with 4 digits in a row or a word
-    of letters and digits."""
+    of letters and digits. protect_numeric_dates (bool): so does a DATETIME span written in
+    digits with a day, a month and a year ("1990-06-11")."""
     register_extensions()
     return RiskThreshold(
         nlp, name, indicator, threshold, spans_key, missing, protect, types_always_mask,
         protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window, protect_code_shaped,
+        protect_numeric_dates,
     )
 
 

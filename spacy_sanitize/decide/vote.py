@@ -109,6 +109,7 @@ class RiskVote:
         protect_date_cues: Optional[List[str]] = None,
         date_cue_window: int = 5,
         protect_code_shaped: bool = False,
+        protect_numeric_dates: bool = False,
     ) -> None:
         if rule not in RULES:
             raise ValueError(Errors.E700.format(rule=rule, rules=", ".join(RULES)))
@@ -133,7 +134,7 @@ class RiskVote:
         self.missing = missing
         self.protect = protected_labels(protect, types_always_mask)
         self.rules = ProtectRules(self.protect, protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window,
-                                  protect_code_shaped)
+                                  protect_code_shaped, protect_numeric_dates)
         self._order_checked = False
 
     # ---------------------------------------------------------------- decision
@@ -266,6 +267,7 @@ FACTORY_SETTINGS = dict(
         "protect_date_cues": [],
         "date_cue_window": 5,
         "protect_code_shaped": False,
+        "protect_numeric_dates": False,
     },
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
@@ -292,6 +294,7 @@ def make_risk_vote(
     protect_date_cues: List[str],
     date_cue_window: int,
     protect_code_shaped: bool,
+    protect_numeric_dates: bool,
 ) -> RiskVote:
     """indicators (List[str]): risk keys to combine (``seq``, ``web``...); empty = every key
     present on the span. thresholds (Dict[str, float]): per-key vote threshold (risk >=
@@ -312,7 +315,9 @@ def make_risk_vote(
     span masked when one is among the date_cue_window words before it; [] = off.
     date_cue_window (int): how many words before a date are searched for the cues (>= 1).
     protect_code_shaped (bool): keep masked a span (not DATETIME) with 4 digits in a row or a
-    word of letters and digits ("69003", "19b", "ST-40917"), whatever its label; false = off."""
+    word of letters and digits ("69003", "19b", "ST-40917"), whatever its label; false = off.
+    protect_numeric_dates (bool): keep masked a DATETIME span written in digits with a day, a
+    month and a year ("1990-06-11", "11/06/1990"); false = off."""
     register_extensions()
     return RiskVote(
         nlp,
@@ -333,6 +338,7 @@ def make_risk_vote(
         protect_date_cues,
         date_cue_window,
         protect_code_shaped,
+        protect_numeric_dates,
     )
 
 

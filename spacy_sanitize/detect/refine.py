@@ -202,7 +202,35 @@ def _measure(doc: Doc, start: int, end: int, label: str, units: FrozenSet[str] =
         return False
     if any(YEAR.match(t.text) or len(t.text) > 4 for t in numbers if t.text.isdigit()):
         return False
-    return bool(found) or (end < len(doc) and is_unit(doc[end]))
+    if found or (end < len(doc) and is_unit(doc[end])):
+        return True
+    # the first number of a range whose unit comes after the second ("25 to 30 minutes")
+    return (end + 2 < len(doc) and doc[end].lower_ in RANGE_WORDS and (doc[end + 1].like_num or doc[end + 1].text.isdigit())
+            and is_unit(doc[end + 2]))
+
+
+RANGE_WORDS = frozenset({"to", "-", "–", "or", "and"})
+SMALL_COUNT = re.compile(r"\d{1,2}")
+
+
+AGE_WORDS = frozenset({"age", "aged", "ages", "age:"})
+
+
+def _small_count(doc: Doc, start: int, end: int, label: str) -> bool:
+    """A QUANTITY span, a bare number of one or two digits in a range or a count with another
+    number ("steps 4 to 6", "Section 3 of 5", "attempt 2 of 5"): in a text that names no one it
+    counts nothing about anyone. Not an age ("Age: 52", "aged 30 to 40")."""
+    if label != "QUANTITY" or end - start != 1 or not SMALL_COUNT.fullmatch(doc[start].text):
+        return False
+    if any(t.lower_ in AGE_WORDS for t in doc[max(0, start - 3) : start]):
+        return False
+
+    def number(i: int) -> bool:
+        return 0 <= i < len(doc) and bool(SMALL_COUNT.fullmatch(doc[i].text))
+
+    linked = RANGE_WORDS | {"of"}
+    return (end + 1 < len(doc) and doc[end].lower_ in linked and number(end + 1)) or (
+        start >= 2 and doc[start - 1].lower_ in linked and number(start - 2))
 
 
 # units of a duration, a share or a size ("4 hours", "14 days", "85%", "20 cm", "a two-year
@@ -216,6 +244,18 @@ PERSON_FREE_UNITS = frozenset(
 
 # a text about "him" or "her" is about a person even where no name is written
 PERSON_PRONOUNS = frozenset("he him his himself she her hers herself".split())
+
+
+def _number_after_opener(doc: Doc, start: int, end: int) -> Optional[int]:
+    """Where the numbers of a span begin when it is a sentence's first word, an English verb or
+    noun, glued to them ("Add 200" of "Add 200 g of flour", "Running 10" of "Running 10 mins
+    late"): a recognizer read the capital as a name's or a date's; None: no such opener."""
+    first = doc[start]
+    if end - start < 2 or not first.is_alpha or first.like_num or not is_common_word(first.text) or not _line_or_sentence_start(doc, start):
+        return None
+    if all(t.like_num or t.text.replace(".", "", 1).isdigit() for t in doc[start + 1 : end]):
+        return start + 1
+    return None
 
 
 HANDLE_JOINERS = ("-", "_", ".")
@@ -433,9 +473,6 @@ class SpanRefiner:
         covered = frozenset(i for span in doc.spans[self.spans_key] for i in range(span.start, span.end))
         spans: List[Span] = []
         proper = lazy_capitalised(doc)
-        labels = {span.label_ for span in doc.spans[self.spans_key]}
-        nameless = bool(labels & {"QUANTITY", "DATETIME"}) and not labels & {"PERSON", "CODE"} and not any(
-            t.lower_ in PERSON_PRONOUNS for t in doc)
         for span in doc.spans[self.spans_key]:
             detector = str(span._.risk_explain.get("detector", "")).split(":")[0]
             if detector in RULE_DETECTORS:
@@ -446,6 +483,10 @@ class SpanRefiner:
                     parts = [part for part in parts if not is_plain_span(part, proper) and not is_product_span(part)]
                 dropped += len(parts) == 0
                 spans += parts
+        # judged on the spans left once plain words are out ("Knead for 10 minutes": "Knead" is no
+        # name), a name has no digits ("Add 200" of "Add 200 g of flour" is a number, below)
+        labels = {span.label_ for span in kept + spans if not (span.label_ == "PERSON" and any(t.like_num for t in span))}
+        nameless = not labels & {"PERSON", "CODE"} and not any(t.lower_ in PERSON_PRONOUNS for t in doc)
         for span in spans:
             if self.trim_edges:
                 field = _without_field_label(span, self.name)
@@ -522,21 +563,26 @@ class SpanRefiner:
         if start >= end:
             dropped = label in ("DATETIME", "QUANTITY") or (label == "PERSON" and self._field_words_only(span))
             return ([], "drop") if dropped else ([(span.start, span.end, label)], None)
+        number_label = label
+        if self.trim_edges and label in ("DATETIME", "QUANTITY", "PERSON"):
+            numbers = _number_after_opener(doc, start, end)
+            if numbers is not None:  # "Add 200" -> "200", a quantity (then a measure, below, where it is one)
+                start, number_label = numbers, "QUANTITY" if label == "PERSON" else label
         parts = [(start, end)]
-        if self.split_ranges and label in ("DATETIME", "QUANTITY"):
-            parts = self._split(doc, start, end, label)
+        if self.split_ranges and number_label in ("DATETIME", "QUANTITY"):
+            parts = self._split(doc, start, end, number_label)
         out: List[Tuple[int, int, str]] = []
         for s, e in parts:
-            part_label = label
-            if label == "QUANTITY" and self._years_only(doc[s:e]):
+            part_label = number_label
+            if number_label == "QUANTITY" and self._years_only(doc[s:e]):
                 part_label = "DATETIME"
-            elif label == "PERSON" and self.trim_edges and _legal_reference(doc[s:e]):
+            elif number_label == "PERSON" and self.trim_edges and _legal_reference(doc[s:e]):
                 part_label = "MISC"  # "Articles 44", "Rule 47(19)": a provision of law, not a person
-            elif label == "PERSON" and self.trim_edges and e - s == 1 and any(c.isdigit() for c in doc[s].text):
+            elif number_label == "PERSON" and self.trim_edges and e - s == 1 and any(c.isdigit() for c in doc[s].text):
                 part_label = "CODE"  # "EMP-1234", "jsmith42": a name has no digits
-            elif label in ("DATETIME", "QUANTITY") and self.trim_edges and _digits_no_date(doc[s:e]) and not _law_number(doc, s):
+            elif number_label in ("DATETIME", "QUANTITY") and self.trim_edges and _digits_no_date(doc[s:e]) and not _law_number(doc, s):
                 part_label = "CODE"  # "69003", "7731", "3782 822463 10005": no year, day or time
-            elif label in ("DEM", "MISC") and self.trim_edges and e - s == 1 and _handle_end(doc, s) is not None:
+            elif number_label in ("DEM", "MISC") and self.trim_edges and e - s == 1 and _handle_end(doc, s) is not None:
                 # "anhtran" of "anhtran-vn": a handle, not a group or a thing; the whole of it
                 part_label, e = "CODE", max(e, _handle_end(doc, s) or e)
             out.append((s, e, part_label))
@@ -545,7 +591,8 @@ class SpanRefiner:
         if self.drop_number_words:
             out = [(s, e, lab) for s, e, lab in out if not (lab == "QUANTITY" and e - s == 1 and doc[s].lower_ in BARE_NUMBER_WORDS)]
         if self.drop_measures:
-            out = [(s, e, lab) for s, e, lab in out if not _measure(doc, s, e, lab) and not (nameless and _measure(doc, s, e, lab, PERSON_FREE_UNITS, cased=False))]
+            out = [(s, e, lab) for s, e, lab in out if not _measure(doc, s, e, lab)
+                   and not (nameless and (_measure(doc, s, e, lab, PERSON_FREE_UNITS, cased=False) or _small_count(doc, s, e, lab)))]
         if not out:
             return [], "drop"
         if out == [(span.start, span.end, label)]:
