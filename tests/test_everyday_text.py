@@ -288,12 +288,19 @@ def test_markup_tags_glued_to_text_are_tokens_of_their_own(default_nlp):
     assert "Marchetti" not in out and "1990-06-11" not in out and out.count("<td>") == 3, out
 
 
+def test_a_listed_occupation_starting_a_sentence_is_a_plain_word(default_nlp):
+    """pii_gazetteer's one-word DEM at a sentence or heading start is judged like any plain word."""
+    for text in ("Executive Summary", "Firefighters brought the blaze under control early this morning."):
+        assert default_nlp(text)._.sanitized == text
+    assert "[" in default_nlp("The applicant, a firefighter from Izmir, was arrested.")._.sanitized
+
+
 def test_numbers_in_a_text_that_names_no_one(default_nlp):
     """A sentence's first word the recognizer typed a name ("Knead", "Add 200") names no one:
     the measures of the text stay; with a person in the text they are masked as before."""
     for text in ("Knead for 10 minutes until smooth and elastic.", "Add 200 g of flour and a pinch of salt.",
                  "Running 10 mins late, start without me.", "Repeat steps 4 to 6 for the other side.",
-                 "Bake for 25 to 30 minutes until golden.", "Section 3 of 5"):
+                 "Bake for 25 to 30 minutes until golden.", "Section 3 of 5", "WARN slow query took 2300 ms"):
         assert default_nlp(text)._.sanitized == text
     assert "200" not in default_nlp("Add 200 g of flour, she said.")._.sanitized
     # a count in a range, not an age: the recognizer's age spans are left to the decision

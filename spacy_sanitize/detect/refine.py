@@ -185,11 +185,17 @@ def is_product_span(span: Span) -> bool:
 MEASURE_UNITS = frozenset({"ms", "s", "sec", "secs", "min", "mins", "kb", "mb", "gb", "KB", "MB", "GB", "°C", "°F", "°c", "°f"})
 
 
+# words between the two numbers of a range ("25 to 30 minutes", "4-6"), and a count's "of" ("3 of 5")
+RANGE_WORDS = frozenset({"to", "-", "–", "or", "and"})
+SMALL_COUNT = re.compile(r"\d{1,2}")
+
+
 def _measure(doc: Doc, start: int, end: int, label: str, units: FrozenSet[str] = MEASURE_UNITS, cased: bool = True) -> bool:
     """A QUANTITY or DATETIME span of numbers (at most 4 digits, no year) and units of ``units``
     (in the span or right after it; ``cased``: compared as written, "Ms" is a title): "5 min",
-    and with ``PERSON_FREE_UNITS`` "4 hours", "two-year", "85%"."""
-    if label not in ("QUANTITY", "DATETIME"):
+    and with ``PERSON_FREE_UNITS`` "4 hours", "two-year", "85%". A recognizer's CODE of digits
+    is one too when its unit follows ("took 2300 ms"); the code rules' spans never get here."""
+    if label not in ("QUANTITY", "DATETIME", "CODE"):
         return False
 
     def is_unit(token: Token) -> bool:
@@ -209,11 +215,7 @@ def _measure(doc: Doc, start: int, end: int, label: str, units: FrozenSet[str] =
             and is_unit(doc[end + 2]))
 
 
-RANGE_WORDS = frozenset({"to", "-", "–", "or", "and"})
-SMALL_COUNT = re.compile(r"\d{1,2}")
-
-
-AGE_WORDS = frozenset({"age", "aged", "ages", "age:"})
+AGE_WORDS = frozenset({"age", "aged", "ages"})
 
 
 def _small_count(doc: Doc, start: int, end: int, label: str) -> bool:
@@ -479,7 +481,11 @@ class SpanRefiner:
                 kept.append(span)
             else:
                 parts = self._line_parts(span) if self.trim_edges else [span]
-                if self.drop_plain_words and detector != "pii_gazetteer":
+                # a gazetteer's span keeps its words (a listed place or body of several words, an office
+                # on a short line: "the President of Cyprus"), but a one-word DEM that starts a
+                # sentence or a line is as plain as any ("Firefighters brought", "Executive Summary")
+                gazetteer_word = span.label_ == "DEM" and len(span) == 1 and _line_or_sentence_start(doc, span.start)
+                if self.drop_plain_words and (detector != "pii_gazetteer" or gazetteer_word):
                     parts = [part for part in parts if not is_plain_span(part, proper) and not is_product_span(part)]
                 dropped += len(parts) == 0
                 spans += parts
@@ -582,9 +588,8 @@ class SpanRefiner:
                 part_label = "CODE"  # "EMP-1234", "jsmith42": a name has no digits
             elif number_label in ("DATETIME", "QUANTITY") and self.trim_edges and _digits_no_date(doc[s:e]) and not _law_number(doc, s):
                 part_label = "CODE"  # "69003", "7731", "3782 822463 10005": no year, day or time
-            elif number_label in ("DEM", "MISC") and self.trim_edges and e - s == 1 and _handle_end(doc, s) is not None:
-                # "anhtran" of "anhtran-vn": a handle, not a group or a thing; the whole of it
-                part_label, e = "CODE", max(e, _handle_end(doc, s) or e)
+            elif number_label in ("DEM", "MISC") and self.trim_edges and e - s == 1 and (handle_end := _handle_end(doc, s)) is not None:
+                part_label, e = "CODE", handle_end  # "anhtran" of "anhtran-vn": a handle, not a group or a thing
             out.append((s, e, part_label))
         if self.drop_vague_dates:
             out = [(s, e, lab) for s, e, lab in out if lab != "DATETIME" or _dated(doc[s:e])]
