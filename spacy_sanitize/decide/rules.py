@@ -45,6 +45,7 @@ from typing import FrozenSet, Iterable, Optional, Sequence, Tuple
 
 import pycountry
 
+from ..detect.codes import NUMERIC_DATE_IN_TEXT
 from ..detect.gazetteer.loading import shipped_gazetteer_path
 from ..detect.names import name_lists
 from ..detect.refine import MONTHS
@@ -117,10 +118,6 @@ def date_like_code(text: str) -> bool:
     "12-MAR-2019" or "mid-1960s"."""
     return (bool(DATE_LIKE_CODE.fullmatch(text)) and any(c.isdigit() for c in text)
             and any(w.lower() not in MONTHS for w in CAPITALS.findall(text)))
-
-
-# a day, a month and a year in digits: "1990-06-11", "11/06/1990", "11.06.90" (not "2019-20", "5/6")
-NUMERIC_DATE = re.compile(r"(?<!\d)(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2}))(?!\d)")
 
 
 def code_shaped(text: str) -> bool:
@@ -247,7 +244,7 @@ class ProtectRules:
         if self.code_shaped and (code_shaped(text[start:end]) if label != DATE_LABEL else date_like_code(text[start:end])):
             return ("shaped like an identifier (a run of 4 digits, or letters and digits in one word: a house or staff "
                     "number, a postcode) is protected (protect_code_shaped): masked whatever the votes")
-        if self.numeric_dates and label == DATE_LABEL and NUMERIC_DATE.search(text[start:end]):
+        if self.numeric_dates and label == DATE_LABEL and NUMERIC_DATE_IN_TEXT.search(text[start:end]):
             return "a date in digits with its day, month and year is protected (protect_numeric_dates): masked whatever the votes"
         if self.names and self.name_word(text[start:end]):
             return "a word of the span is in the shipped name lists (protect_names): masked whatever the votes"

@@ -190,6 +190,11 @@ RANGE_WORDS = frozenset({"to", "-", "–", "or", "and"})
 SMALL_COUNT = re.compile(r"\d{1,2}")
 
 
+def _is_number(token: Token) -> bool:
+    """A number as written in a measure: "200", "two", "37.5"."""
+    return token.like_num or token.text.replace(".", "", 1).isdigit()
+
+
 def _measure(doc: Doc, start: int, end: int, label: str, units: FrozenSet[str] = MEASURE_UNITS, cased: bool = True) -> bool:
     """A QUANTITY or DATETIME span of numbers (at most 4 digits, no year) and units of ``units``
     (in the span or right after it; ``cased``: compared as written, "Ms" is a title): "5 min",
@@ -202,7 +207,7 @@ def _measure(doc: Doc, start: int, end: int, label: str, units: FrozenSet[str] =
         return (token.text if cased else token.lower_) in units
 
     words = [t for t in doc[start:end] if not t.is_space and t.text not in ("-", "'", "’")]
-    numbers = [t for t in words if t.like_num or t.text.replace(".", "", 1).isdigit()]
+    numbers = [t for t in words if _is_number(t)]
     found = [t for t in words if is_unit(t)]
     if not numbers or len(numbers) + len(found) != len(words):
         return False
@@ -211,7 +216,7 @@ def _measure(doc: Doc, start: int, end: int, label: str, units: FrozenSet[str] =
     if found or (end < len(doc) and is_unit(doc[end])):
         return True
     # the first number of a range whose unit comes after the second ("25 to 30 minutes")
-    return (end + 2 < len(doc) and doc[end].lower_ in RANGE_WORDS and (doc[end + 1].like_num or doc[end + 1].text.isdigit())
+    return (end + 2 < len(doc) and doc[end].lower_ in RANGE_WORDS and _is_number(doc[end + 1])
             and is_unit(doc[end + 2]))
 
 
@@ -255,7 +260,7 @@ def _number_after_opener(doc: Doc, start: int, end: int) -> Optional[int]:
     first = doc[start]
     if end - start < 2 or not first.is_alpha or first.like_num or not is_common_word(first.text) or not _line_or_sentence_start(doc, start):
         return None
-    if all(t.like_num or t.text.replace(".", "", 1).isdigit() for t in doc[start + 1 : end]):
+    if all(_is_number(t) for t in doc[start + 1 : end]):
         return start + 1
     return None
 
