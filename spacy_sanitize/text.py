@@ -26,6 +26,17 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
 
 
+# Letters Unicode does not decompose into a base letter and a mark, as an English keyboard types them
+_UNDECOMPOSED = str.maketrans("łŁøØđĐħĦı", "lLoOdDhHi")
+
+
+@lru_cache(maxsize=65536)
+def fold_name(text: str) -> str:
+    """``fold`` that also reads "ł", "ø", "đ" as "l", "o", "d": a name repeated in chat or a
+    login without its diacritics ("Łukasz" ... "lukasz", "Søren" ... "soren")."""
+    return fold(text.translate(_UNDECOMPOSED))
+
+
 @dataclass(frozen=True)
 class NamePartRule:
     """Which words of a PERSON name stand for the person on their own: at least
@@ -132,7 +143,8 @@ def occurrences(
     string (or one alternation of all of them) is tried at every position instead, which
     made ``pii_coref`` quadratic in the length of a document (its strings grow with it).
 
-    ``any_case``: strings (names) that also match in other casing and with a plural "s"
+    ``any_case``: strings (names) that also match in other casing, without diacritics
+    ("lucia" for "Lucía", ``fold_name``) and with a plural "s"
     (``other_casing_ok`` decides a match that differs from the string); their heads are
     indexed case-folded, so the pass stays linear."""
     by_head: Dict[str, List[str]] = {}
@@ -141,7 +153,7 @@ def occurrences(
     for string in sorted(dict.fromkeys(s for s in strings if s), key=len, reverse=True):
         by_head.setdefault(_head(string), []).append(string)
         if string in folded:
-            by_fold.setdefault(_head(string).casefold(), []).append(string)
+            by_fold.setdefault(fold_name(_head(string)), []).append(string)
     if not by_head:
         return []
     found: List[Tuple[int, int, str]] = []
@@ -154,7 +166,7 @@ def occurrences(
             continue
         candidates = by_head.get(head, [])
         if by_fold:
-            key = head.casefold()
+            key = fold_name(head)
             same, plural = by_fold.get(key, ()), by_fold.get(key[:-1], ()) if key.endswith("s") else ()
             if same or plural:  # most words are no name's head: no lists built for them
                 extra = [c for c in same if c not in candidates]
@@ -165,7 +177,7 @@ def occurrences(
         for string in candidates:  # longest first
             stop = p + len(string)
             if not text.startswith(string, p):
-                if string not in folded or text[p:stop].casefold() != string.casefold():
+                if string not in folded or fold_name(text[p:stop]) != fold_name(string):
                     continue
             if string in folded and stop < size and text[stop] in "sS" and not string.endswith(("s", "S")) and not (
                 stop + 1 < size and _is_word(text[stop + 1])

@@ -348,3 +348,34 @@ def test_logins_made_from_a_detected_name_are_masked(default_nlp, text, login):
 def test_a_login_form_that_is_a_word_stays_a_word(default_nlp):
     out = default_nlp("Dr Sam Mile asked us to smile.")._.sanitized
     assert out.endswith("asked us to smile.") and "Mile" not in out
+
+
+@pytest.mark.parametrize("text, name", [
+    ("ill bring his kid tomek instead", "tomek"),            # no list holds it: a name after a kinship word
+    ("cant come tonight, my nephew kuba has a fever", "kuba"),
+    ("my son lucas is off sick", "lucas"),                    # a listed given name
+])
+def test_a_lower_case_name_after_a_kinship_word_is_masked(default_nlp, text, name):
+    assert name not in default_nlp(text)._.sanitized
+
+
+@pytest.mark.parametrize("text", [
+    "my daughter babysits on fridays so cant do then",      # a rare verb after the kinship word
+    "my son overthinks everything before exams",
+    "her husband homeschools the twins this year",
+])
+def test_a_verb_after_a_kinship_word_stays(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text
+
+
+def test_a_listed_name_typed_org_is_a_person_and_propagates(default_nlp):
+    # the recognizer reads "intern is Lucía Cabrera" as an organisation; a listed given and family name is a person
+    doc = default_nlp("Our new intern is Lucía Cabrera. Say hi to lucia on slack.")
+    assert [(s.text, s.label_) for s in doc.spans["pii"]][:1] == [("Lucía Cabrera", "PERSON")]
+    assert "lucia" not in doc._.sanitized and "Cabrera" not in doc._.sanitized
+    # two listed names that are also common words stay what the recognizer said
+    from spacy_sanitize.detect.refine import _listed_full_name
+
+    nlp = spacy.blank("en")
+    assert not _listed_full_name(nlp("Morgan Stanley")[0:2])
+    assert _listed_full_name(nlp("Lucía Cabrera")[0:2])

@@ -67,6 +67,7 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     # letter-spaced OCR words read whole in pii_text_view's view: default 26, strict 23; card
     # security codes and PINs after their label (pii_codes' security_code): 25, 22; logins written
     # from a name ("fatima.zahra", pii_coref): 24, 21; the town of a postal address with its
-    # postcode (pii_codes): 22, 19
-    pinned = {"default": 2, "strict": 2, "ensemble": 18, "court": 20}
+    # postcode (pii_codes): 22, 19; ... 2, 2; names after a kinship word in lower case, names repeated
+    # without diacritics, a listed given and family name typed ORG (8 cases written first): 0, 0
+    pinned = {"default": 0, "strict": 0, "ensemble": 16, "court": 18}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned

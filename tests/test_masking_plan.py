@@ -121,6 +121,15 @@ def test_occurrences_cover_or_all():
     assert occurrences(text, ["Smith", "John Smith"], overlapping=True) == [(0, 10, "John Smith"), (5, 10, "Smith"), (15, 20, "Smith")]
 
 
+def test_names_also_match_without_their_diacritics():
+    # chat and logins drop accents and letters like "ł" and "ø" (leak cases "lukasz", "soren", "renee")
+    text = "Łukasz and Søren met Renée. lukasz, soren and renee left; Lukaszewski stayed."
+    found = occurrences(text, ["Łukasz", "Søren", "Renée"], any_case=["Łukasz", "Søren", "Renée"])
+    assert [text[a:b] for a, b, _ in found] == ["Łukasz", "Søren", "Renée", "lukasz", "soren", "renee"]
+    # only the names given as any_case: other strings match as written
+    assert [text[a:b] for a, b, _ in occurrences(text, ["Renée"])] == ["Renée"]
+
+
 # --- risk_infer: entities scored by deltas --------------------------------------------
 
 def full_recomputation(infer, doc, spans):

@@ -130,6 +130,16 @@ def _chat_name_word(word: str, lists: NameLists) -> bool:
     return word in lists.given or word in lists.family or _rare_word(word)
 
 
+def kin_name_word(word: str, lists: Optional[NameLists] = None) -> bool:
+    """A lower-case word after a kinship word that is a name ("his kid tomek", "my son lucas"):
+    a listed given name, or a chat name word (``_chat_name_word``) not inflected like the verb
+    such a phrase often goes on with ("my daughter babysits", "my son overthinks")."""
+    lists = lists or name_lists()
+    if word in lists.given:
+        return True
+    return _chat_name_word(word, lists) and not word.endswith(("s", "ed", "ing"))
+
+
 @lru_cache(maxsize=65536)
 def _rare_word(word: str) -> bool:
     """No chat shorthand, name that is a word, everyday or frequent English word (one lookup a word)."""

@@ -295,6 +295,17 @@ LAW_NUMBER_CUES = LEGAL_REFERENCE_WORDS | frozenset({"law", "laws", "act", "acts
                                                      "code", "no", "no.", "nos", "nos.", "n°", "nº", "page", "pages", "p.", "pp."})
 
 
+def _listed_full_name(tokens: Span) -> bool:
+    """Two capitalised words, a listed given name then a listed family name, neither a common
+    English word: a person a recognizer typed ORG from its context ("intern is Lucía Cabrera";
+    not "Morgan Stanley": both are common words)."""
+    if len(tokens) != 2 or not all(t.is_alpha and t.is_title for t in tokens):
+        return False
+    lists = name_lists()
+    given, family = tokens[0].lower_, tokens[1].lower_
+    return given in lists.given and family in lists.family and not is_common_word(given) and not is_common_word(family)
+
+
 def _law_number(doc: Doc, start: int) -> bool:
     return start > 0 and doc[start - 1].lower_ in LAW_NUMBER_CUES
 
@@ -593,6 +604,8 @@ class SpanRefiner:
                 part_label = "CODE"  # "EMP-1234", "jsmith42": a name has no digits
             elif number_label in ("DATETIME", "QUANTITY") and self.trim_edges and _digits_no_date(doc[s:e]) and not _law_number(doc, s):
                 part_label = "CODE"  # "69003", "7731", "3782 822463 10005": no year, day or time
+            elif number_label == "ORG" and self.trim_edges and _listed_full_name(doc[s:e]):
+                part_label = "PERSON"  # a given and a family name of the lists: a person
             elif number_label in ("DEM", "MISC") and self.trim_edges and e - s == 1 and (handle_end := _handle_end(doc, s)) is not None:
                 part_label, e = "CODE", handle_end  # "anhtran" of "anhtran-vn": a handle, not a group or a thing
             out.append((s, e, part_label))

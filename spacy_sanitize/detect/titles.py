@@ -20,7 +20,8 @@ Two more kinds of words introduce names the same way:
   each later item of the list that starts with capitalised words is one too);
 - **kinship words** ("daughter", "son", "wife", "nephew"...): a child's or relative's given
   name after them is often alone ("Her daughter Emily (age 7)"); it is also taken in lower
-  case when it is in the shipped given-name list ("my son lucas", ``detect/names.py``).
+  case when it is in the shipped given-name list ("my son lucas", ``detect/names.py``) or a
+  word no English list holds ("his kid tomek"; not "my son overthinks": ``kin_name_word``).
 
 A match whose first word is a stop word, month or weekday ("born In", "son March") is
 skipped, and leading titles are left out ("her husband Prince Philip": "Philip").
@@ -56,7 +57,7 @@ from ..text import COMMON_WORDS, is_common_word
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from ._regex import alternatives
-from .names import name_lists, word_names
+from .names import kin_name_word, name_lists, word_names
 
 DEFAULT_TITLES: List[str] = ["Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Lady", "Lord", "Judge", "Justice", "Madam", "Monsieur", "Madame", "Herr", "Frau"]
 # A period ends a name word only after an initial ("J. R. Smith"): after a longer word it
@@ -225,10 +226,10 @@ class TitleDetector:
                 found += self._name(text, *match.span(1), "variant")
                 found += self._later_items(text, match.end())
         if self.kinship is not None:
-            given = name_lists().given
+            lists = name_lists()
             for match in self.kinship.finditer(text):
                 start, end = match.span(1)
-                if text[start].islower() and text[start:end] not in given:
+                if text[start].islower() and not kin_name_word(text[start:end], lists):
                     continue
                 found += self._name(text, start, end, "kinship")
         if self.field is not None and (":" in text or "=" in text):
