@@ -379,3 +379,48 @@ def test_a_listed_name_typed_org_is_a_person_and_propagates(default_nlp):
     nlp = spacy.blank("en")
     assert not _listed_full_name(nlp("Morgan Stanley")[0:2])
     assert _listed_full_name(nlp("Lucía Cabrera")[0:2])
+
+
+@pytest.mark.parametrize("text", [
+    "The engineer will arrive between 8 and 10 on Thursday.",   # times of day and a weekday
+    "Your appointment is confirmed for tomorrow at 9:30.",      # a clock time the recognizer typed CODE
+    "Final score: 2-1 after a late penalty.",                   # a score
+    "INFO Processed 4821 records in 12 batches",                # counts, not a code or a year
+    "Total hours worked this week: 37.5",
+    "Please submit timesheets by Friday.",                      # a weekday the recognizer typed MISC
+])
+def test_times_counts_and_weekdays_in_a_text_that_names_no_one_stay(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("I was born on 14 March 1987 and moved here last year.", "14 March 1987"),   # a calendar date stays masked
+    ("I moved to Hartlepool in 2019 after my divorce.", "2019"),                   # a year
+    ("meet at my place, 19b kingfisher close, buzz twice", "19b"),                 # a house number is no count
+    ("Age: 52", "52"),                                                             # an age
+    ("The engineer said he would arrive between 8 and 10.", "8"),                  # "he": a text about someone
+])
+def test_dates_ages_and_house_numbers_stay_masked_where_no_one_is_named(default_nlp, text, secret):
+    doc = default_nlp(text)
+    assert any(s.start_char <= text.index(secret) < s.end_char for s in doc.spans["pii"] if s._.mask), [
+        (s.text, s.label_, s._.mask) for s in doc.spans["pii"]]
+
+
+@pytest.mark.parametrize("text", [
+    "Key Findings",                               # "Key" is a name that is also a word; "Findings" is only a word
+    "Key Risks and Mitigations",                  # plurals of everyday words
+    "Marital status: Single / Married / Other",   # a form's options
+    "Preferred contact method: Email / Phone / Post",
+    "INFO Indexed 1532 documents",                # a verb after a log level, then a count
+])
+def test_headings_options_and_log_verbs_stay_plain(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Grace Hunter", "Grace Hunter"),             # a heading-like line of name words stays a name
+    ("Siblings: Grace / Hunter / Rose", "Hunter"),  # names between slashes are no form options
+    ("Parents: Ahmed / Fatima / Yusuf", "Fatima"),
+])
+def test_names_on_short_lines_and_between_slashes_stay_masked(default_nlp, text, name):
+    assert name not in default_nlp(text)._.sanitized

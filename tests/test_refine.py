@@ -30,7 +30,7 @@ def refined(nlp, text, phrase, label, detector="pii_ent_mapper:DATE", **config):
         ("He won more than 90 games.", "more than 90", "QUANTITY", [("90", "QUANTITY")]),
         ("It happened in the late 19th and", "late 19th and", "DATETIME", [("19th", "DATETIME")]),
         ("He stayed for only two days.", "only two days", "DATETIME", [("two days", "DATETIME")]),
-        ("They won three titles.", "three", "QUANTITY", [("three", "QUANTITY")]),
+        ("He won three titles.", "three", "QUANTITY", [("three", "QUANTITY")]),  # "he": nameless texts drop counts
         ("It was on 5 March.", "5 March", "DATETIME", [("5 March", "DATETIME")]),
         ("They met in March.", "March", "DATETIME", [("March", "DATETIME")]),
     ],
@@ -58,7 +58,7 @@ def test_vague_dates_and_bare_number_words_are_dropped(nlp_blank, text, phrase, 
 
 
 def test_drop_rules_can_be_switched_off(nlp_blank):
-    _, spans = refined(nlp_blank, "We met in the summer.", "summer", "DATETIME", drop_vague_dates=False)
+    _, spans = refined(nlp_blank, "He met her in the summer.", "summer", "DATETIME", drop_vague_dates=False)
     assert spans == [("summer", "DATETIME")]
     _, spans = refined(spacy.blank("en"), "It was his first album.", "first", "QUANTITY", drop_number_words=False)
     assert spans == [("first", "QUANTITY")]
@@ -69,8 +69,8 @@ def test_drop_rules_can_be_switched_off(nlp_blank):
 @pytest.mark.parametrize(
     "text,phrase,label",
     [
-        ("Open 9 to 5 daily.", "9 to 5", "QUANTITY"),  # numbers, not years: one span
-        ("The score was 4 - 1 at half time.", "4 - 1", "QUANTITY"),
+        ("His shop is open 9 to 5 daily.", "9 to 5", "QUANTITY"),  # numbers, not years: one span
+        ("His team led 4 - 1 at half time.", "4 - 1", "QUANTITY"),
         ("She met Smith and Jones.", "Smith and Jones", "PERSON"),  # other types are never split
     ],
 )

@@ -190,7 +190,9 @@ class ProperNounDetector:
                 while b > a and not (caps[b - 1] or (_number(words[b - 1]) and b == end)):
                     b -= 1
                 # a heading or a sentence's first words, all plain ("DISCHARGE SUMMARY", "Preheat"), is no name
-                if a < b and any(self._rare(words[m]) for m in range(a, b) if caps[m]) and not _plain_or_product(Span(doc, a, b, self.label), proper):
+                # judged on its words: a closing number ("Indexed 1532" after a log level) is no name's
+                w = b - 1 if b - 1 > a and not caps[b - 1] else b
+                if a < b and any(self._rare(words[m]) for m in range(a, b) if caps[m]) and not _plain_or_product(Span(doc, a, w, self.label), proper):
                     label = self._label(words, spaces, a, b, lists)
                     if label == self.label and self._after_person(words, spaces, a, persons):
                         label = "PERSON"

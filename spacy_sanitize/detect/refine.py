@@ -34,7 +34,10 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   a PERSON span of one word with a digit ("EMP-1234", "jsmith42": a name has no digits), and a
   DATETIME or QUANTITY span of digits only, one word of 4 or more and no year ("69003", "7731"). A PERSON
   span that refers to a provision ("Articles 44", "Rule 47(19)": a word of
-  ``LEGAL_REFERENCE_WORDS``, then a number) is MISC.
+  ``LEGAL_REFERENCE_WORDS``, then a number) is MISC. A number before a plural everyday noun
+  is a count, not a code ("4821 records"); a recognizer's CODE of a clock time ("9:30") and
+  MISC of a weekday ("by Friday") are DATETIME; a recognizer's ORG of a listed given name and a
+  listed family name, neither a common word, is a PERSON ("intern is Lucía Cabrera").
 
 - **line breaks**: a span across a line break (generic NER reads "Bartosz Nowak\nSent:" as one
   name) is cut there into one span a line (with ``trim_edges``); a line's part that is a
@@ -55,7 +58,10 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   when the word is capitalised inside a sentence elsewhere in the text (a proper noun there).
   A PERSON span of titles only ("Madam", "Sir") is dropped too, and so is a span of app,
   platform and device names only wherever it stands (``PRODUCT_NAMES``: "on Zoom or Microsoft
-  Teams", "works on Android"; not "Drive" or "Teams" alone).
+  Teams", "works on Android"; not "Drive" or "Teams" alone). On a heading line a name that is
+  also a word is plain beside a word that is no name at all ("Key Findings"), plurals of
+  everyday words are everyday ("Mitigations"), and the options of a form between slashes are
+  plain wherever they stand ("Single / Married / Other", "Email / Phone / Post").
 
 - **measures** (with ``drop_measures``): a QUANTITY or DATETIME span of a number (at most 4
   digits) and an everyday unit, in the span or right after it ("5 min", "120 ms", "30 s",
@@ -63,7 +69,10 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   percentages of disability, weights) unless the text names no one (no PERSON or CODE span, no
   "he" or "she"):
   there a number with a unit of time, share or size (``PERSON_FREE_UNITS``: "repeat in 4 hours",
-  "85%", "a two-year renovation", "20 cm") describes no one and is dropped too.
+  "85%", "a two-year renovation", "20 cm") describes no one and is dropped too, and so does a
+  time, count or score that names no calendar date and no age ("between 8 and 10", "at 7:45",
+  "by Friday", "the next three months", "14 tables", "3-2"; not "14 March 1987", "in 2019",
+  "Age: 52", a house number "19b" or a number beside another, "900 261").
 
 Spans found by rules (``pii_codes``, ``pii_script``, ``pii_titles``, ``pii_propn``) are kept as they are.
 A rewritten span keeps its label and ``Span._.risk_explain`` (copied to the new offsets)
@@ -81,6 +90,7 @@ from spacy.tokens import Doc, Span, Token
 from ..extensions import register_extensions
 from ..text import is_common_word
 from ..types import DEFAULT_SPANS_KEY, PERSON_TITLES
+from .codes import NUMERIC_DATE_IN_TEXT
 from .names import everyday_word, name_lists, word_names
 
 RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles", "pii_propn")
@@ -247,6 +257,52 @@ PERSON_FREE_UNITS = frozenset(
     "second seconds minute minutes hour hours hr hrs day days week weeks month months year years % percent per cent "
     "mm cm m km g kg mg ml l litre litres liter liters".split()
 )
+
+
+# a clock time ("9:30", "17:05"): a recognizer's CODE of one is a time of day
+CLOCK_TIME = re.compile(r"(?:[01]?\d|2[0-3]):[0-5]\d")
+# a number as counts, scores, decimals and times of day are written ("14", "37.5", "3-2", "7:45", "3pm")
+PLAIN_NUMBER = re.compile(r"\d{1,4}(?:[.,:-]\d{1,2})?(?:am|pm)?", re.IGNORECASE)
+
+
+def _calendar_date(tokens: Iterable[Token]) -> bool:
+    """Whether these tokens name a day, month or year of the calendar: a month name, a year
+    (not a count: "Indexed 1532 documents"), a date in digits ("03/07/1991")."""
+    tokens = list(tokens)
+    for t in tokens:
+        if _is_month(t.text) or NUMERIC_DATE_IN_TEXT.search(t.text) or YEAR_RANGE.match(t.text):
+            return True
+        if YEAR.match(t.text.rstrip("s")) and not _counted(t.doc, t.i + 1):
+            return True
+    return False
+
+
+def _counted(doc: Doc, i: int) -> bool:
+    """Whether token ``i`` is a plural everyday noun a number counts ("1532 documents", "4821
+    records", "14 tables"): the number is a count, not a year or an identifier."""
+    if i >= len(doc):
+        return False
+    word = doc[i]
+    return word.is_alpha and word.is_lower and len(word) > 3 and word.text.endswith("s") and everyday_word(word.text)
+
+
+def _undated_time_or_count(doc: Doc, start: int, end: int, label: str) -> bool:
+    """A DATETIME or QUANTITY span that names no calendar date and no age: a time of day
+    ("between 8 and 10", "at 7:45"), a weekday, a duration ("the next three months"), a count
+    or a score ("14 tables", "3-2", "37.5"): in a text that names no one it describes no one.
+    A date ("14 March 1987", "03/07/1991", "in 2019") or an age stays."""
+    if label not in ("DATETIME", "QUANTITY"):
+        return False
+    if any(t.lower_ in AGE_WORDS or t.lower_ == "old" for t in doc[max(0, start - 3) : min(len(doc), end + 2)]):
+        return False
+    # plain numbers and words only: "19b" is a house number, "oh-seven-seven" a phone number spelt out
+    if not all(t.is_space or t.is_punct or PLAIN_NUMBER.fullmatch(t.text) or (t.is_alpha and (t.is_lower or t.lower_ in WEEKDAYS))
+               for t in doc[start:end]):
+        return False
+    # a number beside another is a piece of a longer one ("double-oh 900 261")
+    if (start > 0 and doc[start - 1].is_digit) or (end < len(doc) and doc[end].is_digit):
+        return False
+    return not _calendar_date(doc[start:end])
 
 
 # a text about "him" or "her" is about a person even where no name is written
@@ -448,25 +504,56 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
     words = [t for t in span if not t.is_space and t.lower_ not in PLAIN_CONNECTORS]
     if not words or span.label_ not in PLAIN_LABELS:
         return False
-    if span.label_ in ("ORG", "LOC", "DEM") and len(words) > 1:
+    options = _in_option_list(span)
+    if span.label_ in ("ORG", "LOC", "DEM") and len(words) > 1 and not options:
         return False  # "High Street", "General Services": common words name places and bodies; "retired teacher" describes one
     if not any(c.isalnum() for c in span.text):
         return True
     if span.label_ == "PERSON" and all(t.lower_.rstrip(".") in PERSON_TITLES for t in words):
         return True
-    if not _line_or_sentence_start(span.doc, span.start) and not _heading_line(span):
+    heading = not options and _heading_line(span)
+    if not options and not heading and not _line_or_sentence_start(span.doc, span.start):
         return False
     given, family = name_lists()
     also_names = word_names()
+    plain_only = False  # a word that is no name at all ("Findings" of the heading "Key Findings")
     for token in words:
         lowered = token.lower_
         where = proper().get(lowered, ())  # token indices in order: one outside the span is first or last
         elsewhere = bool(where) and (where[0] < span.start or where[-1] >= span.end)
-        if not token.is_alpha or lowered in given or lowered in family or lowered in also_names or elsewhere:
+        if not token.is_alpha or lowered in given or lowered in family or elsewhere:
             return False
-        if not everyday_word(lowered) and lowered not in PRODUCT_NAMES:  # "Search Google"
+        if not _everyday(lowered) and lowered not in PRODUCT_NAMES:  # "Search Google"
             return False
-    return True
+        plain_only = plain_only or lowered not in also_names
+    # a name that is also a word (Grace, Will, Key) stays a name, unless a heading's other word is plain
+    return plain_only and (heading or options or all(t.lower_ not in also_names for t in words))
+
+
+def _everyday(word: str) -> bool:
+    """``everyday_word``, also in the plural ("Mitigations", "Intolerances")."""
+    return everyday_word(word) or (len(word) > 4 and word.endswith("s") and everyday_word(word[:-1]))
+
+
+def _in_option_list(span: Span) -> bool:
+    """Whether ``span`` stands in a form's list of options, three or more capitalised words
+    between slashes ("Single / Married / Other", "Email / Phone / Post"); whether those words
+    are plain is ``is_plain_span``'s test."""
+    doc = span.doc
+    reach = 4 * HEADING_WORDS
+    start, end = span.start, span.end
+    while start > 0 and doc[start - 1].text not in (":", "?") and not _line_break(doc[start - 1]):
+        start -= 1
+        if span.start - start > reach:
+            return False
+    while end < len(doc) and not _line_break(doc[end - 1]) and doc[end].text not in (".", ";"):
+        end += 1
+        if end - span.end > reach:
+            return False
+    items = [t for t in doc[start:end] if not t.is_space]
+    words, slashes = items[0::2], items[1::2]
+    return (len(words) >= 3 and len(slashes) == len(words) - 1 and all(t.text == "/" for t in slashes)
+            and all(t.is_alpha and t.text[:1].isupper() for t in words))
 
 
 class SpanRefiner:
@@ -602,8 +689,13 @@ class SpanRefiner:
                 part_label = "MISC"  # "Articles 44", "Rule 47(19)": a provision of law, not a person
             elif number_label == "PERSON" and self.trim_edges and e - s == 1 and any(c.isdigit() for c in doc[s].text):
                 part_label = "CODE"  # "EMP-1234", "jsmith42": a name has no digits
-            elif number_label in ("DATETIME", "QUANTITY") and self.trim_edges and _digits_no_date(doc[s:e]) and not _law_number(doc, s):
+            elif (number_label in ("DATETIME", "QUANTITY") and self.trim_edges and _digits_no_date(doc[s:e]) and not _law_number(doc, s)
+                  and not _counted(doc, e)):
                 part_label = "CODE"  # "69003", "7731", "3782 822463 10005": no year, day or time
+            elif number_label == "CODE" and self.trim_edges and e - s == 1 and CLOCK_TIME.fullmatch(doc[s].text):
+                part_label = "DATETIME"  # "at 9:30": a time of day, not a code
+            elif number_label == "MISC" and self.trim_edges and e - s == 1 and doc[s].lower_ in WEEKDAYS:
+                part_label = "DATETIME"  # "by Friday"
             elif number_label == "ORG" and self.trim_edges and _listed_full_name(doc[s:e]):
                 part_label = "PERSON"  # a given and a family name of the lists: a person
             elif number_label in ("DEM", "MISC") and self.trim_edges and e - s == 1 and (handle_end := _handle_end(doc, s)) is not None:
@@ -615,7 +707,8 @@ class SpanRefiner:
             out = [(s, e, lab) for s, e, lab in out if not (lab == "QUANTITY" and e - s == 1 and doc[s].lower_ in BARE_NUMBER_WORDS)]
         if self.drop_measures:
             out = [(s, e, lab) for s, e, lab in out if not _measure(doc, s, e, lab)
-                   and not (nameless and (_measure(doc, s, e, lab, PERSON_FREE_UNITS, cased=False) or _small_count(doc, s, e, lab)))]
+                   and not (nameless and (_measure(doc, s, e, lab, PERSON_FREE_UNITS, cased=False) or _small_count(doc, s, e, lab)
+                                          or _undated_time_or_count(doc, s, e, lab)))]
         if not out:
             return [], "drop"
         if out == [(span.start, span.end, label)]:
