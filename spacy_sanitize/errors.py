@@ -563,6 +563,7 @@ class Errors(metaclass=ErrorsWithCodes):
     )
     E052 = "the client closed the connection before sending the whole request body."
     E054 = "--limit-concurrency must be 1 or more (got {n}): it is the most open connections a worker keeps."
+    E055 = "--header-timeout and --read-timeout must be above 0 seconds (got {header} and {read})."
     E050 = (
         "--token-env {name}: the environment variable is not set or empty; set it to a secret token "
         "(e.g. export {name}=$(python -c 'import secrets; print(secrets.token_urlsafe(32))'))."

@@ -352,16 +352,63 @@ def _kind(value: Any) -> str:
     return "no such field" if value is None else f"a {type(value).__name__}, not a string"
 
 
+class PendingFile:
+    """A file made in ``target``'s folder (mode 0600) that appears at ``target`` only on
+    ``commit`` (renamed over it: readers never see a partial file) and is gone after
+    ``discard``. On Linux it has no name until ``commit`` (``O_TMPFILE``): a run that is
+    killed (SIGKILL, out of memory) or whose disk fills leaves no file with its text behind.
+    Elsewhere, or on a file system without ``O_TMPFILE``, it is a hidden ``.NAME.*.tmp`` file
+    that only a killed run leaves."""
+
+    def __init__(self, target: Union[str, Path]) -> None:
+        self.target = Path(target)
+        self.folder = str(self.target.parent) or "."
+        self.name: Optional[str] = None
+        try:
+            self.fd = os.open(self.folder, os.O_TMPFILE | os.O_WRONLY, 0o600)  # type: ignore[attr-defined]
+        except (AttributeError, OSError):
+            self.fd, self.name = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".tmp", dir=self.folder)
+
+    def commit(self, mode: int = 0o600) -> None:
+        """Give the file ``mode`` and put it at ``target``; the caller closes the descriptor after."""
+        os.fchmod(self.fd, mode)
+        if self.name is None:  # an unnamed file: link it under a hidden name, then rename that
+            folder = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                while True:
+                    name = f".{self.target.name}.{os.urandom(6).hex()}.tmp"
+                    try:  # with a dir_fd os.link is linkat(..., AT_SYMLINK_FOLLOW): the file, not /proc's link
+                        os.link(f"/proc/self/fd/{self.fd}", name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=True)
+                        break
+                    except FileExistsError:
+                        continue
+            finally:
+                os.close(folder)
+            self.name = os.path.join(self.folder, name)
+        os.replace(self.name, self.target)
+        self.name = None
+
+    def discard(self) -> None:
+        """Remove what ``commit`` did not publish (the caller closes the descriptor)."""
+        if self.name is not None:
+            try:
+                os.unlink(self.name)
+            except FileNotFoundError:
+                pass
+            self.name = None
+
+
 class Output:
     """A text stream to stdout (``None`` or ``-``) or to a file. A file is written next to its
-    destination under a temporary name and renamed over it only by ``close(ok=True)``: a run
-    that fails (bad input, an error halfway) leaves an existing output file as it was."""
+    destination (``PendingFile``: no name on Linux) and put in its place only by
+    ``close(ok=True)``: a run that fails (bad input, an error halfway, a kill) leaves an
+    existing output file as it was and no partial copy."""
 
     def __init__(self, path: Optional[str], inputs: Iterable[str] = (), private: bool = False) -> None:
         # private: the output holds original text (restore, --keep-original): a new file is 0600
         self.path = path
         self.private = private
-        self._tmp: Optional[str] = None
+        self._pending: Optional[PendingFile] = None
         if path in (None, "-"):
             self.stream = sys.stdout
             return
@@ -369,8 +416,8 @@ class Output:
         for source in inputs:
             if source != "-" and Path(source).exists() and target.exists() and target.resolve() == Path(source).resolve():
                 raise InputError(Errors.E021.format(output=path))
-        fd, self._tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent) or ".")
-        self.stream = os.fdopen(fd, "w", encoding="utf8", newline="")  # "\n" written as it is
+        self._pending = PendingFile(target)
+        self.stream = os.fdopen(self._pending.fd, "w", encoding="utf8", newline="")  # "\n" written as it is
 
     def write(self, text: str) -> None:
         self.stream.write(text)
@@ -381,25 +428,21 @@ class Output:
         if self.stream is sys.stdout:
             self.stream.flush()
             return
+        pending, self._pending = self._pending, None
         try:
-            self.stream.close()
-            if self._tmp is not None and ok:
+            self.stream.flush()
+            if pending is not None and ok:
                 if Path(self.path).exists():  # keep the permissions of the file being replaced
-                    os.chmod(self._tmp, Path(self.path).stat().st_mode & 0o777)
+                    mode = Path(self.path).stat().st_mode & 0o777
                 else:
-                    os.chmod(self._tmp, 0o600 if self.private else 0o666 & ~_umask())
-                os.replace(self._tmp, self.path)
-                self._tmp = None
+                    mode = 0o600 if self.private else 0o666 & ~_umask()
+                pending.commit(mode)
         finally:
-            self._discard()
-
-    def _discard(self) -> None:
-        if self._tmp is not None:
             try:
-                os.unlink(self._tmp)
-            except FileNotFoundError:
-                pass
-            self._tmp = None
+                self.stream.close()
+            finally:
+                if pending is not None:
+                    pending.discard()
 
 
 def _umask() -> int:

@@ -52,6 +52,8 @@ class ServeSettings:
     max_request_chars: int = 200_000
     # seconds the client may take to send each part of the body (408 after)
     read_timeout: float = 30.0
+    # seconds a connection may take to send a request's line and headers (closed after: serve_http.py)
+    header_timeout: float = 10.0
     # origins (scheme://host[:port]) of web pages allowed to post; others get 403
     allow_origin: Tuple[str, ...] = ()
     # the environment variable holding the bearer token requests must send (None: no token)

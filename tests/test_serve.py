@@ -274,6 +274,14 @@ def test_serve_refuses_a_tiny_max_chars_at_start(capsys):
     assert "E024" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("option", ["--header-timeout", "--read-timeout", "--limit-concurrency"])
+def test_serve_refuses_timeouts_and_limits_that_would_stop_every_request(capsys, option):
+    from spacy_sanitize.cli import main
+
+    assert main(["serve", option, "0", "--port", "1"]) == 2
+    assert re.search(r"E05[45]", capsys.readouterr().err)
+
+
 def test_entity_ids_hold_across_the_pieces_of_a_long_text(tmp_path):
     """The service masked each piece of a long text on its own (no record state), so two
     people in two pieces were both [PERSON 1]; it now runs sanitize_texts as the CLI does."""
@@ -311,6 +319,39 @@ def test_a_slow_body_times_out_with_one_log_line(tmp_path):
         time.sleep(0.3)
         log = server.log.read_text(encoding="utf8")
         assert log.count("timed out reading a request body") == 1 and "Traceback" not in log
+    finally:
+        server.stop()
+
+
+def test_slow_headers_are_cut_off_with_one_log_line(tmp_path):
+    """#36: a client that sends its headers a byte at a time (slowloris) is closed after
+    --header-timeout; a keep-alive connection's next request has its own deadline."""
+    server = Server(tmp_path, "--header-timeout", "1")
+    try:
+        host, port = server.url.rsplit("/", 1)[1].split(":")
+        started = time.monotonic()
+        with socket.create_connection((host, int(port)), timeout=20) as sock:
+            closed = False
+            for byte in b"POST /sanitize HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 40:
+                try:
+                    sock.sendall(bytes([byte]))
+                    time.sleep(0.2)
+                    if sock.recv(1, socket.MSG_DONTWAIT) == b"":
+                        closed = True
+                        break
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    closed = True
+                    break
+        assert closed and time.monotonic() - started < 5
+        # a prompt client on a kept-alive connection is served twice
+        with httpx.Client(timeout=30) as client:
+            for _ in range(2):
+                assert client.post(server.url + "/sanitize", json={"text": f"Mr {SECRET}"}).json()["sanitized"] == "Mr [PERSON]"
+        time.sleep(0.3)
+        log = server.log.read_text(encoding="utf8")
+        assert log.count("request headers took over 1 s") == 1 and "Traceback" not in log
     finally:
         server.stop()
 

@@ -44,8 +44,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     level = "debug" if getattr(args, "verbose", False) else "info"
     if args.limit_concurrency < 1:
         raise InputError(Errors.E054.format(n=args.limit_concurrency))
+    if settings.header_timeout <= 0 or settings.read_timeout <= 0:
+        raise InputError(Errors.E055.format(header=settings.header_timeout, read=settings.read_timeout))
+    from ..serve_http import HeaderTimeoutProtocol
+
     uvicorn.run(
         "spacy_sanitize.serve:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
+        http=HeaderTimeoutProtocol,  # uvicorn's h11 protocol with a deadline for a request's headers
         log_level=level, log_config=log_config(level),
         # open connections (slow clients' included) past this get 503 at once: file descriptors and
         # memory stay bounded; a stop waits this long for requests in flight
@@ -71,6 +76,8 @@ def add_serve_subparser(sub: Any) -> None:
                        help=f"most characters of text in one request; more get 413 (default: {defaults.max_request_chars})")
     serve.add_argument("--read-timeout", type=float, default=defaults.read_timeout,
                        help=f"seconds a client may take to send each part of a request body; slower gets 408 (default: {defaults.read_timeout:g})")
+    serve.add_argument("--header-timeout", type=float, default=defaults.header_timeout,
+                       help=f"seconds a connection may take to send a request's line and headers; slower is closed (default: {defaults.header_timeout:g})")
     serve.add_argument("--limit-concurrency", type=int, default=100,
                        help="most open connections per worker (slow clients included); more get 503 (default: 100)")
     serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",

@@ -12,7 +12,6 @@ altered file fails the token's HMAC check (E116): nothing is decrypted half-way.
 import base64
 import os
 import stat
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
@@ -21,6 +20,7 @@ import srsly
 from spacy.tokens import Doc
 
 from ..errors import Errors, Warnings
+from ..io import PendingFile
 
 MAPPING_VERSION = 1
 ENCRYPTED_FORMAT = "spacy-sanitize-mapping+fernet"
@@ -74,16 +74,14 @@ def save_mapping(mappings: Union[Dict[str, Any], List[Dict[str, Any]]], path: Un
     content = srsly.json_dumps(mappings, indent=2)
     if key is not None:
         content = srsly.json_dumps(encrypt(content.encode("utf-8"), key))
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:  # mkstemp creates with O_EXCL and mode 0600; the umask can only narrow it
-        with os.fdopen(fd, "w", encoding="utf8") as out:
+    pending = PendingFile(path)  # 0600, no name until it is complete: a killed run leaves nothing
+    try:
+        with os.fdopen(pending.fd, "w", encoding="utf8") as out:
             out.write(content)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+            out.flush()
+            pending.commit(0o600)
+    finally:
+        pending.discard()
     if key is None:
         warnings.warn(Warnings.W101.format(path=path), stacklevel=2)
 
