@@ -424,3 +424,34 @@ def test_headings_options_and_log_verbs_stay_plain(default_nlp, text):
 ])
 def test_names_on_short_lines_and_between_slashes_stay_masked(default_nlp, text, name):
     assert name not in default_nlp(text)._.sanitized
+
+
+@pytest.mark.parametrize("text, names", [
+    ("anyone seen ola today?", ["ola"]),                       # a verb that takes a person
+    ("nginx is down again on staging", []),                    # "is" follows terms as often as names
+    ("my nan's coming over sunday", []),                       # a kinship word is no name
+])
+def test_chat_names_after_verbs_that_take_a_person(text, names):
+    from spacy_sanitize.detect.names import chat_names
+
+    doc = spacy.blank("en")(text)
+    assert [doc[a:b].text for a, b in chat_names(doc)] == names
+
+
+@pytest.mark.parametrize("text, name", [
+    ("ok ill ask auntie shazia to drive u", "shazia"),       # kinship words as chat writes them
+    ("Mum: did u get the letter from dr ahmed?", "ahmed"),    # a title in lower case
+    ("Moderator: m.ferreira", "ferreira"),                    # an initial and a rare word: a login
+])
+def test_lower_case_titles_kin_and_logins_are_masked(default_nlp, text, name):
+    assert name not in default_nlp(text)._.sanitized
+
+
+@pytest.mark.parametrize("text", [
+    "ask dr who about it",                                    # a common word after a lower-case title
+    "ms word keeps crashing",
+    "Urine culture grew e.coli, sensitive to nitrofurantoin.",  # an organism after an initial
+    "swab positive for s.aureus, start flucloxacillin",
+])
+def test_lower_case_titles_and_initials_before_words_stay(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text

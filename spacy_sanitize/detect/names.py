@@ -107,14 +107,15 @@ CHAT_WORDS = frozenset(
 )
 # Words around a person in chat: "ask lily", "tell priyanka", "txt from raj", "its ngoc from",
 # "u know chidi"; "kev said", "seyi left"
-CHAT_BEFORE = frozenset("ask tell ping call thanks thx ty cheers hi hey hiya its it's know with cc".split())
+CHAT_BEFORE = frozenset("ask tell ping call thanks thx ty cheers hi hey hiya its it's know with cc seen saw met meet asked told pinged "
+                        "messaged texted emailed".split())
 # "txt from raj", "msg from raj": "from" alone is followed by places ("from uni")
 CHAT_FROM = frozenset("txt text msg message call email mail".split())
 _INITIAL = re.compile(r"[a-z]\.")
 # particles of Arabic, Dutch and German names ("al rasheed", "van dijk", "bin salem")
 NAME_PARTICLES = frozenset("al el bin ibn abu van von".split())
 CHAT_AFTER = frozenset("said says wrote replied posted asked told wants left called rang texted messaged emailed "
-                       "is's will cant can't isnt isn't".split())
+                       "will cant can't isnt isn't".split())  # not "is" or "'s": "nginx is down", "my nan's coming"
 
 
 # a lower-case word this frequent in general English is a word or a term ("vpn", "wifi"), not a
@@ -208,6 +209,12 @@ def login_forms(given: str, family: str) -> FrozenSet[str]:
     return frozenset(x for x in forms if len(x) >= 5 and not is_common_word(x) and not everyday_word(x))
 
 
+# the second word of the organisms notes write after an initial ("e.coli", "s.aureus"): no login
+SPECIES = frozenset(
+    "coli aureus epidermidis pneumoniae pyogenes agalactiae faecalis faecium difficile albicans influenzae typhi jejuni "
+    "pylori monocytogenes aeruginosa tuberculosis gonorrhoeae meningitidis marcescens cloacae mirabilis vulgaris "
+    "sapiens elegans cerevisiae".split()
+)
 # a login or handle made of a name: "fatima.zahra", or an initial and a family name "k.yamamoto"
 _NAME_HANDLE = re.compile(r"([a-z]{1,32})[._]([a-z]{2,32})")
 
@@ -215,8 +222,9 @@ _NAME_HANDLE = re.compile(r"([a-z]{1,32})[._]([a-z]{2,32})")
 def name_handles(doc: Doc, lists: Optional[NameLists] = None) -> List[int]:
     """Indices of tokens that are a login written from a person's name in running text
     ("grant access to fatima.zahra", "k.yamamoto"): a given name of the lists and a name word
-    (``_name_word``: of the lists, or rare in English), or an initial and a family name of the
-    lists, joined by a dot or an underscore."""
+    (``_name_word``: of the lists, or rare in English), or an initial and a family name (of the
+    lists, or a chat name word: "m.ferreira"; not an organism: "e.coli"), joined by a dot or an
+    underscore."""
     lists = lists or name_lists()
     found = []
     for token in doc:
@@ -224,6 +232,7 @@ def name_handles(doc: Doc, lists: Optional[NameLists] = None) -> List[int]:
         if match is None:
             continue
         first, second = match.groups()
-        if (first in lists.given and _name_word(second, lists)) or (len(first) == 1 and second in lists.family):
+        initial_and_name = len(first) == 1 and (second in lists.family or (_chat_name_word(second, lists) and second not in SPECIES))
+        if (first in lists.given and _name_word(second, lists)) or initial_and_name:
             found.append(token.i)
     return found

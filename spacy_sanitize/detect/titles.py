@@ -85,7 +85,12 @@ DEFAULT_KINSHIP: List[str] = [
     "boyfriend", "girlfriend", "grandson", "granddaughter", "grandchild", "grandmother",
     "grandfather", "grandma", "grandpa", "niece", "nephew", "cousin", "aunt", "uncle", "stepson",
     "stepdaughter", "stepmother", "stepfather", "twin", "widow", "widower",
+    # as chat and notes write them
+    "auntie", "aunty", "nan", "nana", "nanna", "gran", "granny", "grandad", "granddad", "stepdad", "stepmum", "stepmom",
+    "hubby", "bf", "gf",
 ]
+# a title in lower case, as chat and notes write it, before a lower-case name ("dr ahmed")
+LOWER_CASE_TITLES = ("dr", "mr", "mrs", "ms", "miss", "prof")
 # fields whose value is an address (LOC): the value up to the end of its line
 DEFAULT_ADDRESS_FIELDS: List[str] = [
     "Address", "Home address", "Postal address", "Street address", "Address line 1", "Address line 2",
@@ -186,6 +191,7 @@ class TitleDetector:
         self.kinship = (
             re.compile(rf"(?<!\w)(?i:{alternatives(kinship)})(?:,[ \t]*|[ \t]+)(?:(?:named|called)[ \t]+)?({NAME_RUN}|[a-z]+\b)") if kinship else None
         )
+        self.lower_title = re.compile(rf"(?<![\w.])(?:{alternatives(list(LOWER_CASE_TITLES))})\.?[ \t]+([a-z]+)\b")
         self.list_item = re.compile(rf"[ \t]*({NAME_RUN})")
         self.titles = frozenset(t.lower() for t in titles)
         labels = alternatives(fields or [], space=r"[ \t]+")
@@ -225,8 +231,11 @@ class TitleDetector:
                     continue
                 found += self._name(text, *match.span(1), "variant")
                 found += self._later_items(text, match.end())
-        if self.kinship is not None:
+        if self.kinship is not None:  # the titles of lower-case text go with the kinship words ("auntie shazia", "dr ahmed")
             lists = name_lists()
+            for match in self.lower_title.finditer(text):
+                if kin_name_word(match.group(1), lists):
+                    found += self._name(text, *match.span(1), "lower_case_title")
             for match in self.kinship.finditer(text):
                 start, end = match.span(1)
                 if text[start].islower() and not kin_name_word(text[start:end], lists):
