@@ -268,7 +268,6 @@ PLAIN_NUMBER = re.compile(r"\d{1,4}(?:[.,:-]\d{1,2})?(?:am|pm)?", re.IGNORECASE)
 def _calendar_date(tokens: Iterable[Token]) -> bool:
     """Whether these tokens name a day, month or year of the calendar: a month name, a year
     (not a count: "Indexed 1532 documents"), a date in digits ("03/07/1991")."""
-    tokens = list(tokens)
     for t in tokens:
         if _is_month(t.text) or NUMERIC_DATE_IN_TEXT.search(t.text) or YEAR_RANGE.match(t.text):
             return True
@@ -516,7 +515,7 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
         return False
     given, family = name_lists()
     also_names = word_names()
-    plain_only = False  # a word that is no name at all ("Findings" of the heading "Key Findings")
+    named = plain = False  # a name that is also a word (Grace, Will, Key); a word that is no name at all
     for token in words:
         lowered = token.lower_
         where = proper().get(lowered, ())  # token indices in order: one outside the span is first or last
@@ -525,9 +524,9 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
             return False
         if not _everyday(lowered) and lowered not in PRODUCT_NAMES:  # "Search Google"
             return False
-        plain_only = plain_only or lowered not in also_names
-    # a name that is also a word (Grace, Will, Key) stays a name, unless a heading's other word is plain
-    return plain_only and (heading or options or all(t.lower_ not in also_names for t in words))
+        named, plain = named or lowered in also_names, plain or lowered not in also_names
+    # a name that is also a word stays a name, unless a heading's or a list's other word is plain ("Key Findings")
+    return not named or (plain and (heading or options))
 
 
 def _everyday(word: str) -> bool:
