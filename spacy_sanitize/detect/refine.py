@@ -510,9 +510,11 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
         return True
     if span.label_ == "PERSON" and all(t.lower_.rstrip(".") in PERSON_TITLES for t in words):
         return True
-    heading = not options and _heading_line(span)
-    if not options and not heading and not _line_or_sentence_start(span.doc, span.start):
-        return False
+    heading: Optional[bool] = None  # computed when needed: most spans start a sentence or are no plain words
+    if not options and not _line_or_sentence_start(span.doc, span.start):
+        heading = _heading_line(span)
+        if not heading:
+            return False
     given, family = name_lists()
     also_names = word_names()
     named = plain = False  # a name that is also a word (Grace, Will, Key); a word that is no name at all
@@ -526,7 +528,9 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
             return False
         named, plain = named or lowered in also_names, plain or lowered not in also_names
     # a name that is also a word stays a name, unless a heading's or a list's other word is plain ("Key Findings")
-    return not named or (plain and (heading or options))
+    if not named:
+        return True
+    return plain and (options or (heading if heading is not None else _heading_line(span)))
 
 
 def _everyday(word: str) -> bool:
@@ -539,8 +543,10 @@ def _in_option_list(span: Span) -> bool:
     between slashes ("Single / Married / Other", "Email / Phone / Post"); whether those words
     are plain is ``is_plain_span``'s test."""
     doc = span.doc
-    reach = 4 * HEADING_WORDS
     start, end = span.start, span.end
+    if not any(t.text == "/" for t in doc[max(0, start - 1) : end + 1]):
+        return False  # an option stands beside a slash, or the span holds them
+    reach = 4 * HEADING_WORDS
     while start > 0 and doc[start - 1].text not in (":", "?") and not _line_break(doc[start - 1]):
         start -= 1
         if span.start - start > reach:
