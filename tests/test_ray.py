@@ -71,7 +71,9 @@ def comparable(row):
 
 # W102: a surrogate that would give a date back is replaced by its type (local and Ray alike)
 @pytest.mark.filterwarnings("ignore:\\[W102\\]:UserWarning")
-@pytest.mark.parametrize("strategy", ["typed", "numbered", "surrogate", "pseudonym"])
+# typed and numbered in the default suite; surrogate and pseudonym (8 s each: a Ray start) with -m slow
+@pytest.mark.parametrize("strategy", ["typed", "numbered", pytest.param("surrogate", marks=pytest.mark.slow),
+                                      pytest.param("pseudonym", marks=pytest.mark.slow)])
 def test_two_workers_give_the_one_process_output(local_ray, sample, tmp_path, monkeypatch, strategy):
     monkeypatch.setenv(DEFAULT_SECRET_ENV, SECRET)
     expected = local_run(tmp_path, sample, strategy)
@@ -124,14 +126,25 @@ def test_cli_engine_ray_writes_the_local_engines_records(local_ray, tmp_path):
         assert got.pop("error") is None
         got["replacements"] = [list(r.values()) for r in got["replacements"]]
         assert got == want  # one record type: the same fields and values as the local engine's
-    # Parquet in, Parquet out; a second run into the same (now full) folder is refused
+    assert cli.main(argv) == 2  # a second run into the same (now full) folder is refused
+
+
+@pytest.mark.slow  # a second Ray start (about 12 s); the JSONL run above covers the engine in the default suite
+def test_cli_engine_ray_reads_and_writes_parquet(local_ray, tmp_path):
+    config = tmp_path / "codes.cfg"
+    config.write_text(CODES_CONFIG, encoding="utf-8")
+    records = [{"id": f"r{i}", "text": f"Case {36110 + i}/97, mail a{i}@example.org."} for i in range(6)]
+    local = tmp_path / "local.jsonl"
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert cli.main(["sanitize", str(tmp_path / "in.jsonl"), "-o", str(local), "-p", str(config), "-q"]) == 0
+    rows = {row["id"]: row for row in map(json.loads, local.read_text(encoding="utf-8").splitlines())}
+    # Parquet in, Parquet out
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     pq.write_table(pa.Table.from_pylist([{"id": r["id"], "text": r["text"]} for r in records]), str(tmp_path / "in.parquet"))
     assert cli.main(["sanitize", str(tmp_path / "in.parquet"), "-o", str(tmp_path / "pq"), "-p", str(config), "--engine", "ray", "-q"]) == 0
     table = pq.read_table(str(tmp_path / "pq"))
     assert sorted(table.column("sanitized").to_pylist()) == sorted(r["sanitized"] for r in rows.values())
-    assert cli.main(argv) == 2
 
 
 def test_a_killed_actor_loses_and_duplicates_nothing(local_ray, tmp_path):
