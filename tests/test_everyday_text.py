@@ -455,3 +455,33 @@ def test_lower_case_titles_kin_and_logins_are_masked(default_nlp, text, name):
 ])
 def test_lower_case_titles_and_initials_before_words_stay(default_nlp, text):
     assert default_nlp(text)._.sanitized == text
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("id,full_name,email\n2232,Rhys ap Gwilym,rhys@example.cymru", "Rhys"),     # a CSV header's name column
+    ('id,"Surname, Given",email\n7,"Ní Bhriain, Saoirse",s@example.ie', "Saoirse"),
+    ("what3words ///hills.paper.crowd.", "hills.paper.crowd"),                  # before a full stop
+    ("number is oh seven seven double one four eight two nine three six, thanks", "four eight two"),
+    ("hi this is sunita calling from flat twelve", "sunita"),
+    ("bullying by a boy called rory", "rory"),                                   # "called" before a lower-case name
+    ("- lily m: reading well", "lily"),                                           # a given name and an initial
+])
+def test_everyday_document_identifiers_are_masked(default_nlp, text, secret):
+    assert secret not in default_nlp(text)._.sanitized
+
+
+@pytest.mark.parametrize("text", [
+    "id,full_name,email,phone,postcode",          # a CSV header's field names are no handles
+    "DEBUG cache warmed in 1250 ms",              # a year-shaped number before a unit is a measure
+    "a file called report.pdf is attached",       # "called" before a word
+    "plan b: wait for the next release",          # a word and a letter is no given name and initial
+])
+def test_everyday_document_words_stay(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text
+
+
+def test_csv_name_fields_read_the_header():
+    from spacy_sanitize.detect.titles import csv_name_fields
+
+    text = 'id,full_name,file_name,email\n1,"Gómez, Lucía",a.txt,l@example.es\n2,Ann Lee,b.txt,a@example.org\n\nx,y,z\n'
+    assert [text[a:b] for a, b in csv_name_fields(text)] == ["Gómez, Lucía", "Ann Lee"]

@@ -107,7 +107,13 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # the last line of a postal address: a five-digit postcode and its town after a comma or at
     # a line start ("Calle Mayor 15, 28013 Madrid", "75001 Paris"), typed LOC
     "postcode_town": r"(?:(?<=,[ \t])|(?<=^)|(?<=\n))\d{5}[ \t]{1,3}[A-Z][^\W\d_]{1,30}(?:[ -][A-Z][^\W\d_]{1,30})?(?![\w-])",
-    "what3words": r"(?<![\w/])///[a-z]{2,20}\.[a-z]{2,20}\.[a-z]{2,20}(?![\w.])",
+    "what3words": r"(?<![\w/])///[a-z]{2,20}\.[a-z]{2,20}\.[a-z]{2,20}(?!\w|\.\w)",
+    # a number read out (a voicemail, a call transcript): seven or more digit words
+    # ("oh seven seven double one four eight two nine three six")
+    "spoken_number": (
+        r"(?i)(?<![\w-])(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple)"
+        r"(?:[ \t-]{1,3}(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple)){6,24}(?![\w-])"
+    ),
 }
 FILE_EXTENSIONS = frozenset(
     "py md txt json yaml yml cfg ini toml csv tsv pdf doc docx xls xlsx ppt pptx png jpg jpeg gif svg html htm "
@@ -300,6 +306,22 @@ def is_numeric_date(value: str) -> bool:
     return match is not None and _valid_date(match)
 
 
+# a CSV header line: three or more plain field names ("id,full_name,email,phone")
+CSV_HEADER_LINE = re.compile(r"[A-Za-z][\w \t-]{0,40}(?:,[ \t]{0,8}[A-Za-z][\w \t-]{0,40}){2,}")
+
+
+def _header_field(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a field name of ordinary words on a CSV header line
+    ("full_name", "first_name"): a column, not someone's handle."""
+    if not all(ordinary_word(part) for part in text[start:end].split("_") if part):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    line = text[line_start:line_end].strip() if line_end - line_start <= 2000 else ""
+    return CSV_HEADER_LINE.fullmatch(line) is not None
+
+
 class CodeDetector:
     def __init__(
         self,
@@ -352,6 +374,8 @@ class CodeDetector:
                 if key == "handle" and not _is_handle(value):
                     continue
                 if key == "user_is" and ordinary_word(match.group(group)):
+                    continue
+                if key == "snake_handle" and _header_field(text, match.start(), match.end()):
                     continue
                 found.append((*match.span(group), key))
         for key, pattern in self.validated.items():

@@ -189,7 +189,8 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
         if pair:
             end = _hyphenated(texts, spaced, end + 1)
         before = lower[i - 1] if i else ""
-        from_cue = before == "from" and i >= 2 and lower[i - 2] in CHAT_FROM
+        # "txt from raj", "hi this is sunita"
+        from_cue = i >= 2 and ((before == "from" and lower[i - 2] in CHAT_FROM) or (before == "is" and lower[i - 2] == "this"))
         start = i - 1 if i and _INITIAL.fullmatch(texts[i - 1]) else i  # "j. abiodun"
         if end < size and _INITIAL.fullmatch(texts[end]):
             end += 1  # "seyi b. left"

@@ -221,7 +221,9 @@ def _measure(doc: Doc, start: int, end: int, label: str, units: FrozenSet[str] =
     found = [t for t in words if is_unit(t)]
     if not numbers or len(numbers) + len(found) != len(words):
         return False
-    if any(YEAR.match(t.text) or len(t.text) > 4 for t in numbers if t.text.isdigit()):
+    # a year-shaped number is a year, unless one of the everyday units follows it ("warmed in 1250 ms")
+    timed = units is MEASURE_UNITS and (bool(found) or (end < len(doc) and is_unit(doc[end])))
+    if any((YEAR.match(t.text) and not timed) or len(t.text) > 4 for t in numbers if t.text.isdigit()):
         return False
     if found or (end < len(doc) and is_unit(doc[end])):
         return True

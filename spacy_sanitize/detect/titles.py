@@ -44,7 +44,12 @@ Names also stand where the layout of a message, a caption or a table puts them:
   words;
 - **table cells** (HTML ``<td>``, Markdown ``| ... |`` rows below the header): a cell that
   holds only one to three capitalised words, none a common word ("Patel", "Harriet"), is a
-  name; header cells are not.
+  name; header cells are not; in a CSV block the fields of a name column its header names
+  ("id,full_name,email": ``csv_name_fields``) are names.
+
+Chat and notes drop capitals: a lower-case title or "called"/"named" before a name word ("dr
+ahmed", "a boy called rory"; ``kin_name_word``), chat's kinship words ("auntie shazia") and a
+listed given name with an initial before a mark or the line's end ("lily m:") are names too.
 """
 import re
 from typing import List, Optional, Tuple
@@ -89,8 +94,74 @@ DEFAULT_KINSHIP: List[str] = [
     "auntie", "aunty", "nan", "nana", "nanna", "gran", "granny", "grandad", "granddad", "stepdad", "stepmum", "stepmom",
     "hubby", "bf", "gf",
 ]
-# a title in lower case, as chat and notes write it, before a lower-case name ("dr ahmed")
-LOWER_CASE_TITLES = ("dr", "mr", "mrs", "ms", "miss", "prof")
+# a title in lower case, as chat and notes write it, and the words that introduce a name,
+# before a lower-case name ("dr ahmed", "a boy called rory")
+LOWER_CASE_TITLES = ("dr", "mr", "mrs", "ms", "miss", "prof", "called", "named")
+# a CSV header's column of names ("full_name", "Surname", "customer name"; not "file_name", "username")
+NAME_COLUMN = re.compile(r"(?i)(?:(?:full|first|last|given|family|middle|maiden|sur|fore|customer|patient|client|contact|employee|"
+                         r"member|account[ _]?holder|person|applicant|tenant|student|pupil)[ _-]?)?(?:name|names|surname|forename)s?")
+CSV_HEADER_FIELD = re.compile(r"[A-Za-z][A-Za-z0-9 _-]{0,40}")
+MAX_CSV_FIELDS = 64
+
+
+def _csv_fields(line: str, offset: int) -> Optional[List[Tuple[int, int]]]:
+    """The character ranges of the fields of one CSV line (a quoted field without its quotes),
+    or None when its quotes do not close."""
+    fields: List[Tuple[int, int]] = []
+    i, size = 0, len(line)
+    while True:
+        if i < size and line[i] == '"':
+            close = i + 1
+            while True:
+                close = line.find('"', close)
+                if close < 0:
+                    return None
+                if close + 1 < size and line[close + 1] == '"':
+                    close += 2  # an escaped quote
+                    continue
+                break
+            fields.append((offset + i + 1, offset + close))
+            i = close + 1
+            if i < size and line[i] != ",":
+                return None
+        else:
+            end = line.find(",", i)
+            end = size if end < 0 else end
+            fields.append((offset + i, offset + end))
+            i = end
+        if i >= size or len(fields) > MAX_CSV_FIELDS:
+            return fields
+        i += 1  # the comma
+
+
+def csv_name_fields(text: str) -> List[Tuple[int, int]]:
+    """The values of the name columns of CSV blocks: a header line of 3 or more plain field
+    names, one of them a name column ("id,full_name,email"), then the lines with as many
+    fields. A recognizer reads a row without spaces as one run ("2232,Rhys ap Gwilym,..."):
+    the header says which field is a person."""
+    found: List[Tuple[int, int]] = []
+    columns: List[int] = []
+    width = 0
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        fields = _csv_fields(body, offset) if "," in body else None
+        if fields is not None and len(fields) >= 3 and all(CSV_HEADER_FIELD.fullmatch(text[a:b].strip()) for a, b in fields):
+            names = [k for k, (a, b) in enumerate(fields) if NAME_COLUMN.fullmatch(text[a:b].strip())]
+            columns, width = (names, len(fields)) if names else ([], 0)
+        elif columns and fields is not None and len(fields) == width:
+            for k in columns:
+                a, b = fields[k]
+                while a < b and text[a].isspace():
+                    a += 1
+                while b > a and text[b - 1].isspace():
+                    b -= 1
+                if any(c.isalpha() for c in text[a:b]):
+                    found.append((a, b))
+        else:
+            columns, width = [], 0
+        offset += len(line)
+    return found
 # fields whose value is an address (LOC): the value up to the end of its line
 DEFAULT_ADDRESS_FIELDS: List[str] = [
     "Address", "Home address", "Postal address", "Street address", "Address line 1", "Address line 2",
@@ -192,6 +263,8 @@ class TitleDetector:
             re.compile(rf"(?<!\w)(?i:{alternatives(kinship)})(?:,[ \t]*|[ \t]+)(?:(?:named|called)[ \t]+)?({NAME_RUN}|[a-z]+\b)") if kinship else None
         )
         self.lower_title = re.compile(rf"(?<![\w.])(?:{alternatives(list(LOWER_CASE_TITLES))})\.?[ \t]+([a-z]+)\b")
+        # a listed given name and an initial in lower case, before a mark or the end of a line ("lily m:")
+        self.given_initial = re.compile(r"(?m)(?<![\w.'-])([a-z]{3,20}[ \t][a-z])\.?(?=[ \t]*[:,;)]|[ \t]*$)")
         self.list_item = re.compile(rf"[ \t]*({NAME_RUN})")
         self.titles = frozenset(t.lower() for t in titles)
         labels = alternatives(fields or [], space=r"[ \t]+")
@@ -236,6 +309,10 @@ class TitleDetector:
             for match in self.lower_title.finditer(text):
                 if kin_name_word(match.group(1), lists):
                     found += self._name(text, *match.span(1), "lower_case_title")
+            for match in self.given_initial.finditer(text):
+                given, initial = match.group(1).split()
+                if given in lists.given and not is_common_word(given) and initial not in ("a", "i"):
+                    found += self._name(text, *match.span(1), "given_initial")
             for match in self.kinship.finditer(text):
                 start, end = match.span(1)
                 if text[start].islower() and not kin_name_word(text[start:end], lists):
@@ -265,6 +342,8 @@ class TitleDetector:
             found += self._captions(text)
         if self.tables and ("<" in text or "|" in text):
             found += self._cells(text)
+        if self.tables and "," in text:
+            found += [(start, end, self.label, f"{self.name}:csv") for start, end in csv_name_fields(text)]
         add_char_spans(doc, found, self.spans_key)
         return doc
 
