@@ -485,3 +485,25 @@ def test_csv_name_fields_read_the_header():
 
     text = 'id,full_name,file_name,email\n1,"Gómez, Lucía",a.txt,l@example.es\n2,Ann Lee,b.txt,a@example.org\n\nx,y,z\n'
     assert [text[a:b] for a, b in csv_name_fields(text)] == ["Gómez, Lucía", "Ann Lee"]
+
+
+@pytest.mark.parametrize("text, address", [
+    ("Please send it to me at 42 Ash Grove, Leeds.", "42 Ash Grove"),
+    ("14 Fernbank Road, Sheffield S10 2LP", "14 Fernbank Road"),                       # a QUANTITY and a PERSON, merged
+    ("Return address: Flat 9, 23 Marlowe Walk, Norwich NR2 4DS", "Flat 9, 23 Marlowe Walk"),
+])
+def test_a_house_number_goes_with_its_street(default_nlp, text, address):
+    doc = default_nlp(text)
+    assert any(s.text == address and s.label_ == "LOC" and s._.mask for s in doc.spans["pii"]), [
+        (s.text, s.label_, s._.mask) for s in doc.spans["pii"]]
+
+
+def test_a_street_word_without_a_house_number_keeps_its_type_and_addresses_are_protected():
+    from spacy_sanitize.decide.rules import code_shaped
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("pii_extend")
+    doc = nlp.make_doc("She starred in Melrose Place for years.")
+    doc.spans["pii"] = [doc.char_span(15, 28, label="MISC")]
+    assert [(s.text, s.label_) for s in nlp.get_pipe("pii_extend")(doc).spans["pii"]] == [("Melrose Place", "MISC")]
+    assert code_shaped("42 Ash Grove") and code_shaped("3/14 Harbour View Road") and not code_shaped("the High Street")

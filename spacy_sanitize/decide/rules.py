@@ -23,7 +23,8 @@ birth or a postcode. The rules name what no score may un-mask:
   (``spans.is_validated``: postcodes typed LOC, phone numbers, IBANs, national ids);
 - ``code_shaped`` (``protect_code_shaped``): a span of any label but DATETIME with 4 digits in
   a row or a word of letters and digits ("69003", "19b", "ST-40917"): a house, staff or card
-  number a recognizer typed QUANTITY, LOC or ORG is still someone's number; a DATETIME span
+  number a recognizer typed QUANTITY, LOC or ORG is still someone's number, and so is a house
+  number with its street ("42 Ash Grove": ``STREET_ADDRESS``); a DATETIME span
   too when a block of capitals that names no month sits between its numbers ("24/HR/0931": a
   case reference, not a date);
 - ``numeric_dates`` (``protect_numeric_dates``): a DATETIME span written in digits with a day, a
@@ -46,6 +47,7 @@ from typing import FrozenSet, Iterable, Optional, Sequence, Tuple
 import pycountry
 
 from ..detect.codes import NUMERIC_DATE_IN_TEXT
+from ..detect.extend import STREET_WORDS
 from ..detect.gazetteer.loading import shipped_gazetteer_path
 from ..detect.names import name_lists
 from ..detect.refine import MONTHS
@@ -120,8 +122,15 @@ def date_like_code(text: str) -> bool:
             and any(w.lower() not in MONTHS for w in CAPITALS.findall(text)))
 
 
+# a house number and a street ("42 Ash Grove", "3/14 Harbour View Road"): pii_extend's addresses
+STREET_ADDRESS = re.compile(r"(?<![\w/])\d{1,4}[A-Za-z]?(?:/\d{1,4}[A-Za-z]?)?[ \t]{1,3}(?:[^\W\d_][\w'’-]{0,30}[ \t]{1,3}){1,3}"
+                            rf"(?i:{'|'.join(sorted(STREET_WORDS))})\.?(?!\w)")
+
+
 def code_shaped(text: str) -> bool:
-    """Whether ``text`` holds 4 digits in a row or a word of letters and digits."""
+    """Whether ``text`` holds 4 digits in a row, a word of letters and digits or a street address."""
+    if STREET_ADDRESS.search(text):
+        return True
     for word in CODE_WORD.findall(text):
         if ORDINAL.fullmatch(word):
             continue

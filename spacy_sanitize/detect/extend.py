@@ -19,6 +19,10 @@ after the detector (``court`` places it before the risk indicators) and extends 
   ("22,000 ecstasy tablets", "four children", "pounds sterling", "4,309 square metres");
 - **nationals**: "national(s)" or "citizen(s)" after a nationality or country ("British
   national", "United Kingdom national"), typed DEM;
+- **addresses**: a span whose last word is a street's ("Road", "Grove", "Mews", "Walk"...) after
+  a house number ("42 Ash Grove", "8a", "3/14"; a free token or a span of that number only) is
+  one place (LOC) with that number and a flat or unit number before it ("Flat 9, 23 Marlowe
+  Walk"): recognizers type the parts apart (a QUANTITY, a PERSON) and a decision could keep one;
 - **institutions**: "HMP", "HMYOI" or "HM Prison" before a name, and "prison", "police",
   "district", "garrison"... after a place, typed ORG ("HMP Verne", "Parkhurst prison",
   "Merseyside police"); "HMP" with a capitalised name no detector found is a new ORG span.
@@ -57,6 +61,11 @@ NATIONALS = frozenset({"national", "nationals", "citizen", "citizens"})
 PRISON_PREFIXES = frozenset({"hmp", "hmyoi"})
 INSTITUTION_SUFFIXES = frozenset({"prison", "police", "constabulary", "district", "garrison", "barracks", "hospital", "gendarmerie",
                                   "prefecture", "province", "municipality"})
+# the last word of a street's name (not "Court", "Hill", "Park": courts and places end so too)
+STREET_WORDS = frozenset({"road", "rd", "street", "st", "lane", "ln", "avenue", "ave", "close", "grove", "walk", "crescent", "mews", "way",
+                          "drive", "place", "terrace", "gardens", "row", "square", "boulevard", "blvd", "rise", "parade", "vale", "wynd"})
+HOUSE_NUMBER = re.compile(r"\d{1,4}[A-Za-z]?(?:/\d{1,4}[A-Za-z]?)?")
+UNIT_WORDS = frozenset({"flat", "apt", "apartment", "unit", "suite"})
 NUMBER_WORD = re.compile(r"^(?:\d[\d,.\u00a0]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|\w+ty(?:-\w+)?|hundred|thousand|million|billion)$", re.I)
 
 
@@ -72,7 +81,7 @@ class SpanExtender:
     """Extends the spans of ``doc.spans[spans_key]`` (see the module docs)."""
 
     def __init__(self, name: str, spans_key: str, glosses: bool, hedges: bool, counted_nouns: bool, nationals: bool,
-                 institutions: bool, max_gloss_tokens: int) -> None:
+                 institutions: bool, max_gloss_tokens: int, addresses: bool = True) -> None:
         if max_gloss_tokens < 1:
             raise ValueError(f"pii_extend: max_gloss_tokens must be at least 1, not {max_gloss_tokens}")
         self.name = name
@@ -82,6 +91,7 @@ class SpanExtender:
         self.counted_nouns = counted_nouns
         self.nationals = nationals
         self.institutions = institutions
+        self.addresses = addresses
         self.max_gloss_tokens = max_gloss_tokens
 
     def __call__(self, doc: Doc) -> Doc:
@@ -97,6 +107,12 @@ class SpanExtender:
             start, end, label, taken = span.start, span.end, span.label_, []
             if self.hedges and label in ("QUANTITY", "DATETIME"):
                 start = self._hedge_start(doc, start, owner, k, taken)
+            if self.addresses and label != "CODE" and doc[end - 1].lower_.rstrip(".") in STREET_WORDS and end - start <= 6:
+                numbered = self._address_start(doc, start, spans, owner, k, out)
+                # a house number before it or in it: an address ("Melrose Place" alone may be a show)
+                if numbered < start or (end - start >= 2 and HOUSE_NUMBER.fullmatch(doc[start].text)):
+                    start, label = numbered, "LOC"
+                    taken.append("address")
             if self.institutions:
                 start, end, label = self._institution(doc, start, end, label, owner, k, taken)
             if self.nationals and label in ("DEM", "LOC") and end < len(doc) and owner.get(end) is None and doc[end].lower_ in NATIONALS:
@@ -122,6 +138,24 @@ class SpanExtender:
     @staticmethod
     def _free(owner: Dict[int, int], i: int, k: int) -> bool:
         return owner.get(i, k) == k
+
+    @staticmethod
+    def _address_start(doc: Doc, start: int, spans: List[Span], owner: Dict[int, int], k: int, out: List[Span]) -> int:
+        """Where a street's address starts: its house number and a flat's before it ("Flat 9,
+        23 Marlowe Walk"). Their tokens are free or make up whole spans of their own, unchanged
+        so far: those are taken out of ``out`` (the address is one span)."""
+        if start < 1 or not HOUSE_NUMBER.fullmatch(doc[start - 1].text):
+            return start
+        first = start - 1
+        i = first - 1 if first >= 1 and doc[first - 1].text == "," else first
+        if i >= 2 and HOUSE_NUMBER.fullmatch(doc[i - 1].text) and doc[i - 2].lower_ in UNIT_WORDS:
+            first = i - 2
+        others = {owner[j] for j in range(first, start) if owner.get(j, k) != k}
+        if any(spans[o].start < first or spans[o].end > start or not any(span is spans[o] for span in out) for o in others):
+            others, first = set(), start - 1 if owner.get(start - 1, k) == k else start
+        for o in others:
+            out[:] = [span for span in out if span is not spans[o]]
+        return first
 
     def _hedge_start(self, doc: Doc, start: int, owner: Dict[int, int], k: int, taken: List[str]) -> int:
         if start >= 2 and (doc[start - 2].lower_, doc[start - 1].lower_) in HEDGE_PAIRS and self._free(owner, start - 2, k) and self._free(owner, start - 1, k):
@@ -212,17 +246,18 @@ class SpanExtender:
 @Language.factory(
     "pii_extend",
     default_config={"spans_key": DEFAULT_SPANS_KEY, "glosses": True, "hedges": True, "counted_nouns": True, "nationals": True,
-                    "institutions": True, "max_gloss_tokens": 16},
+                    "institutions": True, "max_gloss_tokens": 16, "addresses": True},
     requires=["doc.spans"],
     assigns=["doc.spans", "span._.risk_explain"],
 )
 def make_extender(nlp: Language, name: str, spans_key: str, glosses: bool, hedges: bool, counted_nouns: bool, nationals: bool,
-                  institutions: bool, max_gloss_tokens: int) -> SpanExtender:
+                  institutions: bool, max_gloss_tokens: int, addresses: bool = True) -> SpanExtender:
     """glosses (bool): a parenthesis after a span joins it. hedges (bool): "approximately",
     "early", "prior to"... before a QUANTITY or DATETIME join it. counted_nouns (bool): the
     plural noun after a QUANTITY number joins it. nationals (bool): "national(s)",
     "citizen(s)" after a nationality or country. institutions (bool): "HMP"/"HM Prison" before a
     name, "prison"/"police"/"district"... after a place. max_gloss_tokens (int): the longest
-    parenthesis taken in."""
+    parenthesis taken in. addresses (bool): a span ending in a street's word is a LOC with its
+    house and flat numbers."""
     register_extensions()
-    return SpanExtender(name, spans_key, glosses, hedges, counted_nouns, nationals, institutions, max_gloss_tokens)
+    return SpanExtender(name, spans_key, glosses, hedges, counted_nouns, nationals, institutions, max_gloss_tokens, addresses)
