@@ -398,6 +398,19 @@ class PendingFile:
             self.name = None
 
 
+def write_file(path: Union[str, Path], content: str, mode: int = 0o600) -> None:
+    """``content`` written to ``path`` through a ``PendingFile`` (``mode``, 0600 by default): the
+    file appears whole or not at all, and a killed run leaves nothing."""
+    pending = PendingFile(path)
+    try:
+        with os.fdopen(pending.fd, "w", encoding="utf8") as out:
+            out.write(content)
+            out.flush()
+            pending.commit(mode)
+    finally:
+        pending.discard()
+
+
 class Output:
     """A text stream to stdout (``None`` or ``-``) or to a file. A file is written next to its
     destination (``PendingFile``: no name on Linux) and put in its place only by

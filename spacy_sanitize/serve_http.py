@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import os
+from functools import lru_cache
 from typing import Any, Optional
 
 import h11
@@ -22,14 +23,20 @@ logger = logging.getLogger("spacy_sanitize.serve")
 
 
 
+@lru_cache(maxsize=1)
+def header_timeout() -> float:
+    """``--header-timeout``, read once per process: the service's settings reach uvicorn's
+    worker processes in the environment (``serve.ENV``)."""
+    return float(json.loads(os.environ.get(ENV, "{}")).get("header_timeout", ServeSettings.header_timeout))
+
+
 class HeaderTimeoutProtocol(H11Protocol):
     """``H11Protocol`` that closes a connection whose request headers are not complete
     ``header_timeout`` seconds (``--header-timeout``) after it opened or after its last response."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # the service's settings reach uvicorn's worker processes in the environment (serve.ENV)
-        self.header_timeout = float(json.loads(os.environ.get(ENV, "{}")).get("header_timeout", ServeSettings.header_timeout))
+        self.header_timeout = header_timeout()
         self._header_deadline: Optional[asyncio.TimerHandle] = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]

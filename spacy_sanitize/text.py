@@ -6,7 +6,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Collection, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
+from typing import Collection, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -35,6 +35,46 @@ def fold_name(text: str) -> str:
     """``fold`` that also reads "ł", "ø", "đ" as "l", "o", "d": a name repeated in chat or a
     login without its diacritics ("Łukasz" ... "lukasz", "Søren" ... "soren")."""
     return fold(text.translate(_UNDECOMPOSED))
+
+
+# a field name of a CSV header ("id", "full_name", "Date of birth")
+CSV_HEADER_FIELD = re.compile(r"[A-Za-z][A-Za-z0-9 _-]{0,40}")
+MAX_CSV_FIELDS = 64  # a line is read this far: linear on a line of any length
+
+
+def csv_fields(line: str, offset: int = 0) -> Optional[List[Tuple[int, int]]]:
+    """The character ranges (shifted by ``offset``) of the fields of one CSV line, a quoted
+    field without its quotes, at most ``MAX_CSV_FIELDS`` + 1; None when a quote does not close."""
+    fields: List[Tuple[int, int]] = []
+    i, size = 0, len(line)
+    while True:
+        if i < size and line[i] == '"':
+            close = i + 1
+            while True:
+                close = line.find('"', close)
+                if close < 0:
+                    return None
+                if close + 1 < size and line[close + 1] == '"':
+                    close += 2  # an escaped quote
+                    continue
+                break
+            fields.append((offset + i + 1, offset + close))
+            i = close + 1
+            if i < size and line[i] != ",":
+                return None
+        else:
+            end = line.find(",", i)
+            end = size if end < 0 else end
+            fields.append((offset + i, offset + end))
+            i = end
+        if i >= size or len(fields) > MAX_CSV_FIELDS:
+            return fields
+        i += 1  # the comma
+
+
+def csv_header(text: str, fields: Optional[Sequence[Tuple[int, int]]]) -> bool:
+    """Whether ``fields`` (ranges of ``text``) are a CSV header: three or more plain field names."""
+    return fields is not None and len(fields) >= 3 and all(CSV_HEADER_FIELD.fullmatch(text[a:b].strip()) for a, b in fields)
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from typing import FrozenSet, Iterable, Optional, Sequence, Tuple
 import pycountry
 
 from ..detect.codes import NUMERIC_DATE_IN_TEXT
-from ..detect.extend import STREET_WORDS
+from ..detect.extend import HOUSE_NUMBER, STREET_WORDS
 from ..detect.gazetteer.loading import shipped_gazetteer_path
 from ..detect.names import name_lists
 from ..detect.refine import MONTHS
@@ -123,7 +123,7 @@ def date_like_code(text: str) -> bool:
 
 
 # a house number and a street ("42 Ash Grove", "3/14 Harbour View Road"): pii_extend's addresses
-STREET_ADDRESS = re.compile(r"(?<![\w/])\d{1,4}[A-Za-z]?(?:/\d{1,4}[A-Za-z]?)?[ \t]{1,3}(?:[^\W\d_][\w'’-]{0,30}[ \t]{1,3}){1,3}"
+STREET_ADDRESS = re.compile(rf"(?<![\w/]){HOUSE_NUMBER.pattern}[ \t]{{1,3}}(?:[^\W\d_][\w'’-]{{0,30}}[ \t]{{1,3}}){{1,3}}"
                             rf"(?i:{'|'.join(sorted(STREET_WORDS))})\.?(?!\w)")
 
 

@@ -23,6 +23,7 @@ from spacy.tokens import Doc
 from ..errors import Errors
 from ..extensions import register_extensions
 from ..spans import VALIDATED, add_pii_spans
+from ..text import csv_fields, csv_header
 from .names import ordinary_word
 
 DEFAULT_PATTERNS: Dict[str, str] = {
@@ -306,8 +307,8 @@ def is_numeric_date(value: str) -> bool:
     return match is not None and _valid_date(match)
 
 
-# a CSV header line: three or more plain field names ("id,full_name,email,phone")
-CSV_HEADER_LINE = re.compile(r"[A-Za-z][\w \t-]{0,40}(?:,[ \t]{0,8}[A-Za-z][\w \t-]{0,40}){2,}")
+# how far around a handle its line is read for a CSV header (bounded: linear on a line of any length)
+HEADER_REACH = 2000
 
 
 def _header_field(text: str, start: int, end: int) -> bool:
@@ -315,11 +316,12 @@ def _header_field(text: str, start: int, end: int) -> bool:
     ("full_name", "first_name"): a column, not someone's handle."""
     if not all(ordinary_word(part) for part in text[start:end].split("_") if part):
         return False
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
-    line = text[line_start:line_end].strip() if line_end - line_start <= 2000 else ""
-    return CSV_HEADER_LINE.fullmatch(line) is not None
+    line_start = text.rfind("\n", max(0, start - HEADER_REACH), start) + 1
+    line_end = text.find("\n", end, end + HEADER_REACH)
+    line_end = len(text) if line_end < 0 and len(text) - end <= HEADER_REACH else line_end
+    if line_end < 0 or (line_start == 0 and start > HEADER_REACH):
+        return False  # a line longer than a header's
+    return csv_header(text, csv_fields(text[line_start:line_end], line_start))
 
 
 class CodeDetector:

@@ -190,12 +190,12 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
             end = _hyphenated(texts, spaced, end + 1)
         before = lower[i - 1] if i else ""
         # "txt from raj", "hi this is sunita"
-        from_cue = i >= 2 and ((before == "from" and lower[i - 2] in CHAT_FROM) or (before == "is" and lower[i - 2] == "this"))
+        two_word_cue = i >= 2 and ((before == "from" and lower[i - 2] in CHAT_FROM) or (before == "is" and lower[i - 2] == "this"))
         start = i - 1 if i and _INITIAL.fullmatch(texts[i - 1]) else i  # "j. abiodun"
         if end < size and _INITIAL.fullmatch(texts[end]):
             end += 1  # "seyi b. left"
         after = lower[end] if end < size else ""
-        if pair or start < i or before in CHAT_BEFORE or from_cue or after in CHAT_AFTER:
+        if pair or start < i or before in CHAT_BEFORE or two_word_cue or after in CHAT_AFTER:
             found.append((start, end))
         i = end
     return found

@@ -195,9 +195,8 @@ def is_product_span(span: Span) -> bool:
 MEASURE_UNITS = frozenset({"ms", "s", "sec", "secs", "min", "mins", "kb", "mb", "gb", "KB", "MB", "GB", "°C", "°F", "°c", "°f"})
 
 
-# words between the two numbers of a range ("25 to 30 minutes", "4-6"), and a count's "of" ("3 of 5")
+# words between the two numbers of a range ("25 to 30 minutes", "4-6")
 RANGE_WORDS = frozenset({"to", "-", "–", "or", "and"})
-SMALL_COUNT = re.compile(r"\d{1,2}")
 
 
 def _is_number(token: Token) -> bool:
@@ -233,23 +232,6 @@ def _measure(doc: Doc, start: int, end: int, label: str, units: FrozenSet[str] =
 
 
 AGE_WORDS = frozenset({"age", "aged", "ages"})
-
-
-def _small_count(doc: Doc, start: int, end: int, label: str) -> bool:
-    """A QUANTITY span, a bare number of one or two digits in a range or a count with another
-    number ("steps 4 to 6", "Section 3 of 5", "attempt 2 of 5"): in a text that names no one it
-    counts nothing about anyone. Not an age ("Age: 52", "aged 30 to 40")."""
-    if label != "QUANTITY" or end - start != 1 or not SMALL_COUNT.fullmatch(doc[start].text):
-        return False
-    if any(t.lower_ in AGE_WORDS for t in doc[max(0, start - 3) : start]):
-        return False
-
-    def number(i: int) -> bool:
-        return 0 <= i < len(doc) and bool(SMALL_COUNT.fullmatch(doc[i].text))
-
-    linked = RANGE_WORDS | {"of"}
-    return (end + 1 < len(doc) and doc[end].lower_ in linked and number(end + 1)) or (
-        start >= 2 and doc[start - 1].lower_ in linked and number(start - 2))
 
 
 # units of a duration, a share or a size ("4 hours", "14 days", "85%", "20 cm", "a two-year
@@ -289,8 +271,9 @@ def _counted(doc: Doc, i: int) -> bool:
 
 def _undated_time_or_count(doc: Doc, start: int, end: int, label: str) -> bool:
     """A DATETIME or QUANTITY span that names no calendar date and no age: a time of day
-    ("between 8 and 10", "at 7:45"), a weekday, a duration ("the next three months"), a count
-    or a score ("14 tables", "3-2", "37.5"): in a text that names no one it describes no one.
+    ("between 8 and 10", "at 7:45"), a weekday, a duration ("the next three months"), a count,
+    a range or a score ("14 tables", "steps 4 to 6", "Section 3 of 5", "3-2", "37.5"): in a text
+    that names no one it describes no one.
     A date ("14 March 1987", "03/07/1991", "in 2019") or an age stays."""
     if label not in ("DATETIME", "QUANTITY"):
         return False
@@ -714,8 +697,7 @@ class SpanRefiner:
             out = [(s, e, lab) for s, e, lab in out if not (lab == "QUANTITY" and e - s == 1 and doc[s].lower_ in BARE_NUMBER_WORDS)]
         if self.drop_measures:
             out = [(s, e, lab) for s, e, lab in out if not _measure(doc, s, e, lab)
-                   and not (nameless and (_measure(doc, s, e, lab, PERSON_FREE_UNITS, cased=False) or _small_count(doc, s, e, lab)
-                                          or _undated_time_or_count(doc, s, e, lab)))]
+                   and not (nameless and (_measure(doc, s, e, lab, PERSON_FREE_UNITS, cased=False) or _undated_time_or_count(doc, s, e, lab)))]
         if not out:
             return [], "drop"
         if out == [(span.start, span.end, label)]:

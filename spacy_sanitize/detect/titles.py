@@ -58,7 +58,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..extensions import register_extensions
-from ..text import COMMON_WORDS, is_common_word
+from ..text import COMMON_WORDS, csv_fields, csv_header, is_common_word
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from ._regex import alternatives
@@ -100,40 +100,6 @@ LOWER_CASE_TITLES = ("dr", "mr", "mrs", "ms", "miss", "prof", "called", "named")
 # a CSV header's column of names ("full_name", "Surname", "customer name"; not "file_name", "username")
 NAME_COLUMN = re.compile(r"(?i)(?:(?:full|first|last|given|family|middle|maiden|sur|fore|customer|patient|client|contact|employee|"
                          r"member|account[ _]?holder|person|applicant|tenant|student|pupil)[ _-]?)?(?:name|names|surname|forename)s?")
-CSV_HEADER_FIELD = re.compile(r"[A-Za-z][A-Za-z0-9 _-]{0,40}")
-MAX_CSV_FIELDS = 64
-
-
-def _csv_fields(line: str, offset: int) -> Optional[List[Tuple[int, int]]]:
-    """The character ranges of the fields of one CSV line (a quoted field without its quotes),
-    or None when its quotes do not close."""
-    fields: List[Tuple[int, int]] = []
-    i, size = 0, len(line)
-    while True:
-        if i < size and line[i] == '"':
-            close = i + 1
-            while True:
-                close = line.find('"', close)
-                if close < 0:
-                    return None
-                if close + 1 < size and line[close + 1] == '"':
-                    close += 2  # an escaped quote
-                    continue
-                break
-            fields.append((offset + i + 1, offset + close))
-            i = close + 1
-            if i < size and line[i] != ",":
-                return None
-        else:
-            end = line.find(",", i)
-            end = size if end < 0 else end
-            fields.append((offset + i, offset + end))
-            i = end
-        if i >= size or len(fields) > MAX_CSV_FIELDS:
-            return fields
-        i += 1  # the comma
-
-
 def csv_name_fields(text: str) -> List[Tuple[int, int]]:
     """The values of the name columns of CSV blocks: a header line of 3 or more plain field
     names, one of them a name column ("id,full_name,email"), then the lines with as many
@@ -145,8 +111,8 @@ def csv_name_fields(text: str) -> List[Tuple[int, int]]:
     offset = 0
     for line in text.splitlines(keepends=True):
         body = line.rstrip("\r\n")
-        fields = _csv_fields(body, offset) if "," in body else None
-        if fields is not None and len(fields) >= 3 and all(CSV_HEADER_FIELD.fullmatch(text[a:b].strip()) for a, b in fields):
+        fields = csv_fields(body, offset) if "," in body else None
+        if fields is not None and csv_header(text, fields):
             names = [k for k, (a, b) in enumerate(fields) if NAME_COLUMN.fullmatch(text[a:b].strip())]
             columns, width = (names, len(fields)) if names else ([], 0)
         elif columns and fields is not None and len(fields) == width:

@@ -20,7 +20,7 @@ import srsly
 from spacy.tokens import Doc
 
 from ..errors import Errors, Warnings
-from ..io import PendingFile
+from ..io import write_file
 
 MAPPING_VERSION = 1
 ENCRYPTED_FORMAT = "spacy-sanitize-mapping+fernet"
@@ -74,14 +74,7 @@ def save_mapping(mappings: Union[Dict[str, Any], List[Dict[str, Any]]], path: Un
     content = srsly.json_dumps(mappings, indent=2)
     if key is not None:
         content = srsly.json_dumps(encrypt(content.encode("utf-8"), key))
-    pending = PendingFile(path)  # 0600, no name until it is complete: a killed run leaves nothing
-    try:
-        with os.fdopen(pending.fd, "w", encoding="utf8") as out:
-            out.write(content)
-            out.flush()
-            pending.commit(0o600)
-    finally:
-        pending.discard()
+    write_file(path, content)  # 0600, no name until it is complete: a killed run leaves nothing
     if key is None:
         warnings.warn(Warnings.W101.format(path=path), stacklevel=2)
 

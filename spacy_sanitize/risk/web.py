@@ -38,6 +38,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import minibatch, registry
 
 from ..extensions import register_extensions
+from ..io import write_file
 from .base import FAIL_CLOSED_RISK, failure, risk_key, write_risk
 from .web_backends import SearchResult, WebBackend, WebBackendError, host_is_local, query_tag
 from ..errors import Errors, Warnings
@@ -128,10 +129,7 @@ class WebCache:
     def put(self, key: str, result: SearchResult) -> None:
         target = self._file(key)
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")  # created 0600
-        with os.fdopen(fd, "w", encoding="utf8") as out:
-            json.dump(result.to_dict(), out)
-        os.replace(tmp, target)
+        write_file(target, json.dumps(result.to_dict()))  # 0600, whole or not at all
 
 
 def normalize_url(url: str) -> str:
