@@ -129,19 +129,39 @@ def test_every_pattern_is_linear_on_adversarial_runs(patterns):
     assert not slow, "super-linear patterns:\n" + "\n".join(slow)
 
 
+# components whose time is a network's matrix products over every token: linear in the work
+# done, but a product over 20,000 tokens leaves the CPU caches and on some machines costs up to
+# three times as much per token as one over 2,500 (a CI machine: 22x the time for 8x the text)
+NETWORKS = {"pii_ner", "risk_seq"}
+
+
 @pytest.mark.filterwarnings("ignore:.*W011")  # a run of "Hi" reads as another language
 @pytest.mark.parametrize("run", [" ", "\x00", "\t", "A\n", ",", "Hi ", "Dear ", "ERROR "])
 def test_the_default_pipeline_is_linear_on_a_long_run_at_a_line_start(default_nlp, run):
     """The review's case: "Report for John Smith", 20,000 spaces (or NULs) on the next line;
     and a second review's: a run of greetings or log levels, each a capitalised word whose line
-    start pii_refine looks for ("Hi Hi Hi ...")."""
+    start pii_refine looks for ("Hi Hi Hi ..."). Each component is timed on its own: a
+    quadratic loop of a rule component shows as 64x its time for 8x the text, whatever the
+    networks' share of the whole."""
     def seconds(size):
         text = _text(run, size, ("Report for John Smith\n", "\nEnd.\n"))
-        start = time.perf_counter()
-        doc = default_nlp(text)
+        doc = default_nlp.make_doc(text)
+        times = {}
+        for name, component in default_nlp.pipeline:
+            start = time.process_time()
+            doc = component(doc)
+            times[name] = time.process_time() - start
         assert "John Smith" not in doc._.sanitized
-        return time.perf_counter() - start
+        return times
 
-    small = min(seconds(SMALL) for _ in range(2))
-    large = min(seconds(LARGE) for _ in range(2))
-    assert large < 2 * 8 * small + 0.5, (small, large)
+    def best(size):
+        runs = [seconds(size) for _ in range(2)]
+        return {name: min(r[name] for r in runs) for name in runs[0]}
+
+    small, large = best(SMALL), best(LARGE)
+    slow = {
+        name: (round(small[name], 4), round(large[name], 4))
+        for name in small
+        if large[name] > (40 if name in NETWORKS else 16) * small[name] + 0.05
+    }
+    assert not slow, slow
