@@ -507,3 +507,91 @@ def test_a_street_word_without_a_house_number_keeps_its_type_and_addresses_are_p
     doc.spans["pii"] = [doc.char_span(15, 28, label="MISC")]
     assert [(s.text, s.label_) for s in nlp.get_pipe("pii_extend")(doc).spans["pii"]] == [("Melrose Place", "MISC")]
     assert code_shaped("42 Ash Grove") and code_shaped("3/14 Harbour View Road") and not code_shaped("the High Street")
+
+
+def _coref_heads(text, typed, **config):
+    """Run pii_coref alone on ``text`` whose spans ``typed`` ({text: label}) are preset."""
+    nlp = spacy.blank("en")
+    coref = nlp.add_pipe("pii_coref", config={"propagate": False, "lower_case_names": False, **config})
+    doc = nlp.make_doc(text)
+    doc.spans["pii"] = [doc.char_span(text.index(t), text.index(t) + len(t), label=label) for t, label in typed.items()]
+    return {(s.text, s.label_, s._.risk_explain.get("detector")) for s in coref(doc).spans["pii"]}
+
+
+def test_a_list_head_among_detected_names_is_a_person():
+    text = "Notes\n- lily m: reading well\n- Zainab H: needs glasses\n- Will Rose: great progress"
+    got = _coref_heads(text, {"lily m": "PERSON", "Zainab H": "MISC"})
+    assert ("Will Rose", "PERSON", "pii_coref:list_head") in got
+    assert ("Will Rose", "PERSON", "pii_coref:list_head") not in _coref_heads(text, {"lily m": "PERSON", "Zainab H": "MISC"}, list_heads=False)
+
+
+@pytest.mark.parametrize("text, typed", [
+    # one detected head only: no evidence that the list names people
+    ("Notes\n- Amy Bell: fine\n- Grace period: 30 days\n- Rent: paid", {"Amy Bell": "PERSON"}),
+    # the siblings are days and places, not names
+    ("Plan\n- Monday: gym\n- Tuesday: swim\n- Rest Day: sofa", {"Monday": "DATETIME", "Tuesday": "DATETIME"}),
+    ("Trips\n- France: 3\n- Spain: 2\n- Home: 5", {"France": "LOC", "Spain": "LOC"}),
+    # a head of stop words and months only, or not capitalised
+    ("Rota\n1. Amy Bell: on\n2. Raj Pillai: off\n3. March: tbc\n4. some more: tbc", {"Amy Bell": "PERSON", "Raj Pillai": "PERSON"}),
+])
+def test_a_list_head_stays_when_its_siblings_are_no_names(text, typed):
+    assert {d for _, _, d in _coref_heads(text, typed)} <= {None}
+
+
+def test_default_masks_the_people_of_a_standup_list(default_nlp):
+    text = "Standup\n- Will: finishing the invoice export\n- Amber: on leave\n- Tomasz: fixing the login bug\n- Rose: reviewing"
+    out = default_nlp(text)._.sanitized
+    assert "Will" not in out and "Rose" not in out and "finishing the invoice export" in out
+
+
+@pytest.mark.parametrize("text, speakers", [
+    ("[14:03] anna: running late\n[14:04] tomek: ok np", ["anna", "tomek"]),
+    ("[3/2/24, 14:03:11] priya: lol\n[3/2/24, 14:03:40] Dev Sharma: see you", ["priya", "Dev Sharma"]),
+    # a speaker that is an ordinary word, beside one that is a name
+    ("3/2/24, 14:03 - kwame: on the bus\n3/2/24, 14:05 - rose: same", ["kwame", "rose"]),
+    ("09:12 <bola> looking\n09:13 <mfernandes> thx", ["bola", "mfernandes"]),
+    # a log's own words are no speakers, and no name beside them makes them one
+    ("14:03 backup: done\n14:05 cleanup: removed 3 files", []),
+    ("[09:00] build: passed\n[09:02] deploy: started", []),
+    ("[12:00] Note: the meeting moved", []),
+])
+def test_chat_speakers(text, speakers):
+    from spacy_sanitize.detect.names import chat_speakers
+    assert [text[a:b] for a, b in chat_speakers(text)] == speakers
+
+
+def test_default_masks_a_chat_logs_speakers(default_nlp):
+    out = default_nlp("[14:03] anna: running late, see you at 3\n[14:04] tomek: ok np")._.sanitized
+    assert "anna" not in out and "tomek" not in out and "running late, see you at 3" in out
+
+
+@pytest.mark.parametrize("text", [
+    "Amoxicillin 500 mg three times daily for 7 days.",
+    "Take Paracetamol 1 g four times daily.",
+    "Metformin 500mg twice a day with meals.",
+    "Omeprazole 20 mg each morning.",
+])
+def test_a_prescription_naming_no_one_stays_plain(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text
+
+
+def test_a_named_patients_drug_is_a_health_fact_and_the_patient_stays_masked(default_nlp):
+    doc = default_nlp("Patient: Aoife Byrne\nAmoxicillin 500 mg three times daily for 7 days.")
+    spans = {s.text: s.label_ for s in doc.spans["pii"]}
+    assert spans.get("Amoxicillin") == "MISC" and "Amoxicillin 500" not in spans
+    assert "Aoife" not in doc._.sanitized and "Byrne" not in doc._.sanitized
+
+
+def test_refine_splits_a_drug_and_its_dose():
+    nlp = spacy.blank("en")
+    refine = nlp.add_pipe("pii_refine")
+    doc = nlp.make_doc("Mr Okonkwo takes Amoxicillin 500 mg daily.")
+    doc.spans["pii"] = [doc.char_span(3, 10, label="PERSON"), doc.char_span(17, 32, label="PERSON")]
+    got = [(s.text, s.label_) for s in refine(doc).spans["pii"]]
+    assert got == [("Okonkwo", "PERSON"), ("Amoxicillin", "MISC"), ("500 mg", "QUANTITY")]
+
+
+@pytest.mark.parametrize("token", ["500mg", "250mcg", "10ml", "5000mAh", "120ms"])
+def test_a_number_glued_to_its_unit_is_no_id(token):
+    from spacy_sanitize.detect.codes import NOT_IDS
+    assert NOT_IDS.match(token)

@@ -72,5 +72,5 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     # everyday documents (letters, notes, records, chat, CVs) written first leaked in 3, fixed: 0, 0; 18 more
     # (forms and ids of 8 countries, OCR, CSV, logs, voicemail) leaked in 4, fixed but "Will Rose": 1, 1
     # house and flat numbers before a street (4 cases written first; 1 leaked, "Flat 9"): 1, 1
-    pinned = {"default": 1, "strict": 1, "ensemble": 20, "court": 25}
+    pinned = {"default": 0, "strict": 0, "ensemble": 20, "court": 25}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned

@@ -125,7 +125,8 @@ FILE_EXTENSIONS = frozenset(
 # long run without spaces ("a-a-a-...", minified JSON) costs linear time: unbounded, each of
 # its n start positions scanned the rest of the run (100 kB took 104 s).
 # Tokens with letters and digits that are ordinary words, not identifiers.
-NOT_IDS = re.compile(r"^(?:\d+(?:st|nd|rd|th|s|am|pm|km|kg|cm|mm|m|g)|\d+-\w+|[A-Za-z]+-\d+s?)$", re.IGNORECASE)
+NOT_IDS = re.compile(r"^(?:\d+(?:st|nd|rd|th|s|am|pm|km|kg|cm|mm|m|g|mg|mcg|ug|ml|iu|mmol|ms|mins?|hrs?|kb|mb|gb|tb|mhz|ghz|kwh|mah|mph|px)"
+                     r"|\d+-\w+|[A-Za-z]+-\d+s?)$", re.IGNORECASE)
 MIN_PHONE_DIGITS = 8
 # All-numeric calendar dates (2013-09-25, 25.09.2013, 09/25/2013) look like phone or
 # application numbers to the patterns above: they are written as DATETIME instead, found

@@ -22,7 +22,8 @@ With ``lower_case_names`` (on by default) a person name typed in lower case that
 no detected one ("john smith called, and later jane doe arrived.") is added first: a
 given name of the shipped name lists followed by a family name or another rare word, and in
 a lower-case text (chat, SMS) the names ``names.chat_names`` finds ("j. abiodun said",
-"txt from raj", "aoife mcgrath") (``detect/names.py``).
+"txt from raj", "aoife mcgrath"), and the speakers of a chat log in any casing ("[14:03] anna:
+running late", ``names.chat_speakers``) (``detect/names.py``).
 """
 import re
 from typing import Dict, FrozenSet, Optional
@@ -35,10 +36,17 @@ from ..extensions import register_extensions
 from ..text import COMMON_WORDS, NamePartRule, fold, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
-from .names import chat_names, login_forms, lower_case_names, name_handles, name_lists
+from .names import chat_names, chat_speakers, login_forms, lower_case_names, name_handles, name_lists, word_names
 
 # Linking compares folded words: any word but a title or a single character.
 LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
+
+# an item of a bulleted or numbered list and the head before its colon ("- Will Rose: great progress")
+LIST_HEAD = re.compile(r"(?m)^[ \t]{0,8}(?:[-*•‣◦]|\d{1,3}[.)])[ \t]{1,4}([^\n:]{1,60}?)[ \t]{0,4}:")
+HEAD_WORD = re.compile(r"[A-Z][a-z'’-]+|[A-Z]\.?")
+# the types a recognizer gives a name it does not read as one (a head that is a day, a place
+# or a language is no evidence)
+NAME_EVIDENCE = frozenset({"PERSON", "MISC", "ORG"})
 
 
 def normalize(text: str) -> str:
@@ -157,7 +165,7 @@ def _extend_names(doc: Doc, spans_key: str) -> None:
 class Coref:
     def __init__(
         self, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int,
-        stop_words: Optional[FrozenSet[str]] = None, lower_case: bool = True,
+        stop_words: Optional[FrozenSet[str]] = None, lower_case: bool = True, list_heads: bool = True,
     ) -> None:
         self.name = name
         self.spans_key = spans_key
@@ -172,10 +180,13 @@ class Coref:
         # and not a stop word or title ("Jr", "St"): surnames this short are common.
         self.short_last = NamePartRule(2, stops | PERSON_TITLES, title_case=True)
         self.lower_case = lower_case
+        self.list_heads = list_heads
 
     def __call__(self, doc: Doc) -> Doc:
         if self.lower_case:
             self._lower_case_names(doc)
+        if self.list_heads:
+            self._list_heads(doc)
         if self.person_parts:
             _surname_first(doc, self.spans_key)
             _extend_names(doc, self.spans_key)
@@ -213,9 +224,52 @@ class Coref:
         # over a shorter detected span the name wins ("sophie" typed DEM of "sophie larsen");
         # a login written from a name ("fatima.zahra") is a CODE
         found = [Span(doc, start, end, label="PERSON") for start, end in lower_case_names(doc) + chat_names(doc)]
+        # a chat log's speakers ("[14:03] anna: late"), in any casing
+        for start, end in chat_speakers(doc.text):
+            span = doc.char_span(start, end, label="PERSON", alignment_mode="expand")
+            if span is not None:
+                found.append(span)
         found += [Span(doc, i, i + 1, label="CODE") for i in name_handles(doc)]
         for span in found:
             span._.risk_explain["detector"] = f"{self.name}:lower_case"
+        if found:
+            add_pii_spans(doc, found, self.spans_key)
+
+    def _list_heads(self, doc: Doc) -> None:
+        """The heads of a list's items are people when most of their siblings' heads are
+        detected names: in "- lily m: reading well / - Zainab H: glasses / - Will Rose: great
+        progress" the last head is two ordinary words no recognizer takes for a name. A head
+        becomes a PERSON span when it is one to three capitalised words (not a month, weekday or
+        title alone) and at least two of the other heads, and at least half of them, are wholly
+        covered by spans typed PERSON, MISC or ORG."""
+        text = doc.text
+        if ":" not in text:
+            return
+        heads = []
+        for match in LIST_HEAD.finditer(text):
+            span = doc.char_span(*match.span(1), alignment_mode="expand")
+            if span is not None:
+                heads.append(span)
+        if len(heads) < 3:
+            return
+        covering = [s for s in doc.spans.get(self.spans_key, []) if s.label_ in NAME_EVIDENCE]
+        covered = {i for s in covering for i in range(s.start, s.end)}
+        named = [all(i in covered for i in range(h.start, h.end)) for h in heads]
+        found = []
+        for k, head in enumerate(heads):
+            if named[k] or any(i in covered for i in range(head.start, head.end)):
+                continue
+            others = named[:k] + named[k + 1 :]
+            if sum(others) < 2 or 2 * sum(others) < len(others):
+                continue
+            words = head.text.split()
+            if not 1 <= len(words) <= 3 or not all(HEAD_WORD.fullmatch(w) for w in words) or not words[0][1:2].islower():
+                continue
+            if all(w.lower().rstrip(".") in COMMON_WORDS and w.lower() not in word_names() for w in words):
+                continue  # "Notes", "March", "Mr": no name word in the head
+            found.append(Span(doc, head.start, head.end, label="PERSON"))
+        for span in found:
+            span._.risk_explain["detector"] = f"{self.name}:list_head"
         if found:
             add_pii_spans(doc, found, self.spans_key)
 
@@ -261,17 +315,20 @@ class Coref:
 
 @Language.factory(
     "pii_coref",
-    default_config={"spans_key": "pii", "person_parts": True, "propagate": True, "min_part_length": 3, "lower_case_names": True},
+    default_config={"spans_key": "pii", "person_parts": True, "propagate": True, "min_part_length": 3, "lower_case_names": True, "list_heads": True},
     requires=["doc.spans"],
     assigns=["doc.spans", "span._.entity_id", "span._.risk_explain"],
 )
 def make_coref(
-    nlp: Language, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int, lower_case_names: bool
+    nlp: Language, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int, lower_case_names: bool,
+    list_heads: bool,
 ) -> Coref:
     """person_parts (bool): link a surname or given name to an earlier full name.
     propagate (bool): add undetected occurrences of detected mentions and name parts.
     min_part_length (int): shortest name part that is propagated on its own (a final part
     of two letters also is). lower_case_names (bool): add lower-case person names
-    ("john smith") found with the shipped name lists."""
+    ("john smith") found with the shipped name lists. list_heads (bool): the heads of a list's
+    items are people when most other heads are detected names ("- Will Rose: great progress")."""
     register_extensions()
-    return Coref(name, spans_key, person_parts, propagate, min_part_length, frozenset(nlp.Defaults.stop_words), lower_case_names)
+    return Coref(name, spans_key, person_parts, propagate, min_part_length, frozenset(nlp.Defaults.stop_words), lower_case_names,
+                 list_heads)

@@ -201,6 +201,41 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
     return found
 
 
+# a chat log's line: a time (in brackets, or after a date), then the speaker before a colon or
+# in angle brackets ("[14:03] anna: late", "[3/2/24, 14:03:11] Dev Sharma: ok",
+# "3/2/24, 14:03 - kwame: on the bus", "09:12 <bola> looking")
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]?[aApP][mM])?"
+CHAT_LINE = re.compile(
+    r"(?m)^(?:\[[^\]\n]{0,24}?" + _CLOCK + r"\]|\(" + _CLOCK + r"\)|(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4},?[ \t])?" + _CLOCK + r")"
+    r"[ \t]{1,3}(?:[-–][ \t]{1,3})?"
+    r"(?:<([^\W\d_][\w.'’-]{0,30})>|([^\W\d_][\w.'’-]{0,30}(?:[ \t][^\W\d_][\w.'’-]{0,30}){0,2}):(?=[ \t]|$))"
+)
+# what a log writes where a chat writes its speaker
+SYSTEM_SPEAKERS = frozenset("system server bot admin root note notice you me status update alert build deploy backup cron "
+                            "kernel daemon service app client host job task test ci".split())
+
+
+def chat_speakers(text: str, lists: Optional[NameLists] = None) -> List[Tuple[int, int]]:
+    """Character ranges of the speakers of a chat log (``CHAT_LINE``): a speaker is a person when
+    it is a listed name, a name-shaped rare word or a login ("anna", "Dev Sharma",
+    "mfernandes"), or, in a log with such a speaker, any speaker but a log's own words ("rose"
+    beside "kwame"; not "backup", "deploy", "kernel")."""
+    if ":" not in text and "<" not in text:
+        return []
+    lists = lists or name_lists()
+    speakers = []
+    for match in CHAT_LINE.finditer(text):
+        group = 1 if match.group(1) is not None else 2
+        words = match.group(group).lower().split()
+        if any(w in SYSTEM_SPEAKERS or w in EVERYDAY_WORDS or w in CHAT_WORDS for w in words):
+            continue
+        named = any(w in lists.given or w in lists.family or w in word_names() or _rare_word(w.strip(".'’-")) for w in words)
+        speakers.append((match.span(group), named))
+    if not any(named for _, named in speakers):
+        return []
+    return [span for span, named in speakers if named or len(speakers) >= 2]
+
+
 def login_forms(given: str, family: str) -> FrozenSet[str]:
     """The logins an organisation makes from a name ("Hiroshi Takeda": htakeda, takedah,
     hiroshitakeda, hiroshi.takeda, hiroshi_takeda, h.takeda), lower case, five characters or

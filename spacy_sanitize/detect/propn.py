@@ -31,7 +31,7 @@ from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from .gazetteer.filters import SENTENCE_BREAKS, term_zipf
 from .names import NameLists, name_lists
-from .refine import FIELD_LABELS, FIELD_WORDS, is_plain_span, is_product_span, lazy_capitalised
+from .refine import FIELD_LABELS, FIELD_WORDS, is_plain_span, is_product_span, lazy_capitalised, medication, names_no_one
 
 DEFAULT_CONNECTORS = [
     "of", "the", "and", "&", "de", "du", "des", "la", "le", "les", "von", "van", "der", "den",
@@ -173,8 +173,15 @@ class ProperNounDetector:
         lists = name_lists()
         words, spaces, caps = _token_lists(doc)
         proper = lazy_capitalised(doc)
+        nameless = None
         found = []
         for start, end in self._runs(words, spaces, caps):
+            drug = medication(doc, start, end)
+            if drug is not None:  # a drug before its dose: a health fact (MISC), none in a text naming no one
+                nameless = names_no_one(doc, spans) if nameless is None else nameless
+                if nameless or drug[0] in taken:
+                    continue
+                start, end = drug[0], drug[0] + 1
             # the parts of the run no detector covered, trimmed to capitalised words
             k = start
             while k < end:

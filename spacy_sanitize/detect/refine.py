@@ -243,6 +243,37 @@ PERSON_FREE_UNITS = frozenset(
 )
 
 
+# the units a dose is written in ("500 mg", "2.5mg", "1 g", "10 ml", "2 puffs")
+DOSE_UNITS = frozenset("mg mcg ug µg g ml iu units unit mmol micrograms milligrams grams tablet tablets capsule capsules puffs drops".split())
+GLUED_DOSE = re.compile(r"(?<![\d.])\d{1,5}(?:\.\d{1,3})?(?:mg|mcg|ug|µg|g|ml|iu)", re.IGNORECASE)
+
+
+def _dose_end(doc: Doc, i: int) -> Optional[int]:
+    """The end of a dose that starts at token ``i`` ("500 mg", "2.5 mg", "500mg"); None: none."""
+    if i >= len(doc):
+        return None
+    if GLUED_DOSE.fullmatch(doc[i].text):
+        return i + 1
+    if _is_number(doc[i]) and i + 1 < len(doc) and doc[i + 1].lower_ in DOSE_UNITS:
+        return i + 2
+    return None
+
+
+def medication(doc: Doc, start: int, end: int) -> Optional[Tuple[int, int]]:
+    """A drug and its dose in or right after the span ``doc[start:end]``: the word before a dose
+    ("Amoxicillin 500" before "mg", "Take Paracetamol 1 g", "Metformin" before "500mg") when it
+    is no common word ("Take", "Add"). Gives the drug's token and the end of the dose inside
+    the span (the drug's end when the dose follows the span)."""
+    for k in range(start + 1, end + 1):
+        dose = _dose_end(doc, k)
+        drug = doc[k - 1]
+        if dose is not None and drug.is_alpha and len(drug) >= 4 and not is_common_word(drug.text):
+            return k - 1, dose if k < end else k
+    return None
+
+
+# the labels a recognizer gives a drug before its dose ("Amoxicillin 500" PERSON, "Omeprazole 20" DATETIME)
+MEDICATION_LABELS = frozenset({"PERSON", "DATETIME", "QUANTITY", "MISC", "ORG", "LOC", "DEM"})
 # a clock time ("9:30", "17:05"): a recognizer's CODE of one is a time of day
 CLOCK_TIME = re.compile(r"(?:[01]?\d|2[0-3]):[0-5]\d")
 # a number as counts, scores, decimals and times of day are written ("14", "37.5", "3-2", "7:45", "3pm")
@@ -291,6 +322,13 @@ def _undated_time_or_count(doc: Doc, start: int, end: int, label: str) -> bool:
 
 # a text about "him" or "her" is about a person even where no name is written
 PERSON_PRONOUNS = frozenset("he him his himself she her hers herself".split())
+
+
+def names_no_one(doc: Doc, spans: Iterable[Span]) -> bool:
+    """Whether a text names no one: no PERSON span (a name has no digits: "Add 200" of "Add 200 g
+    of flour" is a number) and no CODE span among ``spans``, and no "he" or "she"."""
+    labels = {span.label_ for span in spans if not (span.label_ == "PERSON" and any(t.like_num for t in span))}
+    return not labels & {"PERSON", "CODE"} and not any(t.lower_ in PERSON_PRONOUNS for t in doc)
 
 
 def _number_after_opener(doc: Doc, start: int, end: int) -> Optional[int]:
@@ -584,8 +622,7 @@ class SpanRefiner:
                 spans += parts
         # judged on the spans left once plain words are out ("Knead for 10 minutes": "Knead" is no
         # name), a name has no digits ("Add 200" of "Add 200 g of flour" is a number, below)
-        labels = {span.label_ for span in kept + spans if not (span.label_ == "PERSON" and any(t.like_num for t in span))}
-        nameless = not labels & {"PERSON", "CODE"} and not any(t.lower_ in PERSON_PRONOUNS for t in doc)
+        nameless = names_no_one(doc, kept + spans)
         for span in spans:
             if self.trim_edges:
                 field = _without_field_label(span, self.name)
@@ -662,6 +699,17 @@ class SpanRefiner:
         if start >= end:
             dropped = label in ("DATETIME", "QUANTITY") or (label == "PERSON" and self._field_words_only(span))
             return ([], "drop") if dropped else ([(span.start, span.end, label)], None)
+        dosed = medication(doc, start, end) if self.trim_edges and label in MEDICATION_LABELS else None
+        if dosed is not None:
+            # a drug and its dose: a health fact (MISC) and a QUANTITY; in a text that names no one,
+            # a prescription's line describes no one ("Amoxicillin 500 mg three times daily")
+            drug, dose_end = dosed
+            if nameless and self.drop_measures:
+                return [], "drop"
+            out = [(drug, drug + 1, "MISC")] + ([(drug + 1, dose_end, "QUANTITY")] if dose_end > drug + 1 else [])
+            if out == [(span.start, span.end, label)]:
+                return out, None
+            return out, "split" if len(out) > 1 else "relabel" if label != "MISC" else "trim"
         number_label = label
         if self.trim_edges and label in ("DATETIME", "QUANTITY", "PERSON"):
             numbers = _number_after_opener(doc, start, end)
