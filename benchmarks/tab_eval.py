@@ -76,6 +76,8 @@ DEFAULT_POLICY = COURT_POLICY + ", code rules, code-shaped"
 POLICIES[DEFAULT_POLICY] = {**POLICIES[COURT_POLICY], "protect_detectors": ["pii_titles", "pii_script", "pii_codes"], "protect_code_shaped": True}
 # default's since the numeric-date rule ("1990-06-11" in a record: the decision never saw one)
 POLICIES[DEFAULT_POLICY + ", numeric dates"] = {**POLICIES[DEFAULT_POLICY], "protect_numeric_dates": True}
+# and the special categories of personal data where a person is named (health, orientation, religion, ethnicity)
+POLICIES[DEFAULT_POLICY + ", numeric dates, special categories"] = {**POLICIES[DEFAULT_POLICY + ", numeric dates"], "protect_special": True}
 # A span row: [start, end, label, entity_id, risk]; risk None = masked (no score: fail closed).
 # Detected rows carry two more: [..., detector, validated] (risk_explain["detector"] and
 # spans.is_validated), which the span protection rules read.
@@ -166,7 +168,8 @@ def policy_rules(settings: Dict[str, Any]) -> ProtectRules:
     """The protection rules of a policy, as risk_threshold builds them from these settings."""
     return ProtectRules(settings.get("protect", []), settings.get("protect_names", False), settings.get("protect_detectors"),
                         settings.get("protect_validated", False), settings.get("protect_date_cues"), settings.get("date_cue_window", 5),
-                        settings.get("protect_code_shaped", False), settings.get("protect_numeric_dates", False))
+                        settings.get("protect_code_shaped", False), settings.get("protect_numeric_dates", False),
+                        settings.get("protect_special", False))
 
 
 NO_RULES = ProtectRules([])

@@ -156,3 +156,46 @@ def test_listed_names_that_are_places_or_nationalities_do_not_protect():
         assert rules.reason("LOC", text, 0, len(text)) is None, text
     for text in ("Yilmaz", "HOLLOWAY", "Saunders Ltd", "Patel</td><td"):
         assert rules.reason("ORG", text, 0, len(text)), text
+
+
+@pytest.mark.parametrize("term, special", [
+    ("breast cancer", True), ("epilepsy", True), ("Epilepsy", True), ("lesbian", True), ("Catholic", True), ("Roma", True),
+    ("teacher", False), ("French", False), ("chemistry", False),
+])
+def test_special_categories_are_protected_where_a_person_is_named(term, special):
+    """protect_special: a gazetteer term of health, sexual orientation, religion or ethnic
+    group stays masked in a text that names a person (name_words: its PERSON spans' words);
+    in a text that names no one, or with the rule off, the risk decides."""
+    text = f"Ewa Sikorska mentioned {term} twice."
+    start = text.index(term)
+    named = frozenset({"ewa", "sikorska"})
+    rules = ProtectRules([], special=True)
+    assert bool(rules.reason("DEM", text, start, start + len(term), name_words=named)) is special
+    assert rules.reason("DEM", text, start, start + len(term)) is None  # names no one
+    assert ProtectRules([]).reason("DEM", text, start, start + len(term), name_words=named) is None  # off by default
+    with pytest.raises(ValueError, match="E531"):
+        ProtectRules([], special="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("factory", ["decide_threshold", "decide_vote"])
+def test_both_deciders_keep_a_named_persons_health_condition_masked(factory):
+    """protect_special in a pipeline: the decider reads the text's PERSON spans itself (without
+    protect_names too), and a text that names no one leaves the condition to the risk."""
+    @Language.component("test_special_spans")
+    def special_spans(doc: Doc) -> Doc:
+        spans = []
+        for text, label in (("Ewa Sikorska", "PERSON"), ("epilepsy", "DEM")):
+            if text in doc.text:
+                start = doc.text.index(text)
+                spans.append(doc.char_span(start, start + len(text), label=label))
+        doc.spans["pii"] = spans
+        return doc
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("test_special_spans")
+    nlp.add_pipe("risk_test_low")
+    config = {"indicator": "test_low", "threshold": 0.5} if factory == "decide_threshold" else {"indicators": ["test_low"]}
+    nlp.add_pipe(factory, config={**config, "protect": ["PERSON"], "protect_special": True})
+    named, nameless = nlp("Ewa Sikorska has epilepsy."), nlp("Epilepsy and epilepsy are common.")
+    assert {s.text: s._.mask for s in named.spans["pii"]} == {"Ewa Sikorska": True, "epilepsy": True}
+    assert {s.text: s._.mask for s in nameless.spans["pii"]} == {"epilepsy": False}

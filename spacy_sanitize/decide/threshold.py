@@ -57,6 +57,7 @@ class RiskThreshold(RiskVote):
         date_cue_window: int = 5,
         protect_code_shaped: bool = False,
         protect_numeric_dates: bool = False,
+        protect_special: bool = False,
     ) -> None:
         if missing != "mask":
             raise ValueError(Errors.E705.format(missing=missing))
@@ -86,6 +87,7 @@ class RiskThreshold(RiskVote):
             date_cue_window=date_cue_window,
             protect_code_shaped=protect_code_shaped,
             protect_numeric_dates=protect_numeric_dates,
+            protect_special=protect_special,
         )
         self.indicator = indicator
         self.threshold = None if threshold is None else float(threshold)
@@ -122,6 +124,7 @@ FACTORY_SETTINGS = dict(
         "date_cue_window": 5,
         "protect_code_shaped": False,
         "protect_numeric_dates": False,
+        "protect_special": False,
     },
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
@@ -145,6 +148,7 @@ def make_risk_threshold(
     date_cue_window: int,
     protect_code_shaped: bool,
     protect_numeric_dates: bool,
+    protect_special: bool,
 ) -> RiskThreshold:
     """indicator (str): the risk key to decide from (``seq`` for ``risk_seq``); required.
     threshold (Optional[float]): mask when risk >= threshold, in [0, 1]; null = the
@@ -159,12 +163,14 @@ def make_risk_threshold(
     with one of these cues among the date_cue_window words before it stay masked.
     protect_code_shaped (bool): so does a span (not DATETIME) with 4 digits in a row or a word
     of letters and digits. protect_numeric_dates (bool): so does a DATETIME span written in
-    digits with a day, a month and a year ("1990-06-11")."""
+    digits with a day, a month and a year ("1990-06-11"). protect_special (bool): so does, in a
+    text that names a person, a term of the gazetteer's special categories of personal data
+    (health conditions, sexual orientation, religion, ethnic group)."""
     register_extensions()
     return RiskThreshold(
         nlp, name, indicator, threshold, spans_key, missing, protect, types_always_mask,
         protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window, protect_code_shaped,
-        protect_numeric_dates,
+        protect_numeric_dates, protect_special,
     )
 
 

@@ -110,6 +110,7 @@ class RiskVote:
         date_cue_window: int = 5,
         protect_code_shaped: bool = False,
         protect_numeric_dates: bool = False,
+        protect_special: bool = False,
     ) -> None:
         if rule not in RULES:
             raise ValueError(Errors.E700.format(rule=rule, rules=", ".join(RULES)))
@@ -134,7 +135,7 @@ class RiskVote:
         self.missing = missing
         self.protect = protected_labels(protect, types_always_mask)
         self.rules = ProtectRules(self.protect, protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window,
-                                  protect_code_shaped, protect_numeric_dates)
+                                  protect_code_shaped, protect_numeric_dates, protect_special)
         self._order_checked = False
 
     # ---------------------------------------------------------------- decision
@@ -240,7 +241,7 @@ class RiskVote:
         person_parts = name_parts(protected_names(doc._.protect))
         text = doc.text
         spans = list(doc.spans.get(self.spans_key, []))
-        name_words = person_words(text[s.start_char : s.end_char] for s in spans if s.label_ == "PERSON") if self.rules.names else frozenset()
+        name_words = person_words(text[s.start_char : s.end_char] for s in spans if s.label_ == "PERSON") if self.rules.names or self.rules.special else frozenset()
         for span in spans:
             mask, explain = self.decide(span, person_parts, text, name_words)
             span._.mask = mask
@@ -268,6 +269,7 @@ FACTORY_SETTINGS = dict(
         "date_cue_window": 5,
         "protect_code_shaped": False,
         "protect_numeric_dates": False,
+        "protect_special": False,
     },
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
@@ -295,6 +297,7 @@ def make_risk_vote(
     date_cue_window: int,
     protect_code_shaped: bool,
     protect_numeric_dates: bool,
+    protect_special: bool,
 ) -> RiskVote:
     """indicators (List[str]): risk keys to combine (``seq``, ``web``...); empty = every key
     present on the span. thresholds (Dict[str, float]): per-key vote threshold (risk >=
@@ -317,7 +320,10 @@ def make_risk_vote(
     protect_code_shaped (bool): keep masked a span (not DATETIME) with 4 digits in a row or a
     word of letters and digits ("69003", "19b", "ST-40917"), whatever its label; false = off.
     protect_numeric_dates (bool): keep masked a DATETIME span written in digits with a day, a
-    month and a year ("1990-06-11", "11/06/1990"); false = off."""
+    month and a year ("1990-06-11", "11/06/1990"); false = off.
+    protect_special (bool): in a text that names a person, keep masked a term of the shipped
+    gazetteer's special categories of personal data (health conditions, sexual orientation,
+    religion, ethnic group: "breast cancer", "lesbian"); false = off."""
     register_extensions()
     return RiskVote(
         nlp,
@@ -339,6 +345,7 @@ def make_risk_vote(
         date_cue_window,
         protect_code_shaped,
         protect_numeric_dates,
+        protect_special,
     )
 
 
