@@ -31,7 +31,7 @@ from .detect import (  # noqa: E402,F401
     text_view as _text_view,
     titles as _titles,
 )
-from .decide import threshold as _risk_threshold, vote as _risk_vote  # noqa: E402,F401
+from .decide import confidence as _decide_confidence, threshold as _risk_threshold, vote as _risk_vote  # noqa: E402,F401
 from .pipeline import load_pipeline  # noqa: E402,F401
 from .risk import seq as _risk_seq  # noqa: E402,F401
 

@@ -127,6 +127,12 @@ class Errors(metaclass=ErrorsWithCodes):
         "a confidence cannot be fit; give annotated documents with both."
     )
     E044 = "{name}: the shipped artefact '{shipped}' holds no confidence model (learned.json with weights)."
+    E056 = (
+        "{name}: min_confidence = {value} is no longer a masker setting: the decision moved to the "
+        "decide_confidence component (decide stage). Add it before the masker: [components.decide_confidence] "
+        "factory = \"decide_confidence\", min_confidence = {value} (and confidence_protect there), with "
+        "\"decide_confidence\" before \"masker\" in [nlp] pipeline; or pass --min-confidence on the command line."
+    )
     # the service and the CLI's output paths
     E045 = (
         "bad request: {what}: the service runs no strategy that keeps state across requests "
@@ -796,15 +802,15 @@ class Warnings(metaclass=ErrorsWithCodes):
         "{cap} characters; it was cut there, which may split an identifier: check the output "
         "around that offset, or raise --max-chars."
     )
-    # pii_confidence and the masker's min_confidence
+    # pii_confidence and decide_confidence's min_confidence
     W040 = (
         "{name}: min_confidence = {value} keeps undecided spans below it in clear, but {what}: "
         "{effect}"
     )
     W041 = (
         "{n} span(s) of doc.spans['{key}'] have no confidence (Span._.confidence is None); they "
-        "stay masked whatever min_confidence = {value}. Add pii_confidence before the masker to "
-        "score them."
+        "stay masked whatever min_confidence = {value}. Add pii_confidence before decide_confidence "
+        "to score them."
     )
     W042 = (
         "{name}: no confidence model, so no span gets a confidence (they all stay masked); load "

@@ -85,20 +85,12 @@ class PlanSettings:
     propagate_person_parts: bool = True
     min_propagate_chars: int = 3
     mask_titles: bool = False
-    min_confidence: float = 0.0
-    confidence_protect: Tuple[str, ...] = ("CODE", "PERSON")
     allow: FrozenSet[str] = field(init=False, repr=False, compare=False)
     deny: Tuple[Tuple[str, str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.overlap not in OVERLAP_POLICIES:
             raise ValueError(Errors.E104.format(policy=self.overlap))
-        if not isinstance(self.min_confidence, (int, float)) or isinstance(self.min_confidence, bool) or not 0.0 <= self.min_confidence <= 1.0:
-            raise ValueError(Errors.E042.format(value=self.min_confidence))
-        for label in self.confidence_protect:
-            if label not in PII_TYPES:
-                raise ValueError(Errors.E001.format(label=label, labels=", ".join(PII_TYPES)))
-        object.__setattr__(self, "confidence_protect", tuple(self.confidence_protect))
         object.__setattr__(self, "allow_list", tuple(self.allow_list))
         object.__setattr__(self, "deny_list", tuple(tuple(d) if isinstance(d, (list, tuple)) else d for d in self.deny_list))
         object.__setattr__(self, "allow", frozenset(s.strip() for s in self.allow_list))
@@ -109,7 +101,7 @@ class PlanSettings:
         """The settings in a masker config (other keys are ignored, missing ones default)."""
         names = (
             "spans_key", "overlap", "allow_list", "deny_list", "deny_label", "propagate", "propagate_person_parts", "min_propagate_chars",
-            "mask_titles", "min_confidence", "confidence_protect",
+            "mask_titles",
         )
         return cls(**{name: cfg[name] for name in names if name in cfg})
 
@@ -129,56 +121,13 @@ def row_entity_id(region: "Region", aliases: Dict[str, str]) -> str:
     return aliases.setdefault(key, f"t{len(aliases) + 1}")
 
 
-def entity_confidence(spans: Sequence[Any]) -> Dict[str, float]:
-    """Each entity's confidence: the highest ``Span._.confidence`` of its mentions (the
-    mentions coreference adds have none of their own: they repeat a detected one)."""
-    out: Dict[str, float] = {}
-    for span in spans:
-        if span._.confidence is not None:
-            key = entity_key(span)
-            out[key] = max(out.get(key, 0.0), float(span._.confidence))
-    return out
-
-
-def reported_confidences(spans: Sequence[Any]) -> List[Optional[float]]:
-    """The confidence to report for each span: its own, or for a mention without one (coreference
-    added it after pii_confidence) its entity's, the value ``min_confidence`` compares; None when
-    no mention of the entity has one."""
-    scored = entity_confidence(spans)
-    return [span._.confidence if span._.confidence is not None else scored.get(entity_key(span)) for span in spans]
-
-
-def below_confidence(doc: Doc, spans: Sequence[Any], settings: "PlanSettings") -> List[bool]:
-    """For each span, whether ``min_confidence`` keeps it in clear: undecided (``Span._.mask``
-    None; a decider's decision wins), its entity's confidence below ``min_confidence``, its
-    label not in ``confidence_protect`` and no part of the person to protect
-    (``Doc._.protect``) in it. A span whose entity has no confidence is not kept (fail
-    closed). The caller still masks every mention of an entity with a masked mention."""
-    if settings.min_confidence <= 0.0:
-        return [False] * len(spans)
-    from .decide.protect import matched_parts, name_parts, protected_names
-
-    parts = name_parts(protected_names(doc._.protect))
-    confidence = entity_confidence(spans)
-    kept = []
-    for span in spans:
-        value = confidence.get(entity_key(span))
-        kept.append(
-            span._.mask is None
-            and value is not None
-            and value < settings.min_confidence
-            and span.label_ not in settings.confidence_protect
-            and not (parts and matched_parts(span.text, parts))
-        )
-    return kept
-
-
-def detected_regions(doc: Doc, spans_key: str, allow: FrozenSet[str], settings: Optional["PlanSettings"] = None) -> List[Region]:
+def detected_regions(doc: Doc, spans_key: str, allow: FrozenSet[str]) -> List[Region]:
+    """The regions of the detected spans: those not decided False, and every mention of an
+    entity with a masked mention."""
     spans = list(doc.spans.get(spans_key, []))
-    kept = below_confidence(doc, spans, settings) if settings is not None else [False] * len(spans)
     # each extension value read once per span (an Underscore read costs more than the rest)
     keys = [entity_key(s) for s in spans]
-    masked = [s._.mask is not False and not k for s, k in zip(spans, kept)]
+    masked = [s._.mask is not False for s in spans]
     masked_entities = {key for key, m in zip(keys, masked) if m}
     regions = []
     for span, key, mask in zip(spans, keys, masked):
@@ -268,7 +217,7 @@ def masking_plan(doc: Doc, settings: Optional[PlanSettings] = None, text: Option
     ``text``: ``doc.text`` when the caller already has it (``Doc.text`` joins every token)."""
     settings = settings or PlanSettings()
     text = doc.text if text is None else text
-    regions = detected_regions(doc, settings.spans_key, settings.allow, settings)
+    regions = detected_regions(doc, settings.spans_key, settings.allow)
     regions += deny_regions(text, settings.deny)
     if settings.propagate:
         regions += propagated_regions(text, regions, settings.allow, settings.propagate_person_parts, settings.min_propagate_chars)

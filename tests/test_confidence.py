@@ -1,5 +1,5 @@
-"""pii_confidence (calibrated Span._.confidence), the masker's min_confidence threshold and
-the run manifest of `sanitize` (issue #19 item 6)."""
+"""pii_confidence (calibrated Span._.confidence), decide_confidence's min_confidence threshold
+(a decider: the masker's setting moved there, E056) and the run manifest of `sanitize` (issue #19 item 6)."""
 import json
 import warnings
 
@@ -12,7 +12,7 @@ from spacy_sanitize.cli import main
 from spacy_sanitize.corpus import load_tab
 from spacy_sanitize.detect.confidence import ConfidenceModel, PIIConfidence, doc_features, span_targets
 from spacy_sanitize.manifest import config_hash, run_manifest
-from spacy_sanitize.masking_plan import PlanSettings
+from spacy_sanitize.decide.confidence import ConfidenceDecider, add_confidence_decider
 from spacy_sanitize.spans import VALIDATED
 from spacy_sanitize.training.confidence_cv import brier, detected_rows, expected_calibration_error, out_of_fold, reliability
 
@@ -141,10 +141,12 @@ def test_serialization_round_trip(tmp_path):
 def test_without_a_model_spans_keep_no_confidence_and_stay_masked():
     nlp = spacy.blank("en")
     nlp.add_pipe("pii_confidence")
-    nlp.add_pipe("masker", config={"min_confidence": 0.9})
+    nlp.add_pipe("decide_confidence", config={"min_confidence": 0.9})
+    nlp.add_pipe("masker")
     doc = detected(nlp)
     with pytest.warns(UserWarning) as caught:
         doc = nlp.get_pipe("pii_confidence")(doc)
+        doc = nlp.get_pipe("decide_confidence")(doc)
         doc = nlp.get_pipe("masker")(doc)
     codes = {str(w.message)[1:5] for w in caught}
     assert {"W042", "W041"} <= codes
@@ -173,16 +175,17 @@ def test_shipped_confidence_is_calibrated_out_of_fold(wiki_path, default_nlp):
 # the threshold --------------------------------------------------------------------------------
 
 
-def masked_with(confidences, mask=(None, None, None), protect=None, **masker):
+def masked_with(confidences, mask=(None, None, None), protect=None, **decider):
     nlp = spacy.blank("en")
     nlp.add_pipe("pii_confidence")
-    nlp.add_pipe("masker", config=masker)
+    nlp.add_pipe("decide_confidence", config=decider)
+    nlp.add_pipe("masker")
     doc = detected(nlp)
     for span, value, decision in zip(doc.spans["pii"], confidences, mask):
         span._.confidence = value
         span._.mask = decision
     doc._.protect = protect
-    return nlp.get_pipe("masker")(doc)
+    return nlp.get_pipe("masker")(nlp.get_pipe("decide_confidence")(doc))
 
 
 def test_threshold_keeps_low_confidence_spans_in_clear_and_protect_wins():
@@ -190,6 +193,9 @@ def test_threshold_keeps_low_confidence_spans_in_clear_and_protect_wins():
     # the occupation stays visible; CODE and PERSON are protected whatever their confidence
     assert doc._.sanitized == "Call [CODE] says the teacher [PERSON]."
     assert doc._.kept_below_confidence == 1
+    # the decision is the decider's: the kept span is decided False and says why
+    teacher = next(s for s in doc.spans["pii"] if s.text == "teacher")
+    assert teacher._.mask is False and teacher._.risk_explain["kept_below_confidence"] == {"confidence": 0.1, "min_confidence": 0.5}
 
 
 def test_threshold_default_masks_all():
@@ -218,26 +224,50 @@ def test_entity_confidence_is_its_best_mention():
     entity that has a confident one are both masked: one clear mention would name it."""
     nlp = spacy.blank("en")
     nlp.add_pipe("pii_confidence")
-    nlp.add_pipe("masker", config={"min_confidence": 0.5, "confidence_protect": [], "propagate": False})
+    nlp.add_pipe("decide_confidence", config={"min_confidence": 0.5, "confidence_protect": []})
+    nlp.add_pipe("masker", config={"propagate": False})
     doc = nlp.make_doc("Berg met Berg and Oslo")
     spans = [Span(doc, 0, 1, "ORG"), Span(doc, 2, 3, "ORG"), Span(doc, 4, 5, "LOC")]
     for span in spans[:2]:
         span._.entity_id = "e1"
     spans[0]._.confidence, spans[2]._.confidence = 0.9, 0.2
     doc.spans["pii"] = spans
-    doc = nlp.get_pipe("masker")(doc)
+    doc = nlp.get_pipe("masker")(nlp.get_pipe("decide_confidence")(doc))
     assert doc._.sanitized == "[ORG] met [ORG] and Oslo"
 
 
 def test_threshold_must_be_in_range():
     with pytest.raises(ValueError, match="E042"):
-        PlanSettings(min_confidence=1.5)
+        ConfidenceDecider(None, "decide_confidence", "pii", 1.5, [])
+    with pytest.raises(ValueError, match="E001"):
+        ConfidenceDecider(None, "decide_confidence", "pii", 0.5, ["NAME"])
+
+
+def test_the_masker_setting_moved_to_the_decider():
+    """An older config's masker.min_confidence is an error that names the component now
+    deciding (not a setting silently ignored); 0, its default, still loads."""
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="E056.*decide_confidence"):
+        nlp.add_pipe("masker", config={"min_confidence": 0.5})
+    nlp.add_pipe("masker", config={"min_confidence": 0.0, "confidence_protect": ["CODE"]})
+
+
+def test_the_decider_goes_after_the_deciders_and_before_the_masker():
+    nlp = spacy.blank("en")
+    for name in ("pii_confidence", "risk_threshold", "masker"):
+        nlp.add_pipe(name, config={"indicator": "seq"} if name == "risk_threshold" else {})
+    add_confidence_decider(nlp, {"min_confidence": 0.5})
+    assert nlp.pipe_names == ["pii_confidence", "risk_threshold", "decide_confidence", "masker"]
+    assert nlp.config["components"]["decide_confidence"]["min_confidence"] == 0.5
+    add_confidence_decider(nlp, {"min_confidence": 0.7})  # in place of the one there is
+    assert nlp.pipe_names.count("decide_confidence") == 1 and nlp.get_pipe("decide_confidence").min_confidence == 0.7
 
 
 def test_threshold_without_confidence_component_or_with_a_decider_warns():
     nlp = spacy.blank("en")
     nlp.add_pipe("risk_threshold", config={"indicator": "seq"})
-    nlp.add_pipe("masker", config={"min_confidence": 0.5})
+    nlp.add_pipe("decide_confidence", config={"min_confidence": 0.5})
+    nlp.add_pipe("masker")
     with pytest.warns(UserWarning) as caught:
         nlp("Nothing to mask here.")
     messages = [str(w.message) for w in caught if "W040" in str(w.message)]
@@ -255,10 +285,11 @@ def test_no_warning_at_the_default_threshold():
 # the manifest ---------------------------------------------------------------------------------
 
 
-def small_nlp(**masker):
+def small_nlp(**decider):
     nlp = spacy.blank("en")
     nlp.add_pipe("pii_codes")
-    nlp.add_pipe("masker", config=masker)
+    nlp.add_pipe("decide_confidence", config=decider)
+    nlp.add_pipe("masker")
     return nlp
 
 
@@ -270,7 +301,7 @@ def test_config_hash_is_stable_and_changes_with_the_config():
 def test_manifest_fields():
     manifest = run_manifest(small_nlp(), "mine", {"min_confidence": 0.0})
     assert {"version", "spacy", "pipeline", "components", "config_sha256", "models", "started_utc", "options"} <= set(manifest)
-    assert manifest["pipeline"] == "mine" and manifest["components"] == ["pii_codes", "masker"]
+    assert manifest["pipeline"] == "mine" and manifest["components"] == ["pii_codes", "decide_confidence", "masker"]
     assert manifest["started_utc"].endswith("+00:00") and len(manifest["config_sha256"]) == 64
 
 
@@ -291,6 +322,8 @@ def test_sanitize_writes_manifest_confidence_and_kept_count(tmp_path, capsys):
     assert f"kept {kept} detected span(s) below --min-confidence 0.5" in capsys.readouterr().err
     below = [s for s in record["spans"] if s["confidence"] < 0.5 and s["label"] not in ("CODE", "PERSON")]
     assert kept == len(below) and all(s["text"] in record["sanitized"] for s in below)
+    # the kept spans are decided and their why says by what
+    assert all(s["mask"] is False and "below min_confidence 0.5 (decide_confidence)" in s["why"]["summary"] for s in below)
 
 
 def test_stdout_gets_a_manifest_only_when_asked(tmp_path, monkeypatch, capsys):
@@ -308,3 +341,20 @@ def test_min_confidence_out_of_range_is_bad_usage(tmp_path):
     source = tmp_path / "in.txt"
     source.write_text("x")
     assert main(["sanitize", str(source), "--min-confidence", "2"]) == 2
+
+
+def test_a_session_puts_the_decider_in_and_spacy_load_keeps_it(tmp_path):
+    """--min-confidence's Session adds decide_confidence to the loaded pipeline's config, so a
+    pipeline saved with nlp.to_disk keeps it through spacy.load (its factory is an entry point)."""
+    from spacy_sanitize.run.session import Session
+
+    session = Session("strict", confidence={"min_confidence": 0.5})
+    names = session.nlp.pipe_names
+    assert names[-2:] == ["decide_confidence", "masker"]
+    session.nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    assert loaded.pipe_names == names and loaded.get_pipe("decide_confidence").min_confidence == 0.5
+    text = "Anna Berg, a teacher, called +44 20 7946 0958."
+    assert loaded(text)._.sanitized == session.nlp(text)._.sanitized
+    with pytest.raises(ValueError, match="E951"):
+        Session(loaded, confidence={"min_confidence": 0.5})

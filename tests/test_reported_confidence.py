@@ -8,7 +8,7 @@ import spacy
 
 from spacy_sanitize.run.records import record_of, table_values
 from spacy_sanitize.run.records import span_rows
-from spacy_sanitize.masking_plan import reported_confidences
+from spacy_sanitize.detect.confidence import reported_confidences
 
 TEXT = "Anna Berg met Olsen. Later Berg left and Kari stayed."
 

@@ -20,7 +20,7 @@ from ..io import FORMATS, InputError, Output, Record, TextChunks, open_input, re
 from ..manifest import manifest_path, run_manifest
 from ..masker.restore import MappingCollector, save_mapping
 from ..risk.base import is_decider
-from ..run.options import confidence_overrides, masker_overrides
+from ..run.options import confidence_settings, masker_overrides
 from ..run.pieces import DEFAULT_CHUNK_CHARS, check_max_chars, piece_output
 from ..run.records import RecordBuilder
 from ..run.session import Session
@@ -61,8 +61,9 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     source = open_input(args.input, args.format)
     records = read_records(source, text_field=text_fields, id_field=args.id_field, skip_bad=args.skip_bad, skipped=skipped, stream_text=True)
     started = datetime.datetime.now(datetime.timezone.utc)
-    overrides = {**masker_overrides(args.strategy, args.operators), **confidence_overrides(args.min_confidence, args.confidence_protect)}
-    session = Session(args.pipeline, overrides, batch_size=args.batch_size, max_chars=args.max_chars, n_process=args.n_process)
+    confidence = confidence_settings(args.min_confidence, args.confidence_protect)
+    session = Session(args.pipeline, masker_overrides(args.strategy, args.operators), confidence=confidence, batch_size=args.batch_size,
+                      max_chars=args.max_chars, n_process=args.n_process)
     nlp = session.nlp
     target = manifest_path(args.output, args.manifest)
     # hashing every component's weights costs time: only when a manifest is written

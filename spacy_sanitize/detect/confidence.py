@@ -6,7 +6,7 @@ estimated from what the detectors already recorded: which detector kept the span
 validated code (checksums, formats), the number of mentions of its text and the detectors
 that found them, its length and shape, and the document's length. It runs before pii_coref:
 a mention coreference adds repeats a scored one, and the masker takes an entity's confidence
-as its best mention's (``masking_plan.entity_confidence``). A logistic regression over these indicators,
+as its best mention's (``entity_confidence``). A logistic regression over these indicators,
 fit on the annotated biographies and court cases with grouped CV by document
 (``training/confidence_cv.py``, docs/confidence.md), so the value is the empirical precision
 of such spans.
@@ -262,3 +262,22 @@ def make_pii_confidence(nlp: Language, name: str, spans_key: str) -> PIIConfiden
     ``initialize`` (``shipped = "pii_confidence"`` in the shipped configs)."""
     register_extensions()
     return PIIConfidence(name, spans_key)
+
+
+def entity_confidence(spans: Sequence[Any]) -> Dict[str, float]:
+    """Each entity's confidence: the highest ``Span._.confidence`` of its mentions (the
+    mentions coreference adds have none of their own: they repeat a detected one)."""
+    out: Dict[str, float] = {}
+    for span in spans:
+        if span._.confidence is not None:
+            key = entity_key(span)
+            out[key] = max(out.get(key, 0.0), float(span._.confidence))
+    return out
+
+
+def reported_confidences(spans: Sequence[Any]) -> List[Optional[float]]:
+    """The confidence to report for each span: its own, or for a mention without one (coreference
+    added it after pii_confidence) its entity's, the value ``min_confidence`` compares; None when
+    no mention of the entity has one."""
+    scored = entity_confidence(spans)
+    return [span._.confidence if span._.confidence is not None else scored.get(entity_key(span)) for span in spans]

@@ -20,14 +20,14 @@ from ..detect.markup import hidden_ranges, may_have_markup, visible_parts
 from ..language import foreign_language
 from ..learned import LearnedState
 from ..decide.check import warn_group_replaced, warn_undecided
+from ..decide.confidence import kept_in_clear
 from ..extensions import register_extensions
 from ..errors import Errors, Warnings
 from .options import build_strategy, check_label, check_strategy_config
 from .privacy import P_ASSUMED, P_DETECTED, check_p, coverage, estimate_p, kept_spans, privacy_report
 from ..masking_plan import (
-    OVERLAP_POLICIES, PlanSettings, Region, below_confidence, entity_confidence, entity_key, masking_plan, one_label_per_mention, resolve_overlaps, row_entity_id,
+    OVERLAP_POLICIES, PlanSettings, Region, masking_plan, one_label_per_mention, resolve_overlaps, row_entity_id,
 )
-from ..risk.base import is_decider
 from .strategies import Mention, Strategy
 from .record import RecordState, piece_entities
 from .strategies.base import DocState, doc_key_for
@@ -114,9 +114,8 @@ class Masker(LearnedState):
         them, its p is estimated from them. scorer (Callable): scores examples for
         ``nlp.evaluate`` (the TAB metrics by default). nlp (Language): the pipeline, checked
         on the first document for risk scores that no decider reads (W700).
-        min_confidence (float): undecided spans whose entity's ``Span._.confidence`` is below
-        it stay in clear (0: mask all); labels in ``confidence_protect`` always stay masked,
-        and so do spans without a confidence (W041) and spans a decider decided (W040).
+        min_confidence, confidence_protect: moved to the ``decide_confidence`` component (the
+        decide stage); accepted so older configs load, min_confidence above 0 is an error (E056).
         mask_titles (bool): a PERSON region takes in the title right before it ("Mr Galip
         Yalman", as TAB annotates names; the court pipeline sets it).
 
@@ -126,6 +125,8 @@ class Masker(LearnedState):
         Only the learned p is serialized: every other setting comes from the config."""
         if overlap not in OVERLAP_POLICIES:
             raise ValueError(Errors.E104.format(policy=overlap))
+        if min_confidence != 0.0:
+            raise ValueError(Errors.E056.format(name=name, value=min_confidence))
         self.name = name
         self.scorer = scorer
         self._nlp = nlp
@@ -142,10 +143,8 @@ class Masker(LearnedState):
             "deny_label": deny_label, "propagate": propagate,
             "propagate_person_parts": propagate_person_parts,
             "min_propagate_chars": min_propagate_chars, "p": p, "gold_key": gold_key,
-            "min_confidence": min_confidence, "confidence_protect": list(confidence_protect),
             "mask_titles": mask_titles,
         }
-        self._unscored_warned = False
         # Learned by ``initialize``; used only where the config leaves p unset.
         self.learned_p: Optional[float] = None
         self.learned_p_source: Optional[str] = None
@@ -220,7 +219,6 @@ class Masker(LearnedState):
             if self._nlp is not None and self.name in self._nlp.pipe_names and self._nlp.get_pipe(self.name) is self:
                 warn_undecided(self._nlp, self.name)
                 warn_group_replaced(self._nlp, doc.text, self.name, self.cfg["spans_key"])
-                self._check_threshold(self._nlp)
         if not self._language_warned:
             self._check_language(doc)
         text = doc.text  # Doc.text joins all tokens: read it once
@@ -262,51 +260,10 @@ class Masker(LearnedState):
             return cache[key]
 
         doc._.sanitized, doc._.replacements = apply_regions(text, regions, replace)
-        doc._.kept_below_confidence = self._kept_in_clear(doc, regions) if self.plan_settings.min_confidence > 0 else 0
+        # decide_confidence's count, less what the plan masks anyway (0 without it)
+        doc._.kept_below_confidence = kept_in_clear(doc, self.cfg["spans_key"], regions) if doc._.kept_below_confidence else 0
         doc._.privacy = self.privacy(doc, regions, text)
         return doc
-
-    def _check_threshold(self, nlp: Language) -> None:
-        """min_confidence cannot apply to spans a decider decides, nor without a confidence
-        component: say so (W040), not ignore the setting silently."""
-        value = self.plan_settings.min_confidence
-        if value <= 0:
-            return
-        before = nlp.pipe_names[: nlp.pipe_names.index(self.name)]
-        deciders = [n for n in before if is_decider(nlp, n)]
-        if deciders:
-            warnings.warn(Warnings.W040.format(
-                name=self.name, value=value, what=f"the decider(s) {deciders} decide the spans",
-                effect="their decisions win, so the threshold only applies to spans they leave undecided. Set min_confidence = 0, or use a pipeline without a decider.",
-            ), UserWarning, stacklevel=3)
-        if not any(nlp.get_pipe_meta(n).factory == "pii_confidence" for n in before):
-            warnings.warn(Warnings.W040.format(
-                name=self.name, value=value, what="no pii_confidence component comes before the masker",
-                effect="no span has a confidence, so every span stays masked. Add pii_confidence (the shipped pipelines have it).",
-            ), UserWarning, stacklevel=3)
-
-    def _kept_in_clear(self, doc: Doc, regions: List[Region]) -> int:
-        """The spans min_confidence kept in clear that no region covers (not masked through
-        their entity or propagation either); warns once (W041) about undecided spans that
-        stay masked for want of a confidence."""
-        spans = list(doc.spans.get(self.cfg["spans_key"], []))
-        below = below_confidence(doc, spans, self.plan_settings)
-        scored = entity_confidence(spans)
-        unscored = sum(1 for s in spans if s._.mask is None and entity_key(s) not in scored)
-        if unscored and not self._unscored_warned:
-            self._unscored_warned = True
-            warnings.warn(Warnings.W041.format(n=unscored, key=self.cfg["spans_key"], value=self.plan_settings.min_confidence), UserWarning, stacklevel=3)
-        # the regions are sorted and do not overlap: the first one ending after a span's start
-        # is the only one that may cover it (bisection, not a scan per span)
-        ordered = sorted(regions, key=lambda r: r.start)
-        starts = [r.start for r in ordered]
-        ends = [r.end for r in ordered]
-        kept = 0
-        for span, flag in zip(spans, below):
-            i = bisect.bisect_right(ends, span.start_char)
-            if flag and not (i < len(starts) and starts[i] < span.end_char):
-                kept += 1
-        return kept
 
     def _check_language(self, doc: Doc) -> None:
         self._language_checked += 1

@@ -10,6 +10,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from spacy.tokens import Span
 
+from ..decide.confidence import confidence_explain
 from ..decide.vote import COUNTING_RULES, count_rule_masks
 
 # The final outcome of a span (CSS classes of the report and the decision view of render()):
@@ -114,9 +115,14 @@ def span_why(span: Span, rows: Union[Replaced, Sequence[Sequence[Any]]]) -> Dict
         policy = "shares a name part with the person to protect (Doc._.protect): masked whatever the votes"
     row = (rows if isinstance(rows, Replaced) else Replaced(rows)).covering(span.start_char, span.end_char)
     failed = _failure_decided(decided) if decider_key else False
+    kept_low = confidence_explain(explain)
     if row is None:
         decision = "kept"
-        summary = "kept in clear: " + (f"the {decider_key} decision is not to mask" if decider_key else "not masked")
+        if kept_low is not None:
+            summary = (f"kept in clear: its confidence {kept_low['confidence']} is below min_confidence "
+                       f"{kept_low['min_confidence']} (decide_confidence)")
+        else:
+            summary = "kept in clear: " + (f"the {decider_key} decision is not to mask" if decider_key else "not masked")
     elif span._.mask is None:
         decision = "masked"
         summary = "masked: no decider in the pipeline, so every detected span is masked (safe default)"

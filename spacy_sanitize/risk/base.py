@@ -14,10 +14,10 @@ def risk_key(component_name: str) -> str:
     return component_name[len("risk_") :] if component_name.startswith("risk_") else component_name
 
 
-# The decide stage (``decide/``): the only components that write ``Span._.mask`` from risk
-# scores: ``decide_vote`` and ``decide_threshold``, and their older names, which started with
-# ``risk_`` as the indicators' do.
-DECIDER_FACTORIES = ("decide_vote", "decide_threshold", "risk_vote", "risk_threshold")
+# The decide stage (``decide/``): the only components that write ``Span._.mask``: from risk
+# scores ``decide_vote`` and ``decide_threshold`` (and their older names, which started with
+# ``risk_`` as the indicators' do), from the detectors' confidence ``decide_confidence``.
+DECIDER_FACTORIES = ("decide_vote", "decide_threshold", "risk_vote", "risk_threshold", "decide_confidence")
 # Components that run after the decision and may only add masking (never remove it):
 # risk_infer masks what an attacker still infers from the decided output. They are neither
 # indicators (no decider reads them, so W700 ignores them) nor deciders (a decider after
@@ -33,7 +33,7 @@ def is_indicator(nlp: Language, name: str) -> bool:
 
 
 def is_decider(nlp: Language, name: str) -> bool:
-    """Whether pipe ``name`` writes ``Span._.mask`` from the risk scores (``decide/``)."""
+    """Whether pipe ``name`` writes ``Span._.mask`` (``decide/``)."""
     return nlp.get_pipe_meta(name).factory in DECIDER_FACTORIES
 
 

@@ -1,6 +1,7 @@
-"""Run options as pipeline config overrides: the CLI's ``--strategy``/``--operators`` and
-``--min-confidence``/``--confidence-protect``, the service's per-request strategy, batch's
-keyword arguments. Plain values in, overrides out: no command-line parsing here."""
+"""Run options as pipeline settings: the CLI's ``--strategy``/``--operators`` (masker config
+overrides, also the service's per-request strategy and batch's keyword arguments) and
+``--min-confidence``/``--confidence-protect`` (the ``decide_confidence`` component's config).
+Plain values in, settings out: no command-line parsing here."""
 from typing import Any, Dict, Optional
 
 from ..errors import Errors
@@ -26,19 +27,17 @@ def masker_overrides(strategy: Optional[str], operators: Optional[Any]) -> Dict[
     return overrides
 
 
-def confidence_overrides(min_confidence: float = 0.0, confidence_protect: Optional[str] = None) -> Dict[str, Any]:
-    """Masker overrides from a minimum confidence and the comma-separated labels it never
-    keeps in clear (only those given: a pipeline saved before these settings loads as it is
-    without them)."""
-    overrides: Dict[str, Any] = {}
+def confidence_settings(min_confidence: float = 0.0, confidence_protect: Optional[str] = None) -> Optional[Dict[str, Any]]:
+    """The ``decide_confidence`` config from a minimum confidence and the comma-separated
+    labels it never keeps in clear (its default when not given); None when the minimum is 0
+    (nothing is kept in clear). A bad value is InputError (bad usage)."""
     if not 0.0 <= min_confidence <= 1.0:
         raise InputError(Errors.E042.format(value=min_confidence))
-    if min_confidence > 0:
-        overrides["components.masker.min_confidence"] = min_confidence
+    config: Dict[str, Any] = {"min_confidence": min_confidence}
     if confidence_protect is not None:
         labels = [label.strip() for label in confidence_protect.split(",") if label.strip()]
         unknown = [label for label in labels if label not in PII_TYPES]
         if unknown:
             raise InputError(Errors.E001.format(label=unknown[0], labels=", ".join(PII_TYPES)))
-        overrides["components.masker.confidence_protect"] = labels
-    return overrides
+        config["confidence_protect"] = labels
+    return config if min_confidence > 0 else None

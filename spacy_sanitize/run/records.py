@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
 
 from spacy.tokens import Doc
 
-from ..masking_plan import reported_confidences
+from ..detect.confidence import reported_confidences
 from ..report.why import Replaced, span_why, without_errors
 from .pieces import piece_output
 

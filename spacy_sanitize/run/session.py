@@ -50,7 +50,9 @@ class Session:
 
     pipeline (str, Path or Language): what ``load_pipeline`` takes, or a loaded pipeline.
     overrides (dict): config overrides for ``load_pipeline``. strategy, operators: the
-        masker's (the CLI's ``--strategy``/``--operators`` syntax or JSON).
+        masker's (the CLI's ``--strategy``/``--operators`` syntax or JSON). confidence (dict):
+        the config of a ``decide_confidence`` component put before the masker (in place of
+        the pipeline's own, if it has one): ``run.options.confidence_settings``.
     batch_size (int): pieces per ``nlp.pipe`` batch. max_chars (int): longer texts are
         sanitized in pieces of at most this many characters. n_process (int): worker
         processes of ``nlp.pipe``.
@@ -66,6 +68,7 @@ class Session:
         *,
         strategy: Optional[Any] = None,
         operators: Optional[Any] = None,
+        confidence: Optional[Dict[str, Any]] = None,
         batch_size: int = 16,
         max_chars: int = DEFAULT_CHUNK_CHARS,
         n_process: int = 1,
@@ -74,7 +77,7 @@ class Session:
     ) -> None:
         check_options(on_error, batch_size, max_chars)
         if isinstance(pipeline, Language):
-            if strategy or operators or overrides:
+            if strategy or operators or overrides or confidence:
                 # a loaded pipeline's config cannot change: the settings would be ignored
                 raise ValueError(Errors.E951)
             self.nlp = pipeline
@@ -84,6 +87,10 @@ class Session:
             self.nlp = load_pipeline(pipeline, {**masker_overrides(strategy, operators), **(overrides or {})})
         if "masker" not in self.nlp.pipe_names:
             raise InputError(Errors.E014.format(pipeline=pipeline if not isinstance(pipeline, Language) else "given"))
+        if confidence:
+            from ..decide.confidence import add_confidence_decider
+
+            add_confidence_decider(self.nlp, confidence)
         self.masker = self.nlp.get_pipe("masker")
         self.batch_size = batch_size
         self.max_chars = max_chars
