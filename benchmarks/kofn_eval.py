@@ -14,17 +14,15 @@ annotator's spans only) votes MASK, as a missing indicator does in ``risk_vote``
 """
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any, Dict, List, Set, Tuple
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from risk_llm_eval import cached_weighting  # noqa: E402
-from seed000_tables import COLUMNS, PUBLISHED_K_OF_5, markdown  # noqa: E402
+from risk_llm_eval import cached_weighting
+from seed000_tables import COLUMNS, PUBLISHED_K_OF_5, markdown
 
-from spacy_sanitize.corpus import load_tab  # noqa: E402
-from spacy_sanitize.evaluation import Tokens, tab_scores  # noqa: E402
-from spacy_sanitize.lm import FrequencyScorer  # noqa: E402
+from spacy_sanitize.corpus import load_tab
+from spacy_sanitize.evaluation import Tokens, tab_scores
+from spacy_sanitize.lm import FrequencyScorer
 
 Span = Tuple[int, int]
 

@@ -17,21 +17,19 @@ About 25 minutes on 2 cores (25 taggers); the detections are read from (or writt
 import argparse
 import json
 import random
-import sys
 import time
 from pathlib import Path
 from typing import Dict, List
 
 import spacy
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmark modules
 
-import tab_eval as te  # noqa: E402
+import tab_eval as te
 
-from spacy_sanitize.corpus import docs_to_tab, load_tab, tab_to_docs  # noqa: E402
-from spacy_sanitize.evaluation import Tokens  # noqa: E402
-from spacy_sanitize.masking_plan import PlanSettings  # noqa: E402
-from spacy_sanitize.training.seq_train import cnn_tagger, train_risk_seq  # noqa: E402
+from spacy_sanitize.corpus import docs_to_tab, load_tab, tab_to_docs
+from spacy_sanitize.evaluation import Tokens
+from spacy_sanitize.masking_plan import PlanSettings
+from spacy_sanitize.training.seq_train import cnn_tagger, train_risk_seq
 
 
 def nested_samples(train_ids: List[str], sizes: List[int], strata: Dict[str, str], seed: int) -> Dict[int, List[str]]:

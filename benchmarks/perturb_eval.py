@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import spacy
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tab_eval import detected_rows, span_docs
 

@@ -23,7 +23,6 @@ from typing import Any, Dict, List, Sequence
 import numpy
 import spacy
 import srsly
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tab_eval import detected_rows, span_docs
 

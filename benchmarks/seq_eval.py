@@ -17,7 +17,6 @@ spacy_sanitize.evaluation.tab_scores over all documents (pooled out-of-fold pred
 """
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any, Dict, List
@@ -25,14 +24,13 @@ from typing import Any, Dict, List
 import numpy as np
 import spacy
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tab_eval import METRICS, detected_rows  # noqa: E402
-from tab_eval import span_docs as row_docs  # noqa: E402
+from tab_eval import METRICS, detected_rows
+from tab_eval import span_docs as row_docs
 
-from spacy_sanitize.corpus import docs_to_tab, read_tab, wiki_dev_path  # noqa: E402
-from spacy_sanitize.evaluation import Tokens, document_folds, tab_scores  # noqa: E402
-from spacy_sanitize.training.seq_train import DEFAULT_EPOCHS, FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
+from spacy_sanitize.corpus import docs_to_tab, read_tab, wiki_dev_path
+from spacy_sanitize.evaluation import Tokens, document_folds, tab_scores
+from spacy_sanitize.training.seq_train import DEFAULT_EPOCHS, FAMILIES, cnn_tagger, train_risk_seq
 
 THRESHOLDS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 MATCHES = {"partial": np.max, "full": np.min}

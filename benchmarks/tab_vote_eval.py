@@ -12,7 +12,6 @@
 """
 import argparse
 import json
-import sys
 import time
 from itertools import product
 from pathlib import Path
@@ -22,14 +21,13 @@ import numpy as np
 import spacy
 from sklearn.linear_model import LogisticRegression
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmark modules
 
-from tab_eval import Masker, Row, scores, span_docs  # noqa: E402
+from tab_eval import Masker, Row, scores, span_docs
 
-from spacy_sanitize.corpus import docs_to_tab, read_tab, shared_data_dir  # noqa: E402
-from spacy_sanitize.evaluation import Tokens, document_folds  # noqa: E402
-from spacy_sanitize.risk.llm_prob import labels_and_groups  # noqa: E402
-from spacy_sanitize.risk.span_classifier import select_and_fit  # noqa: E402
+from spacy_sanitize.corpus import docs_to_tab, read_tab, shared_data_dir
+from spacy_sanitize.evaluation import Tokens, document_folds
+from spacy_sanitize.risk.llm_prob import labels_and_groups
+from spacy_sanitize.risk.span_classifier import select_and_fit
 
 PROTECT = ["CODE", "PERSON"]
 # Coarse grids: one TAB scoring of the training folds takes ~5 s on the shared 2 cores.
