@@ -104,3 +104,12 @@ def test_detectors_and_deciders_take_their_text_helpers_from_the_text_module(gra
         for target in targets if target in ("spacy_sanitize.masking_plan", "spacy_sanitize.masker") or target.startswith("spacy_sanitize.masker.")
     )
     assert not offenders, offenders
+
+
+def test_no_script_patches_the_import_path():
+    """A benchmark or script imports its siblings from its own folder (first on a script's
+    path) and the package as installed: none edits sys.path (the review counted 15)."""
+    root = PACKAGE.parent
+    offenders = [str(path.relative_to(root)) for folder in ("benchmarks", "scripts") for path in sorted((root / folder).glob("*.py"))
+                 if "sys.path" in path.read_text(encoding="utf-8")]
+    assert not offenders, offenders
