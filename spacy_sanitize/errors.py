@@ -127,6 +127,11 @@ class Errors(metaclass=ErrorsWithCodes):
         "a confidence cannot be fit; give annotated documents with both."
     )
     E044 = "{name}: the shipped artefact '{shipped}' holds no confidence model (learned.json with weights)."
+    E057 = (
+        "shipped artefact '{name}' (component '{component}') is one of the torch pipelines' weights, which "
+        "ship apart from the plain install: install them with the [torch] extra, from the repository root: "
+        "pip install \".[torch]\" ./packages/torch-data (or set [paths] sanitize_data to a folder holding '{name}')."
+    )
     E056 = (
         "{name}: min_confidence = {value} is no longer a masker setting: the decision moved to the "
         "decide_confidence component (decide stage). Add it before the masker: [components.decide_confidence] "

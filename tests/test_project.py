@@ -45,3 +45,22 @@ def test_publish_copies_staged_artefacts(tmp_path):
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "publish_artefacts.py"), str(staged), str(data)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert (data / "risk_seq" / "model.bin").read_bytes() == b"new" and (data / "risk_seq" / "backend.json").exists()
+
+
+def test_publish_sends_the_torch_weights_to_their_package(tmp_path, monkeypatch):
+    """The torch pipelines' weights ship in packages/torch-data: publishing into the package
+    data folder puts them there, the rest where they were."""
+    from .conftest import load_script
+
+    publish = load_script("scripts", "publish_artefacts.py")
+    monkeypatch.setattr(publish, "PACKAGE_DATA", tmp_path / "pkg")
+    monkeypatch.setattr(publish, "TORCH_DATA", tmp_path / "torch")
+    staged = tmp_path / "staged"
+    for artefact in ("risk_seq_trf", "risk_seq"):
+        (staged / artefact).mkdir(parents=True)
+        (staged / artefact / "model.bin").write_bytes(artefact.encode())
+    copied = publish.publish(staged, tmp_path / "pkg")
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in copied) == ["pkg/risk_seq/model.bin", "torch/risk_seq_trf/model.bin"]
+    # one artefact's folder as the target (training/shipped/risk_seq_trf -> data/risk_seq_trf)
+    copied = publish.publish(staged / "risk_seq_trf", tmp_path / "pkg" / "risk_seq_trf")
+    assert [p.relative_to(tmp_path).as_posix() for p in copied] == ["torch/risk_seq_trf/model.bin"]

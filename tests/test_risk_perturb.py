@@ -297,7 +297,7 @@ def test_shipped_config_runs_offline():
     from spacy_sanitize.pipeline import load_pipeline
 
     if not (Path(resolve_model("minilm_mlm")) / "config.json").exists():
-        pytest.skip("the shipped domain MLM (spacy_sanitize/data/minilm_mlm) is not built")
+        pytest.skip("the shipped domain MLM (packages/torch-data: minilm_mlm) is not installed")
     nlp = load_pipeline("risk_perturb")
     comp = nlp.get_pipe("risk_perturb")
     assert comp.scorer.model_name == "minilm_mlm" and comp.scorer.name == "hf:minilm_mlm"

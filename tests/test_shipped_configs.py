@@ -195,3 +195,20 @@ def test_the_configs_command_lists_every_shipped_config():
     """`spacy project run configs` knows every file it writes (three were missing)."""
     commands = {c["name"]: c for c in srsly.read_yaml(Path(__file__).resolve().parents[1] / "project.yml")["commands"]}
     assert sorted(commands["configs"]["outputs"]) == [f"spacy_sanitize/configs/{name}.cfg" for name in shipped_configs()]
+
+
+def test_the_torch_weights_ship_apart_and_are_found_there(monkeypatch):
+    """The plain install's data folder holds no torch-only weights; data_path finds them in
+    spacy-sanitize-torch-data, and without it a torch artefact fails with E057, which names the
+    install command."""
+    from spacy_sanitize import shipped
+
+    package_data = Path(shipped.__file__).parent / "data"
+    assert not [name for name in shipped.TORCH_ARTEFACTS if (package_data / name).exists()]
+    if shipped.torch_data_dir() is not None:
+        assert shipped.artefact_path("minilm_mlm").parent == shipped.torch_data_dir()
+    monkeypatch.setattr(shipped, "torch_data_dir", lambda: None)
+    with pytest.raises(OSError, match=r"E057.*packages/torch-data"):
+        shipped.artefact_path("risk_seq_trf", component="risk_seq_trf")
+    with pytest.raises(OSError, match="E018"):
+        shipped.artefact_path("no_such_artefact")
