@@ -171,7 +171,7 @@ def test_pii_ner_numpy_gemm_predicts_as_blis_on_one_blas_thread():
     from thinc.api import NumpyOps
     from threadpoolctl import threadpool_info
 
-    from spacy_sanitize.detect.pii_ner import one_blas_thread
+    from spacy_sanitize.models import one_blas_thread
 
     nlp, _ = _trained_pii_ner()
     ner = nlp.get_pipe("pii_ner")

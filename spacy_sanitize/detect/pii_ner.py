@@ -7,7 +7,7 @@ carry PII labels, but it writes its predictions to ``doc.spans[spans_key]`` (mer
 what is there by the longest-span rule) and leaves ``doc.ents`` as it found them, so it can
 run next to a generic NER in the same pipeline.
 """
-from typing import Any, Callable, ContextManager, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from spacy.language import Language
 from spacy.pipeline.ner import DEFAULT_NER_MODEL, EntityRecognizer
@@ -15,10 +15,11 @@ from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import registry
-from thinc.api import Config, Model, NumpyOps
+from thinc.api import Config, Model
 
 from ..errors import Errors
 from ..extensions import register_extensions
+from ..models import one_blas_thread, use_numpy_gemm
 from ..shipped import artefact_path
 from ..spans import add_pii_spans, is_list_number
 
@@ -106,33 +107,6 @@ class PIIEntityRecognizer(EntityRecognizer):
         """The configured scorer on ``doc.spans[spans_key]`` (the base class would only pass
         settings it finds in ``self.cfg``, and ``spans_key`` is not there)."""
         return super().score(examples, **{"spans_key": self.spans_key, **kwargs})
-
-
-def use_numpy_gemm(model: Model) -> None:
-    """Run the CPU matrix products of ``model`` through numpy's BLAS instead of thinc's BLIS:
-    on CPUs without a tuned BLIS kernel (e.g. AMD EPYC) numpy's is 2-3x faster, and the
-    tok2vec's products are most of the recognizer's time. Other ops (maxout, hashing) stay
-    thinc's; a model on another device (GPU) is left as it is."""
-    numpy_ops = None
-    for node in model.walk():
-        if type(node.ops) is NumpyOps and node.ops.use_blis:
-            numpy_ops = numpy_ops or NumpyOps(use_blis=False)
-            node.ops = numpy_ops
-
-
-_BLAS_CONTROLLER: List[Any] = []
-
-
-def one_blas_thread() -> ContextManager:
-    """numpy's BLAS limited to one thread while the recognizer predicts (BLIS, spaCy's
-    default, is single-threaded too): a document's products are small, and BLAS threads
-    spinning for them on a busy machine (or next to ``n_process`` workers) made one-doc
-    processing several times slower than BLIS."""
-    if not _BLAS_CONTROLLER:
-        from threadpoolctl import ThreadpoolController  # a scikit-learn dependency
-
-        _BLAS_CONTROLLER.append(ThreadpoolController())
-    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def _has_ents(doc: Doc) -> bool:
