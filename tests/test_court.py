@@ -11,7 +11,7 @@ import srsly
 import spacy_sanitize  # noqa: F401 - registers factories
 from spacy_sanitize.corpus import read_tab
 from spacy_sanitize.evaluation import document_folds
-from spacy_sanitize.risk.seq_models import load_tagger
+from spacy_sanitize.risk.seq_models import load_tagger, save_tagger
 from spacy_sanitize.shipped import data_path
 from spacy_sanitize.training.seq_train import cnn_tagger, main as train_seq, train_risk_seq
 
@@ -143,3 +143,22 @@ def test_court_keeps_listed_names_birth_dates_and_postcodes_masked_whatever_the_
     decider = nlp.get_pipe("risk_threshold")
     procedure = [s for s in doc.spans["pii"] if s.text == "3 May 2001"]
     assert procedure and decider.protection(procedure[0]) is None  # no cue in its sentence
+
+
+def test_a_loaded_cnn_tagger_predicts_with_numpys_blas_as_with_blis(tmp_path):
+    """A saved tagger loads with numpy's matrix products (faster on CPUs without a tuned BLIS
+    kernel) and gives the trained tagger's probabilities to float rounding."""
+    from thinc.api import NumpyOps
+
+    path = tmp_path / "cases.json"
+    srsly.write_json(path, [_case("a", 3), _case("b", 3)])
+    nlp = train_risk_seq(read_tab(path, spacy.blank("en")), dict(cnn_tagger(16, 2), learning_rate=0.01), epochs=2)
+    trained = nlp.get_pipe("risk_seq").tagger
+    save_tagger(trained, tmp_path / "t")
+    loaded = load_tagger(tmp_path / "t")
+    ops = {type(node.ops) for node in loaded.model.walk()}
+    assert ops == {NumpyOps} and not any(node.ops.use_blis for node in loaded.model.walk())
+    assert all(node.ops.use_blis for node in trained.model.walk() if type(node.ops) is NumpyOps)  # training: BLIS
+    docs = [spacy.blank("en").make_doc(t) for t in ("Mr Yalman lives in Izmir.", "The Court held a hearing on 3 May 2001.")]
+    for a, b in zip(trained.predict(docs), loaded.predict(docs)):
+        assert np.allclose(a, b, atol=1e-5)
