@@ -162,3 +162,5 @@ def test_a_loaded_cnn_tagger_predicts_with_numpys_blas_as_with_blis(tmp_path):
     docs = [spacy.blank("en").make_doc(t) for t in ("Mr Yalman lives in Izmir.", "The Court held a hearing on 3 May 2001.")]
     for a, b in zip(trained.predict(docs), loaded.predict(docs)):
         assert np.allclose(a, b, atol=1e-5)
+    # a document's probabilities do not depend on the documents batched with it (exactly)
+    assert all(np.array_equal(loaded.predict([doc])[0], batched) for doc, batched in zip(docs, loaded.predict(docs[::-1])[::-1]))

@@ -389,8 +389,11 @@ class CNNTagger(SeqTagger):
         out: List[Optional[np.ndarray]] = [np.zeros(0) for _ in docs]
         nonempty = [i for i, d in enumerate(docs) if len(d)]
         if nonempty:
+            # one document at a time: numpy's BLAS rounds a row differently with other rows
+            # beside it, and a document's risk must not depend on its batch (the Ray workers' and
+            # one process's outputs are the same); a batch saved little anyway
             with one_blas_thread():
-                guesses = self.model.predict([docs[i] for i in nonempty])
+                guesses = [self.model.predict([docs[i]])[0] for i in nonempty]
             for i, guess in zip(nonempty, guesses):
                 out[i] = self.model.ops.to_numpy(guess)[:, 1].astype(float)
         return out  # type: ignore[return-value]
