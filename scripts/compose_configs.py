@@ -181,6 +181,9 @@ def compose_config(name: str) -> str:
             target[section] = _merge_block(target[section], text) if section in target else text
             if target is components and section.count(".") == 1 and part != name and component not in pipeline:
                 pipeline.append(component)
+    # components a part puts inside the detector ({"pii_propn": "pii_text_view"}: before it)
+    for component, before in compose.get("before", {}).items():
+        pipeline.insert(pipeline.index(before), component)
     pipeline += [c for c in compose["components"] if c not in pipeline] + ["masker"]
     note = GENERATED_NOTE.format(parts=", ".join(f"{p}.cfg" for p in part_names))
     head = [
