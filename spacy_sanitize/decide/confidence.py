@@ -40,13 +40,15 @@ def check_settings(min_confidence: Any, confidence_protect: Iterable[str]) -> No
             raise ValueError(Errors.E001.format(label=label, labels=", ".join(PII_TYPES)))
 
 
-def below_confidence(doc: Doc, spans: Sequence[Any], min_confidence: float, confidence_protect: Iterable[str]) -> List[bool]:
-    """For each span, whether ``min_confidence`` keeps it in clear (see the module docstring)."""
+def below_confidence(doc: Doc, spans: Sequence[Any], min_confidence: float, confidence_protect: Iterable[str],
+                     confidence: Optional[Dict[str, float]] = None) -> List[bool]:
+    """For each span, whether ``min_confidence`` keeps it in clear (see the module docstring);
+    ``confidence``: the spans' ``entity_confidence`` when the caller has it."""
     if min_confidence <= 0.0:
         return [False] * len(spans)
     protect = frozenset(confidence_protect)
     parts = name_parts(protected_names(doc._.protect))
-    confidence = entity_confidence(spans)
+    confidence = entity_confidence(spans) if confidence is None else confidence
     kept = []
     for span in spans:
         value = confidence.get(entity_key(span))
@@ -104,7 +106,7 @@ class ConfidenceDecider:
             self._check_pipeline()
         spans = list(doc.spans.get(self.spans_key, []))
         scored = entity_confidence(spans)
-        kept = below_confidence(doc, spans, self.min_confidence, self.confidence_protect)
+        kept = below_confidence(doc, spans, self.min_confidence, self.confidence_protect, scored)
         for span, below in zip(spans, kept):
             if below:
                 span._.mask = False

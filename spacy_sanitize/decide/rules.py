@@ -82,10 +82,16 @@ GROUP_PROPERTIES = ("P1549", "P140", "P172", "P1412")
 SPECIAL_PROPERTIES = ("P1050", "P91", "P140", "P172")
 
 
-def _gazetteer_terms(properties: Sequence[str]) -> list:
+@lru_cache(maxsize=1)
+def _gazetteer_records() -> Tuple[Tuple[str, str], ...]:
+    """(property, term) of every record of the shipped gazetteer, read once for both term sets below."""
     with gzip.open(shipped_gazetteer_path(), "rt", encoding="utf8") as stream:
         records = (json.loads(line) for line in stream if line.strip())
-        return [r["term"] for r in records if r.get("property") in properties]
+        return tuple((str(r.get("property", "")), r["term"]) for r in records)
+
+
+def _gazetteer_terms(properties: Sequence[str]) -> list:
+    return [term for prop, term in _gazetteer_records() if prop in properties]
 
 
 @lru_cache(maxsize=1)

@@ -100,6 +100,8 @@ LOWER_CASE_TITLES = ("dr", "mr", "mrs", "ms", "miss", "prof", "called", "named")
 # a CSV header's column of names ("full_name", "Surname", "customer name"; not "file_name", "username")
 NAME_COLUMN = re.compile(r"(?i)(?:(?:full|first|last|given|family|middle|maiden|sur|fore|customer|patient|client|contact|employee|"
                          r"member|account[ _]?holder|person|applicant|tenant|student|pupil)[ _-]?)?(?:name|names|surname|forename)s?")
+
+
 def csv_name_fields(text: str) -> List[Tuple[int, int]]:
     """The values of the name columns of CSV blocks: a header line of 3 or more plain field
     names, one of them a name column ("id,full_name,email"), then the lines with as many
@@ -128,6 +130,8 @@ def csv_name_fields(text: str) -> List[Tuple[int, int]]:
             columns, width = [], 0
         offset += len(line)
     return found
+
+
 # fields whose value is an address (LOC): the value up to the end of its line
 DEFAULT_ADDRESS_FIELDS: List[str] = [
     "Address", "Home address", "Postal address", "Street address", "Address line 1", "Address line 2",
