@@ -158,6 +158,23 @@ def test_a_reference_typed_as_a_date_is_code_shaped():
     assert reason("12-MAR-2019") is None and reason("mid-1960s") is None and reason("12/03/2019") is None
 
 
+@pytest.mark.parametrize("word, kept_masked", [
+    ("10000000146", True),   # an 11-digit national id: no date is written with 9 digits in a row
+    ("19b", True),           # a house number with its letter
+    ("4A", True),
+    ("20200101", False),     # a date written as 8 digits
+    ("5d", False),           # five days
+    ("3pm", False),
+    ("1990s", False),
+])
+def test_no_date_is_shaped_like_an_id_or_a_house_number(word, kept_masked):
+    """A span typed DATETIME with 9 digits in a row or a house number with its letter is no
+    date (accurate's recognizer typed "10000000146" and "19b" so): code-shaped, protected."""
+    text = f"Ref {word} here"
+    reason = ProtectRules([], code_shaped=True).reason("DATETIME", text, 4, 4 + len(word))
+    assert (reason is not None) is kept_masked
+
+
 def test_a_handle_typed_as_a_group_is_one_code(default_nlp):
     """'anhtran-vn' (the recognizer typed 'anhtran' DEM): pii_refine makes the whole handle a
     CODE span, which default keeps masked; hyphenated English words stay what they were."""
@@ -224,6 +241,9 @@ def test_a_name_typed_otherwise_is_protected_by_the_texts_person_spans():
     ("Pinned location sent by Hamish", 24, 30, "DEM", True),
     ("hi Will, the van is ready", 3, 7, "MISC", True),
     ("NAME: G R Z E G O R Z  L E S N I A K", 23, 36, "MISC", True),  # letter-spaced block letters
+    ("NAME: G R Z E G O R Z  L E S N I A K", 6, 36, "MISC", True),   # both words in one span
+    ("NAME IN CAPITALS: A G N I E S Z K A   N O W A K", 20, 47, "MISC", True),
+    ("NAME: G R Z E G O R Z  Lesniak", 6, 30, "MISC", False),        # not all of it spaced
     ("He moved from Rose Hill to Leeds.", 14, 23, "LOC", False),     # "from" is no address cue
     ("thanks to the Council", 14, 21, "ORG", False),                 # not right after the cue
     ("hi 2015", 3, 7, "DATETIME", False),

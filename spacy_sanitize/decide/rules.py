@@ -141,11 +141,29 @@ ORDINAL = re.compile(r"(?<!\d)(?:\d+(?:st|nd|rd|th|s|am|pm)|(?:1[5-9]|20)\d\d|\d
 # numbers and blocks of capitals joined by slashes or hyphens (a digit and a block of capitals among them)
 DATE_LIKE_CODE = re.compile(r"[A-Z0-9]{1,12}(?:[/-][A-Z0-9]{1,12}){1,5}")
 CAPITALS = re.compile(r"[A-Z]{2,}")
+# in a span typed DATETIME, what no date is: 9 digits in a row ("10000000146", a national id) or,
+# the whole span, a house number with its letter ("19b"; not "5d", "3pm", "Rule 54A § 3")
+NO_DATE = re.compile(r"(?<!\d)\d{9}|^[ \t]{0,3}\d{1,4}[a-ce-gA-CE-G][ \t]{0,3}$")
+
+
+# the words of a letter-spaced run, spaced wider between them ("G R Z E G O R Z  L E S N I A K")
+SPACED_WORDS = re.compile(r"[ \t]{2,6}")
+SPACED_WORD = re.compile(r"(?:[^\W\d_] )+[^\W\d_]")
+
+
+def letter_spaced(text: str) -> bool:
+    """Whether ``text`` is block letters spaced out (OCR of a form's field), one word of 4 letters
+    or more or several of them."""
+    words = SPACED_WORDS.split(text.strip())
+    return (all(SPACED_WORD.fullmatch(w) for w in words)
+            and any(LETTER_SPACED.fullmatch(w) for w in words))
 
 
 def date_like_code(text: str) -> bool:
-    """Whether a span typed DATETIME is a reference shaped like a date ("24/HR/0931"), not
-    "12-MAR-2019" or "mid-1960s"."""
+    """Whether a span typed DATETIME is a reference shaped like a date ("24/HR/0931") or no
+    date at all ("10000000146", "19b"), not "12-MAR-2019", "20200101" or "mid-1960s"."""
+    if NO_DATE.search(text):
+        return True
     return (bool(DATE_LIKE_CODE.fullmatch(text)) and any(c.isdigit() for c in text)
             and any(w.lower() not in MONTHS for w in CAPITALS.findall(text)))
 
@@ -294,7 +312,7 @@ class ProtectRules:
             return "a word of the span is part of a name elsewhere in the text (protect_names): masked whatever the votes"
         if self.names and name_words and self.nickname(text, start, name_words):
             return "a nickname in quotes right after a name of the text (protect_names): masked whatever the votes"
-        if self.names and LETTER_SPACED.fullmatch(text, start, end):
+        if self.names and letter_spaced(text[start:end]):
             return "letter-spaced block letters (OCR of a form's field: 'G R Z E G O R Z'; protect_names): masked whatever the votes"
         if (self.names and label not in (DATE_LABEL, "QUANTITY") and text[start:start + 1].isupper()
                 and ADDRESS_CUE.search(text, max(0, start - 24), start)):
