@@ -79,7 +79,7 @@ def test_training_data_fingerprints_texts_not_ids(tmp_path):
 @pytest.mark.skipif(not wiki_dev_path().exists(), reason="needs wiki_dev.json")
 @pytest.mark.parametrize(
     "pipeline,components",
-    [("strict", set()), ("default", {"risk_seq", "risk_stack"}), ("accurate", {"pii_relabel"}), ("risk_seq", {"pii_relabel", "risk_seq"}), ("risk_llm_prob", {"pii_relabel", "risk_llm_prob"})],
+    [("strict", set()), ("default", {"risk_seq", "risk_stack"}), ("accurate", {"pii_relabel", "risk_seq", "risk_stack"}), ("risk_seq", {"pii_relabel", "risk_seq"}), ("risk_llm_prob", {"pii_relabel", "risk_llm_prob"})],
 )
 def test_shipped_models_record_their_training_documents(pipeline, components):
     texts = [document.text for document in load_tab(wiki_dev_path())]

@@ -98,8 +98,11 @@ def test_shipped_configs_share_the_accurate_detector(name):
     base = Config().from_disk(config_path("accurate"), interpolate=False)
     config = Config().from_disk(config_path(name), interpolate=False)
     # the detector the paper's tables were measured with: accurate's, less the pii_propn it got
-    # for everyday text
-    detector = [n for n in base["nlp"]["pipeline"] if n not in ("masker", "pii_propn")]
+    # for everyday text, then pii_relabel (with its tagger); accurate's decision (pii_extend to
+    # risk_threshold), before which accurate relabels, is not part of it
+    names = base["nlp"]["pipeline"]
+    relabel = names[names.index("risk_threshold") + 1 : names.index("pii_relabel") + 1]
+    detector = [n for n in names[: names.index("pii_extend")] if n != "pii_propn"] + relabel
     assert config["nlp"]["pipeline"][: len(detector)] == detector
     assert config["nlp"]["pipeline"][-1] == "masker"
     for component in detector:
@@ -155,21 +158,39 @@ def test_torch_free_pipelines_run_without_torch_and_mask(name, text, secrets):
     for secret in secrets:
         assert secret not in out.stdout, out.stdout
 
-def test_accurate_is_ensemble_plus_propn_and_relabel():
+def test_accurate_is_ensemble_plus_propn_and_relabel_then_defaults_decision():
+    """accurate: the ensemble detector with pii_propn (as strict's) and pii_relabel, then default's
+    decision (pii_extend, default's tagger, a risk_stack fit on this detector's spans, default's
+    threshold settings and protection rules, default's masker)."""
     from thinc.api import Config
 
     from spacy_sanitize.pipeline import config_path
 
-    default = Config().from_disk(config_path("ensemble"), interpolate=False)
+    ensemble = Config().from_disk(config_path("ensemble"), interpolate=False)
     accurate = Config().from_disk(config_path("accurate"), interpolate=False)
     strict = Config().from_disk(config_path("strict"), interpolate=False)
-    # pii_relabel brings en_core_web_sm's tagger for its tag features; the default reads no tags;
-    # pii_propn sits where strict has it (after pii_refine, before pii_text_view), set as strict's
-    relabel = ["tok2vec", "tagger", "attribute_ruler", "pii_relabel", "pii_propn"]
-    assert [n for n in accurate["nlp"]["pipeline"] if n not in relabel] == default["nlp"]["pipeline"]
+    default = Config().from_disk(config_path("default"), interpolate=False)
+    decision = ["pii_extend", "risk_seq", "risk_stack", "risk_threshold", "masker"]
     names = accurate["nlp"]["pipeline"]
+    assert [n for n in names if n in decision] == decision == default["nlp"]["pipeline"][-len(decision):]
+    # pii_relabel (with en_core_web_sm's tagger for its tag features; the default reads no tags)
+    # re-types the spans after the decision, for the placeholders: the protection rules read the
+    # detector's types; pii_propn sits where strict has it (after pii_refine, before
+    # pii_text_view), set as strict's
+    relabel = ["tok2vec", "tagger", "attribute_ruler", "pii_relabel"]
+    assert names[names.index("risk_threshold") + 1 : -1] == relabel
+    assert [n for n in names[: names.index("pii_extend")] if n != "pii_propn"] == ensemble["nlp"]["pipeline"][:-1]
     assert names.index("pii_refine") < names.index("pii_propn") == names.index("pii_text_view") - 1
+    relabel.append("pii_propn")
     assert accurate["components"]["pii_propn"] == strict["components"]["pii_propn"]
-    assert not set(relabel) & set(default["nlp"]["pipeline"])
-    for name in default["nlp"]["pipeline"]:
-        assert accurate["components"][name] == default["components"][name], name
+    assert not set(relabel) & set(ensemble["nlp"]["pipeline"])
+    for name in ensemble["nlp"]["pipeline"][:-1]:
+        assert accurate["components"][name] == ensemble["components"][name], name
+    for name in decision:
+        if name != "risk_threshold":
+            assert accurate["components"][name] == default["components"][name], name
+    # the same decision rule; only the threshold is chosen by CV on this detector's spans
+    settings = {k: v for k, v in accurate["components"]["risk_threshold"].items() if k != "threshold"}
+    assert settings == {k: v for k, v in default["components"]["risk_threshold"].items() if k != "threshold"}
+    shipped = {name: block["shipped"] for name, block in accurate["initialize"]["components"].items() if name.startswith("risk_")}
+    assert shipped == {"risk_seq": default["initialize"]["components"]["risk_seq"]["shipped"], "risk_stack": "risk_stack_accurate"}

@@ -174,11 +174,26 @@ def test_shipped_model_loads_offline(nlp_blank):
     assert all(s.label_ in PII_TYPES for s in doc.spans["pii"])
 
 
-def test_accurate_pipeline_relabels_after_coreference(accurate_nlp):
+def test_accurate_pipeline_relabels_after_its_decision(accurate_nlp):
     names = accurate_nlp.pipe_names
-    # after coreference (only the tagger it reads tags from comes in between), before the masker
-    assert names.index("pii_coref") < names.index("tagger") < names.index("pii_relabel") < names.index("masker")
-    assert set(names[names.index("pii_coref") + 1 : names.index("pii_relabel")]) == {"tok2vec", "tagger", "attribute_ruler"}
+    # after coreference and the decision (only the tagger it reads tags from comes in between),
+    # right before the masker: the protection rules read the detector's types
+    assert names.index("pii_coref") < names.index("risk_threshold") < names.index("tagger") < names.index("pii_relabel") == names.index("masker") - 1
+    assert set(names[names.index("risk_threshold") + 1 : names.index("pii_relabel")]) == {"tok2vec", "tagger", "attribute_ruler"}
+
+
+def test_accurate_relabels_without_undoing_its_decision(accurate_nlp):
+    """A span re-typed after the decision keeps its risk, its mask decision and its detector
+    (the span attributes are keyed by offsets): what is kept stays kept, and a name the
+    decision protected stays masked under its new type."""
+    doc = accurate_nlp("The applicant, Mr Galip Yalman, lives in Izmir. The Government were represented by their Agent, Ms Deniz Akçay.")
+    spans = list(doc.spans["pii"])
+    assert spans and all("stack" in s._.risk and s._.mask is not None for s in spans)
+    assert all(s._.risk_explain.get("detector") for s in spans)
+    assert "Yalman" not in doc._.sanitized and "Akçay" not in doc._.sanitized
+    assert any(s._.risk_explain["pii_relabel"]["old"] != s.label_ for s in spans)  # "Izmir": PERSON -> LOC
+    kept = [s for s in spans if not s._.mask]
+    assert kept and all(s.text in doc._.sanitized for s in kept)  # "Government"
 
 
 def test_relabelling_improves_labelled_f1_on_held_out_documents(wiki_path, ensemble_nlp):
