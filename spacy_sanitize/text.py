@@ -126,11 +126,54 @@ def is_common_word(word: str) -> bool:
     return lowered in COMMON_WORDS or zipf(lowered) >= COMMON_ZIPF
 
 
+# What wordfreq reads as one token as it stands (no case folding, digits, marks or apostrophes
+# to normalise; inner periods and underscores stay: "e.coli", "anna.berg", "anna_berg"): its Zipf
+# value is a lookup in wordfreq's English list (``_english_zipf``).
+_ONE_TOKEN = re.compile(r"[a-z]{1,64}(?:[._][a-z]{1,64}){0,3}")
+
+
 def zipf(word: str) -> float:
-    """The word's Zipf frequency in general English (wordfreq, imported on first use: start-up)."""
+    """The word's Zipf frequency in general English: wordfreq's ``zipf_frequency(word, "en")``.
+    A plain lower-case word or login is looked up in wordfreq's own English list, read without
+    importing wordfreq (its import and its first lookup took about 0.2 s of a one-line file's
+    start-up); anything else goes through wordfreq."""
+    if _ONE_TOKEN.fullmatch(word):
+        return _english_zipf().get(word, 0.0)
     from wordfreq import zipf_frequency
 
     return zipf_frequency(word, "en")
+
+
+@lru_cache(maxsize=1)
+def _english_zipf() -> Dict[str, float]:
+    """word -> Zipf value of wordfreq's English list ("best": ``large_en``), from its data file:
+    the same values ``zipf_frequency`` computes for a one-token word (tests/test_text.py
+    checks every word of the list)."""
+    import gzip
+    import importlib.util
+    import math
+
+    import srsly
+
+    spec = importlib.util.find_spec("wordfreq")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("wordfreq is not installed (a dependency of spacy-sanitize: pip install wordfreq)")
+    path = Path(list(spec.submodule_search_locations)[0]) / "data" / "large_en.msgpack.gz"
+    with gzip.open(path, "rb") as stream:
+        data = srsly.msgpack_loads(stream.read())
+    header, buckets = data[0], data[1:]
+    if not isinstance(header, dict) or header.get("format") != "cB" or header.get("version") != 1:
+        raise ValueError(f"{path}: not a wordfreq cBpack file (header {header!r})")
+    table: Dict[str, float] = {}
+    for index, bucket in enumerate(buckets):
+        if not bucket:
+            continue
+        # wordfreq's arithmetic, step by step: the bucket's frequency (10 ** (cB / 100)), at
+        # least its minimum (Zipf 0), rounded to 3 significant digits, then Zipf to 2 decimals
+        freq = max(10 ** (-index / 100), 10 ** (0 - 9))
+        freq = round(freq, math.floor(-math.log(freq, 10)) + 3)
+        table.update(dict.fromkeys(bucket, round(math.log(freq, 10) + 9, 2)))
+    return table
 
 
 class NameLists(NamedTuple):

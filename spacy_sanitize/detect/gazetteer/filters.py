@@ -2,6 +2,7 @@
 from functools import lru_cache
 from typing import Dict
 
+from ...text import zipf
 from .normalize import term_key
 
 
@@ -14,9 +15,7 @@ SENTENCE_BREAKS = frozenset({".", "!", "?", ":", ";", '"', "“", "”", "(", "-
 
 @lru_cache(maxsize=200_000)
 def term_zipf(term: str) -> float:
-    from wordfreq import zipf_frequency
-
-    return float(zipf_frequency(term, "en"))
+    return float(zipf(term))
 
 
 @lru_cache(maxsize=200_000)

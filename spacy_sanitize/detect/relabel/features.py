@@ -10,6 +10,7 @@ from spacy.tokens import Doc, Span
 
 from ...lm.context import ContextEncoder
 from ...spans import char_after, char_before
+from ...text import zipf
 from ...types import DEFAULT_SPANS_KEY
 
 ROMAN = re.compile(r"^(?=[MDCLXVI])M*(?:C[MD]|D?C{0,3})(?:X[CL]|L?X{0,3})(?:I[XV]|V?I{0,3})$")
@@ -36,9 +37,7 @@ def _shape(text: str) -> str:
 @lru_cache(maxsize=200_000)
 def _zipf_bucket(word: str) -> int:
     """Word frequency bucket (Zipf scale, English; 0 = unknown word)."""
-    from wordfreq import zipf_frequency
-
-    return int(zipf_frequency(word, "en"))
+    return int(zipf(word))
 
 
 def _word(doc: Doc, i: int) -> str:
