@@ -13,6 +13,7 @@ wordfreq = pytest.importorskip("wordfreq")
 
 def test_every_word_of_the_list_read_directly_has_wordfreqs_value():
     table = _english_zipf()
+    assert table is not None  # wordfreq 3 (setup.cfg: wordfreq>=3.0) keeps its English list there
     direct = [word for word in table if _ONE_TOKEN.fullmatch(word)]
     assert len(direct) > 250_000  # the plain words and the ones with inner periods ("e.coli")
     assert [w for w in direct if table[w] != wordfreq.zipf_frequency(w, "en")] == []
@@ -46,3 +47,10 @@ def test_a_one_line_file_does_not_import_wordfreq(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().splitlines()[-1] == "False"
     assert re.fullmatch(r"\[PERSON\] \(\[CODE\]\) moved to \[LOC\] on \[DATETIME\]\.\n", (tmp_path / "out.txt").read_text())
+
+
+def test_without_the_list_every_word_goes_through_wordfreq(monkeypatch):
+    import spacy_sanitize.text as text
+
+    monkeypatch.setattr(text, "_english_zipf", lambda: None)
+    assert text.zipf("house") == wordfreq.zipf_frequency("house", "en") > 0
