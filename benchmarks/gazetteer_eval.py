@@ -16,7 +16,6 @@ folds are reported as the ones to ship.
 import argparse
 import itertools
 import json
-import random
 import time
 from collections import Counter
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 from spacy_sanitize import load_pipeline
 from spacy_sanitize.corpus.tab import load_tab
 from spacy_sanitize.evaluation import Tokens, detection_scores
+from spacy_sanitize.evaluation.folds import document_folds
 from spacy_sanitize.spans import longest_non_overlapping
 
 DEM_GRID = {"max_zipf": [4.0, 4.5, 5.0, 5.5, 6.0], "max_zipf_capitalized": [5.0, 5.5, 6.0, 7.0]}
@@ -35,9 +35,8 @@ Triple = Tuple[int, int, str]
 
 
 def folds(doc_ids: Sequence[str], k: int, seed: int) -> List[List[str]]:
-    ids = sorted(doc_ids)
-    random.Random(seed).shuffle(ids)
-    return [ids[i::k] for i in range(k)]
+    """The document ids of each fold (``evaluation.document_folds``)."""
+    return [[doc_ids[i] for i in fold] for fold in document_folds(doc_ids, k, seed)]
 
 
 def grid(options: Dict[str, List[float]]) -> List[Dict[str, float]]:

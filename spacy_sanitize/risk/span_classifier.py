@@ -235,13 +235,19 @@ class SpanClassifier:
 
 
 def group_folds(groups: Sequence[str], n_folds: int, seed: int = 0) -> List[Tuple[numpy.ndarray, numpy.ndarray]]:
-    """Train/test index pairs with all rows of a group (document) in the same fold."""
-    unique = sorted(set(groups))
-    rng = numpy.random.RandomState(seed)
-    order = rng.permutation(len(unique))
-    fold_of = {unique[i]: n % n_folds for n, i in enumerate(order)}
-    folds = numpy.asarray([fold_of[g] for g in groups])
-    return [(numpy.flatnonzero(folds != k), numpy.flatnonzero(folds == k)) for k in range(n_folds) if (folds == k).any()]
+    """Train/test index pairs with all rows of a group (document) in the same fold: the folds
+    of ``evaluation.document_folds`` (its numpy permutation, as the committed risk_llm_prob
+    models and tables were made), empty ones left out."""
+    from ..evaluation.folds import document_folds
+
+    n = len(groups)
+    pairs = []
+    for test in document_folds(groups, n_folds, seed, permutation="numpy"):
+        if test:
+            held = numpy.zeros(n, dtype=bool)
+            held[test] = True
+            pairs.append((numpy.flatnonzero(~held), numpy.flatnonzero(held)))
+    return pairs
 
 
 def f1_at(y: numpy.ndarray, p: numpy.ndarray, threshold: float) -> Dict[str, float]:

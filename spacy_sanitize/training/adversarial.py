@@ -36,10 +36,12 @@ Kind = Tuple[str, str]  # (analyzer, attr)
 
 
 def fold_indices(n: int, folds: int, seed: int = 0) -> Tuple[List[np.ndarray], np.ndarray]:
-    """Documents split into ``folds`` folds by a seeded permutation (by document): the
-    document indices of each fold, and the fold of each document."""
-    order = np.random.default_rng(seed).permutation(n)
-    parts = [np.sort(order[f::folds]) for f in range(folds)]
+    """Documents split into ``folds`` folds (by document): the document indices of each fold,
+    and the fold of each document; ``evaluation.document_folds`` with its numpy generator
+    permutation (the committed attack tables were made with it)."""
+    from ..evaluation.folds import document_folds, index_ids
+
+    parts = [np.asarray(part, dtype=np.int64) for part in document_folds(index_ids(n), folds, seed, permutation="numpy-generator")]
     fold_of = np.empty(n, dtype=np.int64)
     for k, part in enumerate(parts):
         fold_of[part] = k

@@ -11,7 +11,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..corpus.tab import TabDocument
-from ..evaluation.folds import document_folds
+from ..evaluation.folds import document_folds, index_ids
 from ..evaluation.scorer import detect_docs, detected_triples
 from ..evaluation.tab_metrics import Tokens, detection_counts, pool_detection_counts
 from ..lm.context import ContextEncoder
@@ -39,7 +39,7 @@ def detect(nlp: Language, texts: Sequence[str]) -> List[Doc]:
 
 def folds(n: int, k: int, seed: int) -> List[List[int]]:
     """``k`` folds of document indices (shuffled with ``seed``)."""
-    return document_folds([f"{i:09d}" for i in range(n)], k, seed)  # ids that sort as numbers
+    return document_folds(index_ids(n), k, seed)
 
 
 def features_of(doc: Doc, encoder: Optional[str] = None, scale: float = ENCODER_SCALE, layers: int = ENCODER_LAYERS) -> List[Dict[str, float]]:
