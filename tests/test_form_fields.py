@@ -29,6 +29,9 @@ def titles(**config):
         ("Name: the file was lost. Patient: 52 years old", "Name: the file was lost. Patient: 52 years old"),
         ("Name | Role | Phone", "Name | Role | Phone"),
         ("Surnames: Smith", "Surnames: Smith"),  # not a label of the list: a word ends it
+        # a sentence ends the value; an initial does not
+        ("Patient: Aoife Byrne. History of depression.", "Patient: [PERSON]. History of depression."),
+        ("Patient: J. R. Byrne", "Patient: [PERSON]"),
     ],
 )
 def test_names_after_field_labels(text, sanitized):

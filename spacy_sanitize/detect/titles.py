@@ -197,6 +197,8 @@ def _field_name(text: str, start: int, end: int, titles: frozenset) -> Optional[
         if word[0].isalpha() and not word[0].isupper() and word not in ("and",):
             break
         kept.append(m)
+        if word.endswith(".") and len(word.rstrip(".")) > 2:
+            break  # a sentence ends here ("Patient: Aoife Byrne. History of..."); not an initial ("J.")
     while kept and kept[-1].group() in ("&", "and"):
         kept.pop()
     if not kept or not any(c.isupper() for c in kept[0].group()[:1]):
