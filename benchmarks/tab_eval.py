@@ -201,13 +201,17 @@ class Masker:
             self._name_words[doc_id] = person_words(text[r[0] : r[1]] for r in self.detected[doc_id] if r[2] == "PERSON")
         return self._name_words[doc_id]
 
+    def identified(self, doc_id: str) -> bool:
+        """Whether the doc's detection holds a PERSON or CODE span, as the deciders read it."""
+        return any(r[2] in ("PERSON", "CODE") for r in self.detected[doc_id])
+
     def decision(self, doc_id: str, row: Row, threshold: float, rules: ProtectRules, person: bool) -> bool:
         """risk_threshold's decision for one span row (unscored = masked: fail closed)."""
         if row[4] is None or row[4] >= threshold:
             return True
         found = (row[7], row[8]) if len(row) > 5 and row[5] == WIDENED else (row[0], row[1])  # a widened span was found by its detector
         detector, validated = self.found.get(doc_id, {}).get(found, ("", False))
-        if rules.reason(row[2], self.texts[doc_id], row[0], row[1], detector, validated, self.name_words(doc_id)):
+        if rules.reason(row[2], self.texts[doc_id], row[0], row[1], detector, validated, self.name_words(doc_id), self.identified(doc_id)):
             return True
         parts = self.person_parts.get(doc_id) if person else None
         return bool(parts and matched_parts(self.texts[doc_id][row[0] : row[1]], parts))

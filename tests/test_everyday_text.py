@@ -610,3 +610,38 @@ def test_refine_splits_a_drug_and_its_dose():
 def test_a_number_glued_to_its_unit_is_no_id(token):
     from spacy_sanitize.detect.codes import NOT_IDS
     assert NOT_IDS.match(token)
+
+
+@pytest.mark.parametrize("text, span", [
+    ("She is allergic to penicillin, he is not.", "allergic to penicillin"),
+    ("allergic to tree nuts and eggs", "allergic to tree nuts"),
+    ("He has a severe peanut allergy.", "peanut allergy"),
+    ("He is allergic to the cat.", "allergic"),  # "the": no allergen word
+    ("Allergies: none known", "Allergies"),      # nothing before it
+])
+def test_an_allergy_span_takes_its_allergen(text, span):
+    import spacy
+
+    from spacy_sanitize.detect.refine import allergy_bounds
+
+    doc = spacy.blank("en")(text)
+    word = next(t for t in doc if t.lower_.startswith("allerg"))
+    start, end = allergy_bounds(doc, word.i, word.i + 1, frozenset())
+    assert doc[start:end].text == span
+    # tokens of another span are not taken
+    assert allergy_bounds(doc, word.i, word.i + 1, frozenset(range(len(doc))) - {word.i}) == (word.i, word.i + 1)
+
+
+def test_default_masks_a_named_or_coded_patients_health_facts(default_nlp):
+    """Health facts (the gazetteer's health terms, with the allergen) stay masked where a person
+    is named or a code identifies one; a text about no one keeps them (plain_sentences.jsonl)."""
+    cases = {
+        "Mrs Alison Hart is pregnant and allergic to penicillin; she has epilepsy.": ["pregnant", "penicillin", "epilepsy"],
+        "I saw Ben Cole today; he has a severe peanut allergy and schizophrenia.": ["peanut", "schizophrenia"],
+        "Card 4111-1111-1111-1111, CVV 123. Patient is pregnant, allergic to penicillin.": ["pregnant", "penicillin"],
+    }
+    for text, facts in cases.items():
+        out = default_nlp(text)._.sanitized
+        assert not [f for f in facts if f in out], out
+    for text in ("Asthma is common in children and usually well controlled.", "Allergic reactions to penicillin can be severe."):
+        assert default_nlp(text)._.sanitized == text

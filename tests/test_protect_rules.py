@@ -164,15 +164,28 @@ def test_listed_names_that_are_places_or_nationalities_do_not_protect():
 ])
 def test_special_categories_are_protected_where_a_person_is_named(term, special):
     """protect_special: a gazetteer term of health, sexual orientation, religion or ethnic
-    group stays masked in a text that names a person (name_words: its PERSON spans' words);
-    in a text that names no one, or with the rule off, the risk decides."""
+    group stays masked in a text that names a person or holds a code (identified: it has a
+    PERSON or CODE span); in a text that names no one, or with the rule off, the risk decides."""
     text = f"Ewa Sikorska mentioned {term} twice."
     start = text.index(term)
-    named = frozenset({"ewa", "sikorska"})
     rules = ProtectRules([], special=True)
-    assert bool(rules.reason("DEM", text, start, start + len(term), name_words=named)) is special
+    assert bool(rules.reason("DEM", text, start, start + len(term), identified=True)) is special
     assert rules.reason("DEM", text, start, start + len(term)) is None  # names no one
-    assert ProtectRules([]).reason("DEM", text, start, start + len(term), name_words=named) is None  # off by default
+    assert ProtectRules([]).reason("DEM", text, start, start + len(term), identified=True) is None  # off by default
+
+
+@pytest.mark.parametrize("span_text, special", [
+    ("14 weeks pregnant", True), ("allergic to penicillin", True), ("peanut allergy", True),
+    ("a history of type 2 diabetes", True), ("HIV positive", True),
+    ("14 weeks", False), ("the Pregnant Women's Act Committee of the Ministry of Health and Social Affairs", False),
+])
+def test_a_span_holding_a_special_term_is_protected(span_text, special):
+    """A span the recognizer or pii_refine made around a health term keeps it ("14 weeks
+    pregnant" typed DATETIME); a long span is judged whole (no term search in a long title)."""
+    text = f"Ewa Sikorska: {span_text}."
+    start = text.index(span_text)
+    reason = ProtectRules([], special=True).reason("DATETIME", text, start, start + len(span_text), identified=True)
+    assert bool(reason) is special
     with pytest.raises(ValueError, match="E531"):
         ProtectRules([], special="yes")  # type: ignore[arg-type]
 
@@ -199,3 +212,12 @@ def test_both_deciders_keep_a_named_persons_health_condition_masked(factory):
     named, nameless = nlp("Ewa Sikorska has epilepsy."), nlp("Epilepsy and epilepsy are common.")
     assert {s.text: s._.mask for s in named.spans["pii"]} == {"Ewa Sikorska": True, "epilepsy": True}
     assert {s.text: s._.mask for s in nameless.spans["pii"]} == {"epilepsy": False}
+    # a name the decider's person words leave out ("Ben" and "Cole" are common words) still names a person
+    @Language.component("test_common_name_spans")
+    def common_name_spans(doc: Doc) -> Doc:
+        doc.spans["pii"] = [doc.char_span(0, 8, label="PERSON"), doc.char_span(13, 21, label="DEM")]
+        return doc
+
+    nlp.replace_pipe("test_special_spans", "test_common_name_spans")
+    doc = nlp("Ben Cole has epilepsy.")
+    assert [s._.mask for s in doc.spans["pii"]] == [True, True]

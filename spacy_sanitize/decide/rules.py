@@ -33,12 +33,13 @@ birth or a postcode. The rules name what no score may un-mask:
   marked is written so (the learned decision has never seen one: fail closed), and all three of
   the biographies' are masked;
 - ``special`` (``protect_special``): in a text that names a person (a PERSON span with a name
-  word), a span that is a term of the shipped gazetteer's special categories of personal data
-  (GDPR art. 9: health conditions, sexual orientation, religion, ethnic group;
-  ``SPECIAL_PROPERTIES``): some annotator masks 42 of the 44 occurrences of such terms in the
-  127 court cases (one is unannotated) and 19 of the 22 in the 70 biographies; a text that
-  names no one keeps them
-  ("Asthma is common in children");
+  word) or holds a code (a card or patient number names its holder), a span that is or holds a
+  term of the shipped gazetteer's special categories of personal data (GDPR art. 9: health
+  conditions and states, sexual orientation, religion, ethnic group; ``SPECIAL_PROPERTIES``;
+  "epilepsy", "14 weeks pregnant", "allergic to penicillin"): some annotator masks 42 of the 44
+  occurrences of such terms in the 127 court cases (one is unannotated) and 19 of the 22 in
+  the 70 biographies; a text that names no one and holds no code keeps them ("Asthma is common
+  in children");
 - ``date_cues`` (``protect_date_cues``): a DATETIME span with one of these cues among the
   ``date_window`` words before it ("born", "date of birth", "DOB", "d.", "né le"): a date of
   birth or death, a quasi-identifier a court keeps as much as a medical record does.
@@ -99,6 +100,21 @@ def special_terms() -> FrozenSet[str]:
     """The gazetteer keys (``term_key``: case, diacritics and plurals folded) of the shipped
     gazetteer's special-category terms ("breast cancer", "epilepsy", "lesbian", "Catholic")."""
     return frozenset(term_key(t) for t in _gazetteer_terms(SPECIAL_PROPERTIES))
+
+
+# the longest special-category term, in words ("amyotrophic lateral sclerosis", "HIV positive")
+MAX_SPECIAL_WORDS = 4
+
+
+def special_term_in(span_text: str) -> bool:
+    """Whether ``span_text`` is or holds a special-category term of the shipped gazetteer as
+    whole words ("epilepsy", "14 weeks pregnant", "allergic to penicillin")."""
+    words = WORD.findall(span_text)
+    if len(words) > 2 * MAX_SPECIAL_WORDS:
+        return term_key(span_text) in special_terms()
+    terms = special_terms()
+    return any(term_key(" ".join(words[i:j])) in terms
+               for i in range(len(words)) for j in range(i + 1, min(len(words), i + MAX_SPECIAL_WORDS) + 1))
 
 
 @lru_cache(maxsize=1)
@@ -281,11 +297,13 @@ class ProtectRules:
         return next((cue for cue, pattern in self._cues if pattern.search(joined)), None)
 
     def reason(self, label: str, text: str, start: int, end: int, detector: str = "", validated: bool = False,
-               name_words: FrozenSet[str] = frozenset()) -> Optional[str]:
+               name_words: FrozenSet[str] = frozenset(), identified: bool = False) -> Optional[str]:
         """Why the span ``text[start:end]`` of ``label`` stays masked whatever the risk (None: no
         rule applies). ``detector``: its ``risk_explain["detector"]``; ``validated``: whether its
         format or check digits were verified; ``name_words``: ``person_words`` of the text's
-        PERSON spans (``protect_names``: a span typed otherwise with one of them is a name)."""
+        PERSON spans (``protect_names``: a span typed otherwise with one of them is a name);
+        ``identified``: whether the text holds a PERSON or CODE span (``protect_special``: a
+        name, a card or patient number identifies the person a health fact is about)."""
         if label in self.labels:
             return (
                 f"label {label} is protected (protect, or types_always_mask in older configs): "
@@ -302,9 +320,9 @@ class ProtectRules:
                     "number, a postcode) is protected (protect_code_shaped): masked whatever the votes")
         if self.numeric_dates and label == DATE_LABEL and NUMERIC_DATE_IN_TEXT.search(text[start:end]):
             return "a date in digits with its day, month and year is protected (protect_numeric_dates): masked whatever the votes"
-        if self.special and name_words and term_key(text[start:end]) in special_terms():
+        if self.special and identified and special_term_in(text[start:end]):
             return ("a health condition, sexual orientation, religion or ethnic group (special categories of personal data) "
-                    "in a text that names a person (protect_special): masked whatever the votes")
+                    "in a text that names a person or holds a code (protect_special): masked whatever the votes")
         if self.names and self.name_word(text[start:end]):
             return "a word of the span is in the shipped name lists (protect_names): masked whatever the votes"
         if self.names and name_words and label not in (DATE_LABEL, "QUANTITY") and person_words([text[start:end]]) & name_words:

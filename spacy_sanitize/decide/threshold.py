@@ -164,8 +164,9 @@ def make_risk_threshold(
     protect_code_shaped (bool): so does a span (not DATETIME) with 4 digits in a row or a word
     of letters and digits. protect_numeric_dates (bool): so does a DATETIME span written in
     digits with a day, a month and a year ("1990-06-11"). protect_special (bool): so does, in a
-    text that names a person, a term of the gazetteer's special categories of personal data
-    (health conditions, sexual orientation, religion, ethnic group)."""
+    text that names a person or holds a code, a span that is or holds a term of the gazetteer's
+    special categories of personal data (health conditions and states, sexual orientation,
+    religion, ethnic group)."""
     register_extensions()
     return RiskThreshold(
         nlp, name, indicator, threshold, spans_key, missing, protect, types_always_mask,

@@ -192,10 +192,11 @@ class RiskVote:
         return votes, scores
 
     def decide(self, span: Span, person_parts: FrozenSet[str] = frozenset(), text: Optional[str] = None,
-               name_words: FrozenSet[str] = frozenset()) -> Tuple[bool, Dict[str, Any]]:
+               name_words: FrozenSet[str] = frozenset(), identified: bool = False) -> Tuple[bool, Dict[str, Any]]:
         """The decision for one span and its explanation; ``person_parts``: the name parts of
         the document's protected person(s) (``protect.name_parts``); ``text``: the document's
-        text, when the caller has it; ``name_words``: ``rules.person_words`` of its PERSON spans."""
+        text, when the caller has it; ``name_words``: ``rules.person_words`` of its PERSON spans;
+        ``identified``: whether it holds a PERSON or CODE span."""
         mask, explain = self._decide_by_votes(span)
         matched = matched_parts(span.text, person_parts) if person_parts else []
         if matched:
@@ -203,21 +204,21 @@ class RiskVote:
             explain["protected_person"] = matched
             explain["reason"] = f"shares the name part(s) {matched} of the person to protect (Doc._.protect): masked whatever the votes"
             return True, explain
-        reason = self.protection(span, text, name_words)
+        reason = self.protection(span, text, name_words, identified)
         if reason:
             explain["votes_decision"] = mask
             explain["reason"] = reason
             return True, explain
         return mask, explain
 
-    def protection(self, span: Span, text: Optional[str] = None, name_words: FrozenSet[str] = frozenset()) -> Optional[str]:
+    def protection(self, span: Span, text: Optional[str] = None, name_words: FrozenSet[str] = frozenset(), identified: bool = False) -> Optional[str]:
         """Why a protection rule keeps ``span`` masked whatever the votes (None: none does).
         ``text``: the document's text (``Doc.text`` joins every token again on each call, which
         made the decision quadratic in a document's spans)."""
         explain = span.doc.user_data.get(("._.", "risk_explain", span.start_char, span.end_char))
         detector = str(explain.get("detector", "")) if isinstance(explain, dict) else ""
         text = span.doc.text if text is None else text
-        return self.rules.reason(span.label_, text, span.start_char, span.end_char, detector, is_validated(span), name_words)
+        return self.rules.reason(span.label_, text, span.start_char, span.end_char, detector, is_validated(span), name_words, identified)
 
     def _decide_by_votes(self, span: Span) -> Tuple[bool, Dict[str, Any]]:
         votes, scores = self.votes(span)
@@ -242,8 +243,9 @@ class RiskVote:
         text = doc.text
         spans = list(doc.spans.get(self.spans_key, []))
         name_words = person_words(text[s.start_char : s.end_char] for s in spans if s.label_ == "PERSON") if self.rules.names or self.rules.special else frozenset()
+        identified = self.rules.special and any(s.label_ in ("PERSON", "CODE") for s in spans)
         for span in spans:
-            mask, explain = self.decide(span, person_parts, text, name_words)
+            mask, explain = self.decide(span, person_parts, text, name_words, identified)
             span._.mask = mask
             span._.risk_explain[self.key] = explain
         return doc
@@ -321,9 +323,10 @@ def make_risk_vote(
     word of letters and digits ("69003", "19b", "ST-40917"), whatever its label; false = off.
     protect_numeric_dates (bool): keep masked a DATETIME span written in digits with a day, a
     month and a year ("1990-06-11", "11/06/1990"); false = off.
-    protect_special (bool): in a text that names a person, keep masked a term of the shipped
-    gazetteer's special categories of personal data (health conditions, sexual orientation,
-    religion, ethnic group: "breast cancer", "lesbian"); false = off."""
+    protect_special (bool): in a text that names a person or holds a code, keep masked a span
+    that is or holds a term of the shipped gazetteer's special categories of personal data
+    (health conditions and states, sexual orientation, religion, ethnic group: "breast cancer",
+    "14 weeks pregnant", "lesbian"); false = off."""
     register_extensions()
     return RiskVote(
         nlp,

@@ -259,6 +259,33 @@ def _dose_end(doc: Doc, i: int) -> Optional[int]:
     return None
 
 
+# An allergy is a health fact with what it is to: "allergic to penicillin", "a peanut allergy"
+ALLERGIC = frozenset({"allergic"})
+ALLERGY = frozenset({"allergy", "allergies"})
+MAX_ALLERGEN_WORDS = 3
+
+
+def _allergen_word(token: Token) -> bool:
+    return token.is_alpha and not token.is_stop
+
+
+def allergy_bounds(doc: Doc, start: int, end: int, covered: FrozenSet[int]) -> Tuple[int, int]:
+    """A one-word allergy span with its allergen: "allergic" with the words after "to" (up to 3
+    words that are no stop words: "allergic to penicillin", "allergic to tree nuts"), "allergy"
+    with the word before it ("peanut allergy"); tokens of other spans are not taken."""
+    if end - start != 1:
+        return start, end
+    word = doc[start].lower_
+    if word in ALLERGIC and end + 1 < len(doc) and doc[end].lower_ == "to":
+        stop = end + 1
+        while stop < len(doc) and stop - end - 1 < MAX_ALLERGEN_WORDS and stop not in covered and _allergen_word(doc[stop]):
+            stop += 1
+        return (start, stop) if stop > end + 1 else (start, end)
+    if word in ALLERGY and start > 0 and start - 1 not in covered and _allergen_word(doc[start - 1]):
+        return start - 1, end
+    return start, end
+
+
 def medication(doc: Doc, start: int, end: int) -> Optional[Tuple[int, int]]:
     """A drug and its dose in or right after the span ``doc[start:end]``: the word before a dose
     ("Amoxicillin 500" before "mg", "Take Paracetamol 1 g", "Metformin" before "500mg") when it
@@ -696,6 +723,8 @@ class SpanRefiner:
             end = self._realm_after(span, covered)
         if self.trim_edges:
             start, end = self._trim(doc, start, end, label)
+        if self.trim_edges and start < end:
+            start, end = allergy_bounds(doc, start, end, covered)
         if start >= end:
             dropped = label in ("DATETIME", "QUANTITY") or (label == "PERSON" and self._field_words_only(span))
             return ([], "drop") if dropped else ([(span.start, span.end, label)], None)
