@@ -32,8 +32,8 @@ birth or a postcode. The rules name what no score may un-mask:
   so, judgments and biographies in words; none of the 6,665 full dates the court annotators
   marked is written so (the learned decision has never seen one: fail closed), and all three of
   the biographies' are masked;
-- ``special`` (``protect_special``): in a text that names a person (a PERSON span with a name
-  word) or holds a code (a card or patient number names its holder), a span that is or holds a
+- ``special`` (``protect_special``): in a text that names a person (a PERSON span) or holds a
+  code (a CODE span: a card or patient number names its holder), a span that is or holds a
   term of the shipped gazetteer's special categories of personal data (GDPR art. 9: health
   conditions and states, sexual orientation, religion, ethnic group; ``SPECIAL_PROPERTIES``;
   "epilepsy", "14 weeks pregnant", "allergic to penicillin"): some annotator masks 42 of the 44
@@ -102,19 +102,22 @@ def special_terms() -> FrozenSet[str]:
     return frozenset(term_key(t) for t in _gazetteer_terms(SPECIAL_PROPERTIES))
 
 
-# the longest special-category term, in words ("amyotrophic lateral sclerosis", "HIV positive")
-MAX_SPECIAL_WORDS = 4
+@lru_cache(maxsize=1)
+def _longest_special_term() -> int:
+    """The words of the longest special-category term ("chronic obstructive pulmonary disease")."""
+    return max((len(WORD.findall(term)) for term in special_terms()), default=1)
 
 
 def special_term_in(span_text: str) -> bool:
     """Whether ``span_text`` is or holds a special-category term of the shipped gazetteer as
-    whole words ("epilepsy", "14 weeks pregnant", "allergic to penicillin")."""
+    whole words ("epilepsy", "14 weeks pregnant", "allergic to penicillin"); a span of more than
+    twice the longest term's words (a title, a body's name) only as a whole."""
+    terms, longest = special_terms(), _longest_special_term()
     words = WORD.findall(span_text)
-    if len(words) > 2 * MAX_SPECIAL_WORDS:
-        return term_key(span_text) in special_terms()
-    terms = special_terms()
+    if term_key(span_text) in terms or len(words) > 2 * longest:
+        return term_key(span_text) in terms
     return any(term_key(" ".join(words[i:j])) in terms
-               for i in range(len(words)) for j in range(i + 1, min(len(words), i + MAX_SPECIAL_WORDS) + 1))
+               for i in range(len(words)) for j in range(i + 1, min(len(words), i + longest) + 1))
 
 
 @lru_cache(maxsize=1)
