@@ -33,6 +33,8 @@ def refined(nlp, text, phrase, label, detector="pii_ent_mapper:DATE", **config):
         ("He won three titles.", "three", "QUANTITY", [("three", "QUANTITY")]),  # "he": nameless texts drop counts
         ("It was on 5 March.", "5 March", "DATETIME", [("5 March", "DATETIME")]),
         ("They met in March.", "March", "DATETIME", [("March", "DATETIME")]),
+        # a pronoun after a dash is the next clause, not the name's end
+        ("Re: Kemi Adeyemi - she is 14 weeks pregnant.", "Kemi Adeyemi - she", "PERSON", [("Kemi Adeyemi", "PERSON")]),
     ],
 )
 def test_ranges_are_split_and_edges_trimmed(nlp_blank, text, phrase, label, expected):

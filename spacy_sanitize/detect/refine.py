@@ -129,7 +129,8 @@ CODE_LABELS = frozenset(
 FIELD_LABELS = CODE_LABELS | frozenset("dob d.o.b. d.o.b email e-mail url".split())
 # what may follow a label: a colon, a number sign, "no", "number"
 LABEL_MARKS = frozenset({":", "#", "no", "no.", "nr", "nr.", "number", "num", "n°", "nº"})
-TRAILING_WORDS = frozenset({"and", "or", "to", "through", "until", "till", "of", "the", "'s", "’s", "'"})
+# (a subject pronoun starts the next clause: "Kemi Adeyemi - she is"; no span ends with one)
+TRAILING_WORDS = frozenset({"and", "or", "to", "through", "until", "till", "of", "the", "'s", "’s", "'", "he", "she", "they"})
 MONTHS = frozenset(
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec".split()
