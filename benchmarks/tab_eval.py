@@ -193,6 +193,7 @@ class Masker:
         self.found = {doc_id: {(r[0], r[1]): (r[5], r[6]) if len(r) >= DETECTED_ROW_LEN else ("", False) for r in doc_rows}
                       for doc_id, doc_rows in detected.items()}
         self._name_words: Dict[str, FrozenSet[str]] = {}
+        self._identified: Dict[str, bool] = {}
 
     def name_words(self, doc_id: str) -> FrozenSet[str]:
         """``rules.person_words`` of the doc's detected PERSON spans, as the deciders compute them."""
@@ -202,8 +203,11 @@ class Masker:
         return self._name_words[doc_id]
 
     def identified(self, doc_id: str) -> bool:
-        """Whether the doc's detection holds a PERSON or CODE span, as the deciders read it."""
-        return any(r[2] in ("PERSON", "CODE") for r in self.detected[doc_id])
+        """Whether the doc's detection holds a PERSON or CODE span, as the deciders read it
+        (once per doc: it is read for every span decision)."""
+        if doc_id not in self._identified:
+            self._identified[doc_id] = any(r[2] in ("PERSON", "CODE") for r in self.detected[doc_id])
+        return self._identified[doc_id]
 
     def decision(self, doc_id: str, row: Row, threshold: float, rules: ProtectRules, person: bool) -> bool:
         """risk_threshold's decision for one span row (unscored = masked: fail closed)."""

@@ -1,10 +1,28 @@
 """Helpers for the ``doc.spans[key]`` PII span group: the longest-span merge rule."""
-from typing import Any, Iterable, List, Tuple
+import bisect
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span
 
 from .errors import Errors
 from .types import PII_TYPES
+
+
+class SortedRanges:
+    """Non-overlapping character ranges (rows whose first two items are start and end: the
+    masker's replacement rows, its plan's regions as pairs), searched by bisection: a document's
+    spans are looked up in O(n log n), not O(n * rows)."""
+
+    def __init__(self, rows: Sequence[Sequence[Any]]) -> None:
+        self.rows = sorted(rows, key=lambda row: row[0])
+        self.ends = [row[1] for row in self.rows]
+
+    def covering(self, start: int, end: int) -> Optional[Sequence[Any]]:
+        """The first row overlapping [start, end), or None."""
+        i = bisect.bisect_right(self.ends, start)
+        if i < len(self.rows) and self.rows[i][0] < end:
+            return self.rows[i]
+        return None
 
 
 def char_before(doc: Doc, i: int) -> str:

@@ -13,7 +13,6 @@ W041). The masker still masks every mention of an entity with a masked mention, 
 It runs after the other deciders (their decisions win: W040 says so) and before the masker.
 The command line's ``--min-confidence`` sets it; the shipped pipelines hold it at 0 (off).
 """
-import bisect
 import warnings
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
@@ -23,7 +22,7 @@ from spacy.tokens import Doc
 from ..errors import Errors, Warnings
 from ..extensions import register_extensions
 from ..detect.confidence import entity_confidence
-from ..spans import entity_key
+from ..spans import SortedRanges, entity_key
 from ..risk.base import AFTER_DECISION_FACTORIES, is_decider
 from ..types import PII_TYPES
 from .protect import matched_parts, name_parts, protected_names
@@ -146,17 +145,9 @@ def add_confidence_decider(nlp: Language, config: Dict[str, Any], name: str = "d
 def kept_in_clear(doc: Doc, spans_key: str, regions: Sequence[Any]) -> int:
     """How many spans ``decide_confidence`` kept in clear that no region of the masker's plan
     covers (not masked through their entity or propagation either)."""
-    # the regions are sorted and do not overlap: the first one ending after a span's start is
-    # the only one that may cover it (bisection, not a scan per span)
-    ordered = sorted(regions, key=lambda r: r.start)
-    starts = [r.start for r in ordered]
-    ends = [r.end for r in ordered]
-    kept = 0
-    for span in doc.spans.get(spans_key, []):
-        if KEPT in span._.risk_explain:
-            i = bisect.bisect_right(ends, span.start_char)
-            kept += not (i < len(starts) and starts[i] < span.end_char)
-    return kept
+    covered = SortedRanges([(r.start, r.end) for r in regions])
+    return sum(1 for span in doc.spans.get(spans_key, [])
+               if KEPT in span._.risk_explain and covered.covering(span.start_char, span.end_char) is None)
 
 
 def confidence_explain(explain: Dict[str, Any]) -> Optional[Dict[str, Any]]:

@@ -113,10 +113,10 @@ def special_term_in(span_text: str) -> bool:
     whole words ("epilepsy", "14 weeks pregnant", "allergic to penicillin"); a span of more than
     twice the longest term's words (a title, a body's name) only as a whole."""
     terms, longest = special_terms(), _longest_special_term()
+    if term_key(span_text) in terms:
+        return True
     words = WORD.findall(span_text)
-    if term_key(span_text) in terms or len(words) > 2 * longest:
-        return term_key(span_text) in terms
-    return any(term_key(" ".join(words[i:j])) in terms
+    return len(words) <= 2 * longest and any(term_key(" ".join(words[i:j])) in terms
                for i in range(len(words)) for j in range(i + 1, min(len(words), i + longest) + 1))
 
 

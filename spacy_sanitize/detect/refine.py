@@ -261,7 +261,6 @@ def _dose_end(doc: Doc, i: int) -> Optional[int]:
 
 
 # An allergy is a health fact with what it is to: "allergic to penicillin", "a peanut allergy"
-ALLERGIC = frozenset({"allergic"})
 ALLERGY = frozenset({"allergy", "allergies"})
 MAX_ALLERGEN_WORDS = 3
 
@@ -277,7 +276,7 @@ def allergy_bounds(doc: Doc, start: int, end: int, covered: FrozenSet[int]) -> T
     if end - start != 1:
         return start, end
     word = doc[start].lower_
-    if word in ALLERGIC and end + 1 < len(doc) and doc[end].lower_ == "to":
+    if word == "allergic" and end + 1 < len(doc) and doc[end].lower_ == "to":
         stop = end + 1
         while stop < len(doc) and stop - end - 1 < MAX_ALLERGEN_WORDS and stop not in covered and _allergen_word(doc[stop]):
             stop += 1

@@ -4,7 +4,6 @@
 The same object is the ``why`` of each span in ``sanitize``'s JSONL output and the tooltip of
 the review report, so what a reviewer reads and what a program reads never disagree.
 """
-import bisect
 import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -12,6 +11,7 @@ from spacy.tokens import Span
 
 from ..decide.confidence import confidence_explain
 from ..decide.vote import COUNTING_RULES, count_rule_masks
+from ..spans import SortedRanges
 
 # The final outcome of a span (CSS classes of the report and the decision view of render()):
 # masked by the decision; kept in clear; masked because something could not decide (fail
@@ -38,20 +38,8 @@ def detectors(explain: Dict[str, Any]) -> List[str]:
     return found
 
 
-class Replaced:
-    """The replacement rows of a document (sorted, non-overlapping: the masker's), searched by
-    bisection: a document's spans are looked up in O(n log n), not O(n * rows)."""
-
-    def __init__(self, rows: Sequence[Sequence[Any]]) -> None:
-        self.rows = sorted(rows, key=lambda row: row[0])
-        self.ends = [row[1] for row in self.rows]
-
-    def covering(self, start: int, end: int) -> Optional[Sequence[Any]]:
-        """The first row overlapping [start, end), or None."""
-        i = bisect.bisect_right(self.ends, start)
-        if i < len(self.rows) and self.rows[i][0] < end:
-            return self.rows[i]
-        return None
+# The replacement rows of a document (the masker's: sorted, non-overlapping), searched by bisection.
+Replaced = SortedRanges
 
 
 def _failure_decided(decided: Dict[str, Any]) -> bool:
