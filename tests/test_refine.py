@@ -178,3 +178,29 @@ def test_a_sovereign_title_takes_in_its_realm(nlp_blank, text, phrase, expected)
 def test_a_legal_reference_typed_person_is_misc(nlp_blank, text, phrase, expected):
     _, spans = refined(nlp_blank, text, phrase, "PERSON", detector="pii_ner")
     assert spans == expected
+
+
+@pytest.mark.parametrize(
+    "text,phrase,label,expected",
+    [
+        # an occupation in capitals that a recognizer typed a name, a body or a place: in a text
+        # that names no one it describes no one; beside a person it is an occupation (DEM)
+        ("Your GP will review the results next week.", "Your GP", "PERSON", []),
+        ("Ask the GP surgery for a repeat prescription.", "Ask the GP", "PERSON", []),
+        ("See your GP if the symptoms persist.", "GP", "LOC", []),
+        ("She asked her GP about the rash.", "her GP", "PERSON", [("GP", "DEM")]),
+        # a name beside it keeps the span whole
+        ("Referral from GP Dr A. Okonkwo today.", "GP Dr A. Okonkwo", "PERSON", [("GP Dr A. Okonkwo", "PERSON")]),
+        # written otherwise it is no occupation
+        ("The gp of the plan rose.", "gp", "ORG", [("gp", "ORG")]),
+    ],
+)
+def test_role_abbreviation_is_an_occupation(nlp_blank, text, phrase, label, expected):
+    _, spans = refined(nlp_blank, text, phrase, label, detector="pii_ner")
+    assert spans == expected
+
+
+def test_propn_does_not_take_a_role_abbreviation(nlp_blank):
+    nlp_blank.add_pipe("pii_propn")
+    doc = nlp_blank("Book a GP appointment online or by phone.")
+    assert [s.text for s in doc.spans["pii"]] == []

@@ -31,7 +31,7 @@ from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from .gazetteer.filters import SENTENCE_BREAKS, term_zipf
 from .names import NameLists, name_lists
-from .refine import FIELD_LABELS, FIELD_WORDS, is_plain_span, is_product_span, lazy_capitalised, medication, names_no_one
+from .refine import FIELD_LABELS, FIELD_WORDS, ROLE_ABBREVIATIONS, is_plain_span, is_product_span, lazy_capitalised, medication, names_no_one
 
 DEFAULT_CONNECTORS = [
     "of", "the", "and", "&", "de", "du", "des", "la", "le", "les", "von", "van", "der", "den",
@@ -46,8 +46,8 @@ DEFAULT_ORG_HEADS = [
     "studios", "press", "army", "navy", "police", "commission", "court", "tribunal", "office",
 ]
 DEFAULT_MAX_ZIPF = 4.0
-# labels of form fields ("DOB", "SSN", "Tel") are rare words but name no one
-NOT_NAMES = FIELD_LABELS | FIELD_WORDS
+# labels of form fields ("DOB", "SSN", "Tel") and occupations in capitals ("GP") are rare words but name no one
+NOT_NAMES = FIELD_LABELS | FIELD_WORDS | {role.lower() for role in ROLE_ABBREVIATIONS}
 # a quote or bracket before a word says nothing about the sentence: look at the word before it
 _OPENERS = frozenset({'"', "“", "‘", "'", "(", "["})
 _QUOTES = frozenset({'"', "“", "”", "‘", "’", "'"})

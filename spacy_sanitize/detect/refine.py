@@ -74,6 +74,11 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   "by Friday", "the next three months", "14 tables", "3-2"; not "14 March 1987", "in 2019",
   "Age: 52", a house number "19b" or a number beside another, "900 261").
 
+- **occupations in capitals** (with ``trim_edges``): a recognizer's span of a role abbreviation
+  (``ROLE_ABBREVIATIONS``: "GP") and everyday words ("Your GP", "Ask the GP", typed a name, a body
+  or a place) becomes a DEM span of the abbreviation; in a text that names no one it is dropped
+  (with ``drop_plain_words``). A span with a name in it stays whole ("GP Dr A. Okonkwo").
+
 Spans found by rules (``pii_codes``, ``pii_script``, ``pii_titles``, ``pii_propn``) are kept as they are.
 A rewritten span keeps its label and ``Span._.risk_explain`` (copied to the new offsets)
 and records what changed in ``Span._.risk_explain["pii_refine"]``; the number of dropped
@@ -350,11 +355,34 @@ def _undated_time_or_count(doc: Doc, start: int, end: int, label: str) -> bool:
 # a text about "him" or "her" is about a person even where no name is written
 PERSON_PRONOUNS = frozenset("he him his himself she her hers herself".split())
 
+# Occupations written as capitals: recognizers trained on news read "GP" as a name, a body or a
+# place ("Your GP will", "Ask the GP"). Matched as written (a "gp" in a handle is not one).
+ROLE_ABBREVIATIONS = frozenset({"GP", "GPs"})
+
+
+def _role_abbreviation(doc: Doc, start: int, end: int) -> Optional[int]:
+    """The token of a role abbreviation that a span of it and everyday words only holds
+    ("Your GP", "Ask the GP", "GP surgery"), or None; a span with a name in it is a name
+    ("GP Dr A. Okonkwo")."""
+    found = [i for i in range(start, end) if doc[i].text in ROLE_ABBREVIATIONS]
+    if len(found) != 1:
+        return None
+    given, family = name_lists()
+    for token in doc[start:end]:
+        if token.i == found[0] or token.is_punct:
+            continue
+        lowered = token.lower_
+        if not token.is_alpha or lowered in given or lowered in family or not _everyday(lowered):
+            return None
+    return found[0]
+
 
 def names_no_one(doc: Doc, spans: Iterable[Span]) -> bool:
     """Whether a text names no one: no PERSON span (a name has no digits: "Add 200" of "Add 200 g
-    of flour" is a number) and no CODE span among ``spans``, and no "he" or "she"."""
-    labels = {span.label_ for span in spans if not (span.label_ == "PERSON" and any(t.like_num for t in span))}
+    of flour" is a number; "Your GP" is an occupation) and no CODE span among ``spans``, and no
+    "he" or "she"."""
+    labels = {span.label_ for span in spans
+              if not (span.label_ == "PERSON" and (any(t.like_num for t in span) or _role_abbreviation(span.doc, span.start, span.end) is not None))}
     return not labels & {"PERSON", "CODE"} and not any(t.lower_ in PERSON_PRONOUNS for t in doc)
 
 
@@ -728,6 +756,13 @@ class SpanRefiner:
         if start >= end:
             dropped = label in ("DATETIME", "QUANTITY") or (label == "PERSON" and self._field_words_only(span))
             return ([], "drop") if dropped else ([(span.start, span.end, label)], None)
+        role = _role_abbreviation(doc, start, end) if self.trim_edges and label in PLAIN_LABELS else None
+        if role is not None:
+            # an occupation (DEM); in a text that names no one it describes no one ("See your GP")
+            if nameless and self.drop_plain_words:
+                return [], "drop"
+            out = [(role, role + 1, "DEM")]
+            return (out, None) if out == [(span.start, span.end, label)] else (out, "relabel" if label != "DEM" else "trim")
         dosed = medication(doc, start, end) if self.trim_edges and label in MEDICATION_LABELS else None
         if dosed is not None:
             # a drug and its dose: a health fact (MISC) and a QUANTITY; in a text that names no one,
