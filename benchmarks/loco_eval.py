@@ -21,6 +21,7 @@ import spacy
 import tab_eval as te
 from spacy_sanitize.corpus import docs_to_tab, read_tab
 from spacy_sanitize.evaluation import Tokens
+from spacy_sanitize.evaluation.thresholds import best_threshold
 from spacy_sanitize.masking_plan import PlanSettings
 from spacy_sanitize.training.seq_train import cnn_tagger, train_risk_seq
 
@@ -65,7 +66,7 @@ def main() -> None:
                                                                     f"{train_name} inner", True, args.batch_size)), None)
         inner_risks = te.seq_risks(rows, inner)
         crossfit = te.crossfit_stack(by_id, srows, rows, inner_risks, train_ids, 3, args.seed + 200, args.seed, args.doc_features, args.doc_weight)
-        threshold = te.best_f1_threshold({t: te.scores(train_gold, masked(crossfit, t, rules), tokens) for t in te.STACK_THRESHOLDS})
+        threshold = best_threshold({t: te.scores(train_gold, masked(crossfit, t, rules), tokens) for t in te.STACK_THRESHOLDS})
         nlp = train_risk_seq(train_refs, tagger, args.epochs, seed=args.seed, detected=rows, merge=True, batch_size=args.batch_size)
         docs = te.span_docs(blank, texts, rows, test_ids)
         probs = {doc._.doc_id: [float(x) for x in p] for doc, p in zip(docs, nlp.get_pipe("risk_seq").tagger.predict(docs))}

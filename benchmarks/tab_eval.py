@@ -34,6 +34,7 @@ from spacy_sanitize.corpus import TabDocument, docs_to_tab, load_tab, shared_dat
 from spacy_sanitize.decide.protect import matched_parts, name_parts, protect_from_record, protected_names  # noqa: E402
 from spacy_sanitize.decide.rules import ProtectRules, person_words  # noqa: E402
 from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predicted_mask_offsets, tab_scores  # noqa: E402
+from spacy_sanitize.evaluation.thresholds import best_threshold, recall_first_threshold  # noqa: E402
 from spacy_sanitize.masking_plan import PlanSettings  # noqa: E402
 from spacy_sanitize.pipeline import load_detector  # noqa: E402
 from spacy_sanitize.risk.seq import proposed_spans, span_risk  # noqa: E402
@@ -266,19 +267,7 @@ def by_corpus(gold: Sequence[TabDocument], rows: Dict[str, Dict[str, List[List[i
 def choose_threshold(gold: Sequence[TabDocument], rows: Dict[str, List[Row]], rules: ProtectRules, tokens: Tokens, masked: Masker,
                      person: bool = False, grid: Sequence[float] = THRESHOLDS) -> float:
     """The threshold with the best F1 on out-of-fold rows; ties go to the lower (safer) one."""
-    return best_f1_threshold({t: scores(gold, masked(rows, t, rules, person), tokens) for t in grid})
-
-
-def best_f1_threshold(grid_scores: Dict[float, Dict[str, float]]) -> float:
-    """The threshold of the best F1 among scored ones; ties go to the lower (safer) one."""
-    return float(max(grid_scores, key=lambda t: (grid_scores[t]["F1"], -t)))
-
-
-def recall_first_threshold(grid_scores: Dict[float, Dict[str, float]], min_quasi: float) -> float:
-    """The highest threshold whose R_quasi reaches ``min_quasi`` (court's choice: recall first,
-    then precision); the lowest of the grid when none does."""
-    ok = [t for t, row in grid_scores.items() if row["R_quasi"] >= min_quasi]
-    return float(max(ok) if ok else min(grid_scores))
+    return best_threshold({t: scores(gold, masked(rows, t, rules, person), tokens) for t in grid}, "F1")
 
 
 def stack_rows(texts: Dict[str, str], detected: Dict[str, List[Row]]) -> Dict[str, List[Any]]:
@@ -484,7 +473,7 @@ def main() -> None:
                                       args.doc_features, args.doc_weight)
             rules = policy_rules(POLICIES[args.stack_policy])
             grid_scores = {t: scores(inner_gold, masked(crossfit, t, rules), tokens) for t in STACK_THRESHOLDS}
-            threshold = best_f1_threshold(grid_scores)
+            threshold = best_threshold(grid_scores, "F1")
             recall_threshold = recall_first_threshold(grid_scores, args.min_quasi)
             results["thresholds"].setdefault(stack_name, []).append(threshold)
             results["thresholds"].setdefault(recall_name, []).append(recall_threshold)

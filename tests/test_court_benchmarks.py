@@ -75,12 +75,6 @@ def test_tab_eval_measures_the_protection_court_ships():
     assert decider.get("date_cue_window", 5) == policy.get("date_cue_window", 5)
 
 
-def test_recall_first_threshold_takes_the_highest_that_keeps_quasi_recall():
-    grid = {0.3: {"R_quasi": 0.93}, 0.4: {"R_quasi": 0.905}, 0.5: {"R_quasi": 0.88}}
-    assert tab_eval.recall_first_threshold(grid, 0.9) == 0.4
-    assert tab_eval.recall_first_threshold(grid, 0.95) == 0.3  # none reaches it: the lowest (safest)
-
-
 def test_detection_stage_is_what_comes_before_the_risk_stage():
     """tab_eval and train-stack detect with a pipeline's own detector: court's ends with pii_extend."""
     import spacy

@@ -52,7 +52,6 @@ from .fitting import (
     SpanTable,
     candidate_thresholds,
     fit_threshold,
-    objective_value,
     predictions_at,
     span_table,
 )
@@ -357,7 +356,6 @@ __all__ = [
     "entity_keys",
     "fit_threshold",
     "make_risk_perturb",
-    "objective_value",
     "person_entity",
     "plan_queries",
     "predictions_at",

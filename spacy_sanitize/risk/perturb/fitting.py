@@ -43,13 +43,6 @@ def candidate_thresholds(table: Dict[str, SpanTable], n: int = 80) -> List[float
     return [float(values[0] - 1.0)] + [float(m) for m in mids] + [float(values[-1] + 1.0)]
 
 
-def objective_value(scores: Any, objective: str) -> float:
-    """``paper``: P + R_direct + R_quasi (seed 000, eq. "cost_function"); ``f1``: token F1."""
-    if objective == "paper":
-        return scores.precision + scores.direct_recall + scores.quasi_recall
-    return scores.f1
-
-
 def fit_threshold(
     gold: Sequence[Any],
     table: Dict[str, SpanTable],
@@ -57,28 +50,14 @@ def fit_threshold(
     tokens: Any = None,
     n_candidates: int = 80,
 ) -> Tuple[float, List[Dict[str, float]]]:
-    """The threshold maximizing ``objective`` of the TAB scores on ``gold`` (TabDocuments);
-    ties go to the lowest threshold (more masking). Returns it and the whole curve."""
+    """The threshold maximizing ``objective`` (``paper``: P + R_direct + R_quasi, seed 000's
+    "cost_function"; ``F1``) of the TAB scores on ``gold`` (TabDocuments), chosen by
+    :func:`~spacy_sanitize.evaluation.thresholds.best_threshold` (ties: the lowest, more
+    masking). Returns it and the whole curve."""
     from ...evaluation import tab_scores
+    from ...evaluation.thresholds import best_threshold, objective_value, scores_row
 
     gold = [g for g in gold if g.doc_id in table]
-    curve = []
-    best, best_value = None, -1.0
-    for t in candidate_thresholds(table, n_candidates):
-        scores = tab_scores(gold, predictions_at(table, t), tokens=tokens)
-        value = objective_value(scores, objective)
-        curve.append(
-            {
-                "threshold": t,
-                "objective": value,
-                "P": scores.precision,
-                "R_all": scores.recall,
-                "F1": scores.f1,
-                "R_direct": scores.direct_recall,
-                "R_quasi": scores.quasi_recall,
-            }
-        )
-        if value > best_value + 1e-12:
-            best, best_value = t, value
-    return float(best if best is not None else 0.0), curve
-
+    rows = {t: scores_row(tab_scores(gold, predictions_at(table, t), tokens=tokens)) for t in candidate_thresholds(table, n_candidates)}
+    curve = [{"threshold": t, "objective": objective_value(row, objective), **row} for t, row in rows.items()]
+    return best_threshold(rows, objective), curve
