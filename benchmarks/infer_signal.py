@@ -35,7 +35,7 @@ import srsly
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from spacy_sanitize.risk.infer.attacker import accuracy_at_k, sequences_of, train_attacker, attr_nlp  # noqa: E402
+from spacy_sanitize.decide.infer.attacker import accuracy_at_k, sequences_of, train_attacker, attr_nlp  # noqa: E402
 from spacy_sanitize.training.adversarial import fold_indices  # noqa: E402
 
 PLACEHOLDER = re.compile(r"\[([A-Z_]+)(?: ?\d+)?\]")
@@ -142,7 +142,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from spacy.lang.en.stop_words import STOP_WORDS
 
     from spacy_sanitize.pipeline import load_pipeline
-    from spacy_sanitize.risk.infer.attacker import read_labeled
+    from spacy_sanitize.decide.infer.attacker import read_labeled
 
     _, texts, labels = read_labeled(args.texts, label_field=args.label_field)
     started = time.perf_counter()

@@ -496,7 +496,7 @@ class Errors(metaclass=ErrorsWithCodes):
         "Doc._.protect must be a name, a list of names or None (got {value!r}); set it to the "
         "person(s) to protect, e.g. doc._.protect = 'Galip Yalman'."
     )
-    # E71x: risk_infer's attacker ensemble and adversarial rounds (risk/infer/, training/adversarial.py)
+    # E71x: risk_infer's attacker ensemble and adversarial rounds (decide/infer/, training/adversarial.py)
     E710 = (
         "unknown attacker analyzer '{analyzer}' (n-grams {ngram_min}..{ngram_max}); use 'word', or "
         "'char' with 1 <= ngram_min <= ngram_max (e.g. 3..5)."

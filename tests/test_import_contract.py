@@ -98,9 +98,12 @@ def test_only_the_command_line_parses_arguments(graph):
 
 def test_detectors_and_deciders_take_their_text_helpers_from_the_text_module(graph):
     """Folding, common words, name parts and occurrences live in ``text.py``: a detector or a
-    decider that imported them from the masking plan depended on a masking module."""
+    decider that imported them from the masking plan depended on a masking module. ``risk_infer``
+    (``decide/infer/``) runs after the decision and reads the text as the masker will write it:
+    it calls the plan itself."""
     offenders = sorted(
-        f"{module} -> {target}" for module, targets in graph.items() if module.startswith(("spacy_sanitize.detect", "spacy_sanitize.decide"))
+        f"{module} -> {target}" for module, targets in graph.items()
+        if module.startswith(("spacy_sanitize.detect", "spacy_sanitize.decide")) and not module.startswith("spacy_sanitize.decide.infer")
         for target in targets if target in ("spacy_sanitize.masking_plan", "spacy_sanitize.masker") or target.startswith("spacy_sanitize.masker.")
     )
     assert not offenders, offenders

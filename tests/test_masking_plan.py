@@ -14,7 +14,7 @@ import spacy_sanitize
 from spacy_sanitize.detect.coref import normalize
 from spacy_sanitize.evaluation import predicted_mask_offsets
 from spacy_sanitize.masking_plan import NamePartRule, PlanSettings, fold, masking_plan, name_parts, occurrences
-from spacy_sanitize.risk.infer.attacker import LinearAttacker
+from spacy_sanitize.decide.infer.attacker import LinearAttacker
 
 MASKER_CONFIG = {
     "allow_list": ["Acme"], "deny_list": ["Zorg", ["Blue Lagoon", "LOC"]], "overlap": "separate",
@@ -227,7 +227,7 @@ def test_entity_scoring_is_linear():
     [["Smith", "John Smith"], ["(Zorg)", "Zorg", "Acme Inc."], ["Smith-Jones", "Jones", "Smith"], ["Kyoto"]],
 )
 def test_the_delta_index_finds_what_the_engine_finds(strings):
-    from spacy_sanitize.risk.infer.delta import EntityDeltas
+    from spacy_sanitize.decide.infer.delta import EntityDeltas
 
     nlp = infer_pipeline(["smith"], {"deny_list": strings})
     doc = nlp.make_doc("John Smith met Smith-Jones; Smithson (Zorg) of Acme Inc.. Jones, Zorg's and Kyoto_2 Kyoto.")

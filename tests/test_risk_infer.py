@@ -14,15 +14,15 @@ from spacy.tokens import Span
 import spacy_sanitize  # noqa: F401  (registers the factories)
 from spacy_sanitize.training.attack import masked_token_fraction, run_attack_benchmark, short_snippet
 from spacy_sanitize.cli.attack import add_attack_subparser
-from spacy_sanitize.risk.infer.attacker import LinearAttacker, ngram_occurrences, softmax, train_attacker
+from spacy_sanitize.decide.infer.attacker import LinearAttacker, ngram_occurrences, softmax, train_attacker
 from spacy_sanitize.training.country_labels import (
     label_opening,
     label_records,
     label_title,
     procedure_and_facts,
 )
-from spacy_sanitize.risk.infer import fit_threshold
-from spacy_sanitize.risk.infer.search import beam_search, build_problem, exact_search, greedy_search
+from spacy_sanitize.decide.infer import fit_threshold
+from spacy_sanitize.decide.infer.search import beam_search, build_problem, exact_search, greedy_search
 
 CLASSES = ["KYO", "TOK", "OSA"]
 
@@ -343,7 +343,7 @@ def test_attacker_cli_train_and_evaluate(tmp_path, capsys):
 
 def test_labelled_files_are_read_in_order_and_the_train_cli_takes_several(tmp_path):
     from spacy_sanitize.cli import main as cli_main
-    from spacy_sanitize.risk.infer.attacker import read_labeled_files
+    from spacy_sanitize.decide.infer.attacker import read_labeled_files
 
     rows = toy_corpus()
     srsly.write_jsonl(tmp_path / "a.jsonl", rows[:10])

@@ -13,8 +13,8 @@ from spacy.tokens import Doc, Span
 
 import spacy_sanitize  # noqa: F401  (registers the factories)
 from spacy_sanitize.masker.strategies.generalize import place_kind
-from spacy_sanitize.risk.infer.attacker import LinearAttacker, softmax, train_attacker
-from spacy_sanitize.risk.infer.search import build_problem, total_variation
+from spacy_sanitize.decide.infer.attacker import LinearAttacker, softmax, train_attacker
+from spacy_sanitize.decide.infer.search import build_problem, total_variation
 from spacy_sanitize.training.adversarial import AttackerFactory, adversarial_rounds
 from spacy_sanitize.training.attack import plot_levels, run_rounds_benchmark
 

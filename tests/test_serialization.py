@@ -10,7 +10,7 @@ from spacy.training import Example
 from spacy_sanitize.cli import main
 from spacy_sanitize.run.options import masker_overrides
 from spacy_sanitize.pipeline import load_pipeline
-from spacy_sanitize.risk.infer.attacker import LinearAttacker
+from spacy_sanitize.decide.infer.attacker import LinearAttacker
 
 CODES = "Mail anna@example.org or call 555-123-4567."
 

@@ -13,8 +13,8 @@ import srsly
 
 from ..errors import Errors
 from ..io import InputError
-from ..risk.infer.attacker import ATTRS, read_labeled, read_labeled_files
-from ..risk.infer.search import SEARCHES
+from ..decide.infer.attacker import ATTRS, read_labeled, read_labeled_files
+from ..decide.infer.search import SEARCHES
 
 logger = logging.getLogger("spacy_sanitize")
 

@@ -19,7 +19,7 @@ def risk_key(component_name: str) -> str:
 # ``risk_`` as the indicators' do), from the detectors' confidence ``decide_confidence``.
 DECIDER_FACTORIES = ("decide_vote", "decide_threshold", "risk_vote", "risk_threshold", "decide_confidence")
 # Components that run after the decision and may only add masking (never remove it):
-# risk_infer masks what an attacker still infers from the decided output. They are neither
+# risk_infer (decide/infer/) masks what an attacker still infers from the decided output. They are neither
 # indicators (no decider reads them, so W700 ignores them) nor deciders (a decider after
 # them would overwrite their masking: E704).
 AFTER_DECISION_FACTORIES = ("risk_infer",)

@@ -27,8 +27,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..errors import Errors
-from ..risk.infer import RiskInfer, parse_kind
-from ..risk.infer.attacker import LinearAttacker, accuracy_at_k, attr_nlp, gram_set, kind_sizes, sequences_of, train_attacker
+from ..decide.infer import RiskInfer, parse_kind
+from ..decide.infer.attacker import LinearAttacker, accuracy_at_k, attr_nlp, gram_set, kind_sizes, sequences_of, train_attacker
 
 logger = logging.getLogger(__name__)
 

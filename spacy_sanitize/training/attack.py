@@ -21,9 +21,9 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..risk.infer.attacker import LinearAttacker, accuracy_at_k, attr_nlp, sequences_of, train_attacker
-from ..risk.infer import RiskInfer
-from ..risk.infer.search import build_problem, run_search
+from ..decide.infer.attacker import LinearAttacker, accuracy_at_k, attr_nlp, sequences_of, train_attacker
+from ..decide.infer import RiskInfer
+from ..decide.infer.search import build_problem, run_search
 
 logger = logging.getLogger(__name__)
 WORD = re.compile(r"\w+")

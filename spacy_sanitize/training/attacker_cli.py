@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import srsly
 
-from ..risk.infer.attacker import ATTRS, LinearAttacker, accuracy_at_k, attr_nlp, read_labeled, read_labeled_files, sequences_of, train_attacker
+from ..decide.infer.attacker import ATTRS, LinearAttacker, accuracy_at_k, attr_nlp, read_labeled, read_labeled_files, sequences_of, train_attacker
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -82,7 +82,7 @@ def procedure_and_facts(text: str, max_chars: int = 0) -> str:
 
 def label_records(records: Iterable[Dict[str, Any]], gold_field: Optional[str] = None, skip_prefix: Sequence[str] = ("lacour:",), max_chars: int = 0) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
     """Weakly labelled records (text cut to procedure and facts) and the label report."""
-    from ..risk.infer.attacker import get_field
+    from ..decide.infer.attacker import get_field
 
     out: List[Dict[str, Any]] = []
     counts: Counter = Counter()

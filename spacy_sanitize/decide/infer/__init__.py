@@ -46,7 +46,7 @@ from ...errors import Errors, Warnings
 from ...extensions import register_extensions
 from ...shipped import artefact_path
 from ...spans import add_pii_spans, check_label
-from ..base import FittedThreshold, risk_key
+from ...risk.base import FittedThreshold, risk_key
 from .attacker import LinearAttacker, kind_sizes, read_labeled, sequences_of, softmax, train_attacker
 from .delta import EntityDeltas
 from .fitting import fit_threshold
