@@ -3,7 +3,7 @@ so ``spacy-sanitize evaluate`` warns when it is scored on them. The training too
 themselves; this adds it to an artefact trained before they did:
 
     python scripts/record_training_data.py spacy_sanitize/data/risk_seq WIKI.json \
-        --benchmark "benchmarks/seq_eval.py (spacy project run evaluate-seq)"
+        --benchmark "benchmarks/quality/seq_eval.py (spacy project run evaluate-seq)"
 """
 import argparse
 from pathlib import Path

@@ -8,7 +8,7 @@ are labelled with the gold type of most of their tokens; their features include 
 vectors from the shipped domain MiniLM (``--encoder``). The hyper-parameters (C, a class for
 spans that overlap no gold mention, min_prob, entity_vote) are chosen by 5-fold CV by
 document; the model is then fit on all documents. The held-out estimate of what it gains is
-benchmarks/relabel_eval.py (nested CV), not the CV score printed here.
+benchmarks/quality/relabel_eval.py (nested CV), not the CV score printed here.
 """
 import argparse
 import json
@@ -45,7 +45,7 @@ def main() -> None:
     )
     component.to_disk(args.output)
     # What it was fit on, so `spacy-sanitize evaluate` flags in-sample figures.
-    write_training_data(args.output, ((d.doc_id, d.text) for d in gold), source=args.wiki.name, benchmark="benchmarks/relabel_eval.py (spacy project run evaluate-relabel)")
+    write_training_data(args.output, ((d.doc_id, d.text) for d in gold), source=args.wiki.name, benchmark="benchmarks/quality/relabel_eval.py (spacy project run evaluate-relabel)")
     print(json.dumps({"output": str(args.output), "params": params, "cv_micro_labelled_F1": round(cv_f1, 4), "features": len(component.model.features), "labels": component.model.labels}))  # type: ignore[union-attr]
 
 

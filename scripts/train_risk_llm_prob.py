@@ -17,7 +17,7 @@ from spacy_sanitize.corpus import load_tab, tab
 from spacy_sanitize.evaluation.provenance import write_training_data
 
 
-BENCHMARK = "benchmarks/risk_llm_eval.py (spacy project run evaluate-risk; evaluate-court-indicators for the court cases)"
+BENCHMARK = "benchmarks/quality/risk_llm_eval.py (spacy project run evaluate-risk; evaluate-court-indicators for the court cases)"
 
 
 def main() -> None:

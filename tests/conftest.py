@@ -110,7 +110,7 @@ factory = "masker"
 
 
 def load_script(*parts: str):
-    """A script of the repository (``benchmarks/leaks.py``, ``scripts/compose_configs.py``)
+    """A script of the repository (``benchmarks/everyday/leaks.py``, ``scripts/compose_configs.py``)
     loaded as a module by its path: the scripts are no package."""
     path = Path(__file__).resolve().parents[1].joinpath(*parts)
     spec = importlib.util.spec_from_file_location(path.stem, path)

@@ -7,7 +7,7 @@ import pytest
 
 from spacy_sanitize.corpus import Mention, TabDocument
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 ner_eval = pytest.importorskip("ner_eval")
 tab_eval = pytest.importorskip("tab_eval")
 

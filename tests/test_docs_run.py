@@ -310,7 +310,7 @@ def same_number(shown: str, value: float) -> bool:
     return abs(float(shown) - value) <= 0.5 * 10 ** -decimals + 1e-9
 
 
-# README row prefix -> stage key of benchmarks/default_pipeline.py's results (a key may be the end of the stage name)
+# README row prefix -> stage key of benchmarks/quality/default_pipeline.py's results (a key may be the end of the stage name)
 DEFAULT_STAGES = {
     "CODE, script and title rules": "pii_codes + pii_script + pii_titles",
     "+ DEM/MISC gazetteer": "pii_codes + pii_script + pii_titles + pii_gazetteer",
@@ -364,7 +364,7 @@ def test_readme_presidio_tables_are_presidio_compare_json(corpus: str, nth: int)
 
 def test_readme_big_file_table_is_big_file_json() -> None:
     runs = json.loads((RESULTS / "big_file.json").read_text(encoding="utf8"))["runs"]
-    rows = readme_table("Big inputs (`python benchmarks/big_file.py`")
+    rows = readme_table("Big inputs (`python benchmarks/speed/big_file.py`")
     assert len(rows) == len(runs)
     for row, run in zip(rows, runs):
         assert (row[0], int(row[1])) == (run["input"], run["n_process"])

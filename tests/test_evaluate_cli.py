@@ -64,8 +64,8 @@ def test_in_sample_pipeline_warns_and_names_the_benchmark(tmp_path, capsys):
         warnings.simplefilter("error")
         assert main(args) == 0  # not trained on these documents: no warning
     staged = tmp_path / "data" / "pii_ner"
-    write_training_data(staged, [("x", "Another text."), ("d1", TEXTS[1] + "\n")], source="gold.json", benchmark="benchmarks/ner_eval.py")
-    with pytest.warns(UserWarning, match=r"W099.*IN-SAMPLE.*pii_ner.*1 of the 3.*benchmarks/ner_eval\.py"):
+    write_training_data(staged, [("x", "Another text."), ("d1", TEXTS[1] + "\n")], source="gold.json", benchmark="benchmarks/quality/ner_eval.py")
+    with pytest.warns(UserWarning, match=r"W099.*IN-SAMPLE.*pii_ner.*1 of the 3.*benchmarks/quality/ner_eval\.py"):
         assert main(args) == 0
 
 

@@ -1,6 +1,6 @@
 """Everyday text (letters, chat, logs, forms): plain words stay plain, and the identifiers of
 the grown leak benchmark's kinds are found (pii_refine's drop_plain_words, pii_codes' everyday
-patterns, the decider's protect_code_shaped; benchmarks/false_positives.py, benchmarks/leaks.py)."""
+patterns, the decider's protect_code_shaped; benchmarks/everyday/false_positives.py, benchmarks/everyday/leaks.py)."""
 import warnings
 
 import pytest

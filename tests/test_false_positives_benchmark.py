@@ -1,4 +1,4 @@
-"""benchmarks/false_positives.py: its sentences, and the default pipeline changes no more of
+"""benchmarks/everyday/false_positives.py: its sentences, and the default pipeline changes no more of
 them than the committed run (benchmarks/results/false_positives.json) says."""
 import json
 from pathlib import Path
@@ -13,7 +13,7 @@ RESULTS = ROOT / "benchmarks" / "results" / "false_positives.json"
 
 @pytest.fixture(scope="module")
 def fp():
-    return load_script("benchmarks", "false_positives.py")
+    return load_script("benchmarks", "everyday", "false_positives.py")
 
 
 def test_sentences_are_well_formed(fp):

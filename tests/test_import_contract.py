@@ -113,6 +113,6 @@ def test_no_script_patches_the_import_path():
     """A benchmark or script imports its siblings from its own folder (first on a script's
     path) and the package as installed: none edits sys.path (the review counted 15)."""
     root = PACKAGE.parent
-    offenders = [str(path.relative_to(root)) for folder in ("benchmarks", "scripts") for path in sorted((root / folder).glob("*.py"))
+    offenders = [str(path.relative_to(root)) for folder in ("benchmarks", "scripts") for path in sorted((root / folder).rglob("*.py"))
                  if "sys.path" in path.read_text(encoding="utf-8")]
     assert not offenders, offenders

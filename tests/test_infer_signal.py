@@ -1,4 +1,4 @@
-"""benchmarks/infer_signal.py on tiny data: its views leave gaps where tokens are dropped, its
+"""benchmarks/attack/infer_signal.py on tiny data: its views leave gaps where tokens are dropped, its
 cross-fitted attackers find a planted clue and lose it when the view drops it, and its document
 encoder reads texts longer than the model's window (a tiny BERT built here)."""
 import sys
@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "attack"))
 infer_signal = pytest.importorskip("infer_signal")
 
 from spacy_sanitize.training.adversarial import fold_indices  # noqa: E402

@@ -1,4 +1,4 @@
-"""benchmarks/leaks.py: its leak test, and no leak of the default pipeline in any category
+"""benchmarks/everyday/leaks.py: its leak test, and no leak of the default pipeline in any category
 of its cases (#20); benchmarks/results/leaks.json, the committed run, records the same."""
 
 import json
@@ -13,7 +13,7 @@ RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "leak
 
 @pytest.fixture(scope="module")
 def leaks():
-    return load_script("benchmarks", "leaks.py")
+    return load_script("benchmarks", "everyday", "leaks.py")
 
 
 def test_leak_is_case_and_normalisation_insensitive(leaks):

@@ -260,7 +260,7 @@ def test_generalization_benchmark_on_wiki(wiki_path):
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "generalization_match.py"
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "quality" / "generalization_match.py"
     spec = importlib.util.spec_from_file_location("generalization_match", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

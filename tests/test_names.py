@@ -138,8 +138,8 @@ def test_default_pipeline_masks_the_issue_examples(default_nlp, text, leaked):
 
 
 def test_default_has_no_leak_in_the_person_name_cases(default_nlp):
-    """The person_names block of benchmarks/leak_cases.jsonl (gated here, next to the rules)."""
-    leaks = load_script("benchmarks", "leaks.py")
+    """The person_names block of benchmarks/everyday/leak_cases.jsonl (gated here, next to the rules)."""
+    leaks = load_script("benchmarks", "everyday", "leaks.py")
     cases = [c for c in leaks.read_cases(leaks.CASES) if c["category"] == "person_names"]
     assert len(cases) >= 15
     docs = default_nlp.pipe([c["text"] for c in cases])

@@ -1,6 +1,6 @@
 """The protection rules of the deciders (``risk_vote``, ``risk_threshold``): what keeps a
 detected span masked whatever the risk indicators say. One code path for both deciders (and for
-``benchmarks/tab_eval.py``, which replays them on cached detections).
+``benchmarks/quality/tab_eval.py``, which replays them on cached detections).
 
 An indicator trained on court decisions learns "ORG and LOC spans stay in clear" and "dates of
 procedure stay in clear"; it then also un-masks a surname the recognizer typed ORG, a date of

@@ -1,6 +1,6 @@
 """The one way a decision threshold is chosen from scores: every fitting (``risk_perturb``'s
-``initialize``, the decision's inner cross-validation in ``benchmarks/tab_eval.py`` and
-``benchmarks/loco_eval.py``) scores candidate thresholds and hands the curve here.
+``initialize``, the decision's inner cross-validation in ``benchmarks/quality/tab_eval.py`` and
+``benchmarks/quality/loco_eval.py``) scores candidate thresholds and hands the curve here.
 
 A curve maps each candidate threshold to its TAB scores (``P``, ``F1``, ``R_direct``,
 ``R_quasi``, ... as :func:`scores_row` writes them). Ties go to the lower threshold: a lower

@@ -61,7 +61,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
         # what it was fit on, so an evaluation on these texts is flagged as in-sample
         write_training_data(args.output, zip(ids, texts), source=args.data.name, labels=f"{args.label_field} (+ weak labels of {len(extra_texts)} texts)",
-                            benchmark="benchmarks/infer_attack_rounds.sh (spacy project run attack-rounds)")
+                            benchmark="benchmarks/attack/infer_attack_rounds.sh (spacy project run attack-rounds)")
         print(json.dumps(summary))
     elif args.command == "train":
         if len(args.inputs) < 2:

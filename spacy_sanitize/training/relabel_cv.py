@@ -1,6 +1,6 @@
 """Cross-validation helpers for pii_relabel: run the detector over gold texts, fold by
 document, count token-level labelled hits (as ``evaluation.detection_scores``) and choose the
-hyper-parameters by grouped CV. Used by ``benchmarks/relabel_eval.py`` (nested CV) and
+hyper-parameters by grouped CV. Used by ``benchmarks/quality/relabel_eval.py`` (nested CV) and
 ``scripts/train_relabel.py`` (the shipped model)."""
 import itertools
 import math

@@ -158,8 +158,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     from ..evaluation.provenance import write_training_data
 
     names = " ".join(data.name for data in args.data)
-    benchmark = ("benchmarks/tab_eval.py --data wiki_dev.json tab_dev.json --stack (spacy project run evaluate-default-decision)" if len(args.data) > 1
-                 else f"benchmarks/seq_eval.py --data {names} (spacy project run evaluate-seq on the biographies, evaluate-court-indicators on TAB)")
+    benchmark = ("benchmarks/quality/tab_eval.py --data wiki_dev.json tab_dev.json --stack (spacy project run evaluate-default-decision)" if len(args.data) > 1
+                 else f"benchmarks/quality/seq_eval.py --data {names} (spacy project run evaluate-seq on the biographies, evaluate-court-indicators on TAB)")
     write_training_data(args.output, ((d.doc_id, d.text) for d in gold), source=names, benchmark=benchmark)
     print(f"trained {args.family} on {len(references)} docs in {time.perf_counter() - start:.1f}s -> {args.output}")
 

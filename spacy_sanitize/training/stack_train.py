@@ -131,8 +131,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     srsly.write_json(args.output / "learned.json", model.to_dict())
     from ..evaluation.provenance import write_training_data
 
-    benchmark = ("benchmarks/tab_eval.py --family transformer --stack (spacy project run evaluate-court-accurate)" if args.family == "transformer"
-                 else "benchmarks/tab_eval.py --data wiki_dev.json tab_dev.json --stack (spacy project run evaluate-default-decision)" if len(args.data) > 1
-                 else "benchmarks/tab_eval.py --stack (spacy project run evaluate-court)")
+    benchmark = ("benchmarks/quality/tab_eval.py --family transformer --stack (spacy project run evaluate-court-accurate)" if args.family == "transformer"
+                 else "benchmarks/quality/tab_eval.py --data wiki_dev.json tab_dev.json --stack (spacy project run evaluate-default-decision)" if len(args.data) > 1
+                 else "benchmarks/quality/tab_eval.py --stack (spacy project run evaluate-court)")
     write_training_data(args.output, ((d.doc_id, d.text) for d in gold.values()), source=names, benchmark=benchmark)
     print(f"fit risk_stack on {len(gold)} docs in {time.perf_counter() - start:.0f}s -> {args.output}")

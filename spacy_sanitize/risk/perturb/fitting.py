@@ -1,5 +1,5 @@
 """Threshold fitting for risk_perturb: the influence table of gold documents and the
-threshold that maximizes the TAB objective (also used by benchmarks/perturb_eval.py)."""
+threshold that maximizes the TAB objective (also used by benchmarks/quality/perturb_eval.py)."""
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from spacy.tokens import Doc
