@@ -69,7 +69,7 @@ def casing_counts(paths: Iterable[Path], words: Optional[Set[str]]) -> Dict[str,
 
 
 def name_only(names: Set[str], counts: Dict[str, Counter], max_lower_share: float) -> List[str]:
-    from spacy_sanitize.masking_plan import COMMON_WORDS
+    from spacy_sanitize.text import COMMON_WORDS
 
     kept = set()
     for name in names:
@@ -111,7 +111,7 @@ def all_locale_names(locales: Iterable[str] = ENGLISH_LOCALES) -> Set[str]:
 def word_names(names: Set[str], plain: List[str]) -> List[str]:
     """Names that are also ordinary words ("grace", "faith", "will", "baker"): pii_refine does
     not take them for a plain word at a sentence start."""
-    from spacy_sanitize.masking_plan import COMMON_WORDS
+    from spacy_sanitize.text import COMMON_WORDS
 
     lowered = {n.lower() for n in names if n.isalpha() and len(n) >= 3}
     # of the stop words only those that are given names ("will", "may"; not "many", "key")

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spacy_sanitize  # noqa: F401
-from spacy_sanitize.masking_plan import occurrences
+from spacy_sanitize.text import occurrences
 from tests.test_masker_component import doc_with
 
 

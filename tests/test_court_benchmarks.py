@@ -37,7 +37,7 @@ def test_ner_eval_titles_and_boundaries():
 
 
 def test_tab_eval_masks_titles_with_names_when_asked():
-    from spacy_sanitize.masking_plan import PlanSettings
+    from spacy_sanitize.masker.plan import PlanSettings
 
     rows = {"d": ROWS}
     plain = tab_eval.Masker({"d": TEXT}, rows)(rows, 0.0, tab_eval.NO_RULES)["d"]

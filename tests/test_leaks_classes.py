@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from spacy.tokens import Span
 
 from spacy_sanitize.long_runs import LinearTokenizer, create_tokenizer
-from spacy_sanitize.masking_plan import is_common_word
+from spacy_sanitize.text import is_common_word
 from spacy_sanitize.spans import VALIDATED
 
 

@@ -11,7 +11,7 @@ from spacy.training import Example
 
 import spacy_sanitize  # noqa: F401
 from spacy_sanitize.masker import build_mapping, load_mapping, restore, save_mapping
-from spacy_sanitize.masking_plan import Region, resolve_overlaps
+from spacy_sanitize.masker.plan import Region, resolve_overlaps
 
 
 def doc_with(nlp, text, spans, mask=None):

@@ -13,7 +13,8 @@ from spacy.tokens import Span
 import spacy_sanitize
 from spacy_sanitize.detect.coref import normalize
 from spacy_sanitize.evaluation import predicted_mask_offsets
-from spacy_sanitize.masking_plan import NamePartRule, PlanSettings, fold, masking_plan, name_parts, occurrences
+from spacy_sanitize.masker.plan import PlanSettings, masking_plan
+from spacy_sanitize.text import NamePartRule, fold, name_parts, occurrences
 from spacy_sanitize.decide.infer.attacker import LinearAttacker
 
 MASKER_CONFIG = {
@@ -63,11 +64,19 @@ def test_risk_infer_uses_default_rules_without_a_masker_on_its_span_group():
 def test_no_risk_module_reaches_into_the_masker():
     root = pathlib.Path(spacy_sanitize.__file__).parent
     offenders = []
-    for path in sorted((root / "risk").rglob("*.py")) + [root / "masking_plan.py"]:
+    for path in sorted((root / "risk").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names] if isinstance(node, ast.Import) else []
             offenders += [f"{path.name}: {n}" for n in names if n == "masker" or n.startswith("masker.") or ".masker" in n]
     assert offenders == []
+
+
+def test_the_plan_is_a_lower_layer_of_the_masker():
+    """masker/plan.py reads the text helpers and the data contract, never the masker's component
+    or strategies: risk_infer and the evaluation call it without them."""
+    path = pathlib.Path(spacy_sanitize.__file__).parent / "masker" / "plan.py"
+    modules = [node.module or "" for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.ImportFrom) and node.level]
+    assert modules and all(m.split(".")[0] in ("errors", "spans", "text", "types") for m in modules), modules
 
 
 @pytest.mark.parametrize(

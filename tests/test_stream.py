@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spacy_sanitize.cli import main
-from spacy_sanitize.masking_plan import occurrences
+from spacy_sanitize.text import occurrences
 from spacy_sanitize.pipeline import merged_output, sanitize_pieces, sanitize_texts
 
 from .conftest import rules_config

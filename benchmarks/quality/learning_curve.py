@@ -28,7 +28,7 @@ import tab_eval as te
 
 from spacy_sanitize.corpus import docs_to_tab, load_tab, tab_to_docs
 from spacy_sanitize.evaluation import Tokens
-from spacy_sanitize.masking_plan import PlanSettings
+from spacy_sanitize.masker.plan import PlanSettings
 from spacy_sanitize.training.seq_train import cnn_tagger, train_risk_seq
 
 

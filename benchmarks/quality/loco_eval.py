@@ -22,7 +22,7 @@ import tab_eval as te
 from spacy_sanitize.corpus import docs_to_tab, read_tab
 from spacy_sanitize.evaluation import Tokens
 from spacy_sanitize.evaluation.thresholds import best_threshold
-from spacy_sanitize.masking_plan import PlanSettings
+from spacy_sanitize.masker.plan import PlanSettings
 from spacy_sanitize.training.seq_train import cnn_tagger, train_risk_seq
 
 

@@ -35,7 +35,7 @@ from spacy_sanitize.decide.protect import matched_parts, name_parts, protect_fro
 from spacy_sanitize.decide.rules import ProtectRules, person_words  # noqa: E402
 from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predicted_mask_offsets, tab_scores  # noqa: E402
 from spacy_sanitize.evaluation.thresholds import best_threshold, recall_first_threshold  # noqa: E402
-from spacy_sanitize.masking_plan import PlanSettings  # noqa: E402
+from spacy_sanitize.masker.plan import PlanSettings  # noqa: E402
 from spacy_sanitize.pipeline import load_detector  # noqa: E402
 from spacy_sanitize.risk.seq import proposed_spans, span_risk  # noqa: E402
 from spacy_sanitize.spans import is_validated  # noqa: E402

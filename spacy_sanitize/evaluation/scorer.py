@@ -7,7 +7,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..corpus.tab import docs_to_tab
-from ..masking_plan import PlanSettings, masking_plan
+from ..masker.plan import PlanSettings, masking_plan
 from ..types import DEFAULT_SPANS_KEY
 from .tab_metrics import Tokens, tab_scores
 

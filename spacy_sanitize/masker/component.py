@@ -25,7 +25,7 @@ from ..extensions import register_extensions
 from ..errors import Errors, Warnings
 from .options import build_strategy, check_label, check_strategy_config
 from .privacy import P_ASSUMED, P_DETECTED, check_p, coverage, estimate_p, kept_spans, privacy_report
-from ..masking_plan import (
+from .plan import (
     OVERLAP_POLICIES, PlanSettings, Region, masking_plan, one_label_per_mention, resolve_overlaps, row_entity_id,
 )
 from .strategies import Mention, Strategy

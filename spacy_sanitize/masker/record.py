@@ -26,7 +26,8 @@ re-readable input (a file, not standard input).
 import re
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from ..masking_plan import COMMON_WORDS, Region, fold, occurrences, propagation_owners, PlanSettings
+from ..text import COMMON_WORDS, fold, occurrences
+from .plan import PlanSettings, Region, propagation_owners
 
 
 def _words(text: str) -> Tuple[str, ...]:

@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import srsly
 
-from ..masking_plan import fold  # noqa: F401  (importable from here too)
+from ..text import fold  # noqa: F401  (importable from here too)
 from ..shipped import data_path
 
 

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from spacy.tokens import Doc, Span
 
-from ...masking_plan import (
+from ...spans import entity_key
+from ...masker.plan import (
     PlanSettings,
     Region,
-    entity_key,
     masking_plan,
     one_label_per_mention,
     propagation_owners,

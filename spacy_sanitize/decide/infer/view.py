@@ -10,7 +10,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ...errors import Errors
-from ...masking_plan import PlanSettings, Region, masking_plan
+from ...masker.plan import PlanSettings, Region, masking_plan
 from .attacker import LinearAttacker, token_form
 
 MASKER = "masker"  # placeholder setting: read each region as the pipeline's masker writes it

@@ -1,6 +1,6 @@
 """The masking plan: which character regions of a document get replaced.
 
-A lower layer with no component in it: the masker, ``risk_infer`` (the attacker reads the
+The masker's lower layer, with no component in it: the masker, ``risk_infer`` (the attacker reads the
 text as the masker will write it) and the evaluation all call ``masking_plan(doc,
 settings)`` with the same ``PlanSettings``. The text helpers it builds on (the propagation
 engine ``occurrences``, the name-part rule ``NamePartRule``, ``fold``, the common words)
@@ -27,21 +27,10 @@ from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tupl
 
 from spacy.tokens import Doc
 
-from .types import DEFAULT_SPANS_KEY, PERSON_TITLES, PII_TYPES
-from .errors import Errors
-from .spans import entity_key  # noqa: F401  (moved to spans.py; still importable from here)
-# the text helpers moved to text.py; still importable from here
-from .text import (  # noqa: F401
-    COMMON_WORDS,
-    COMMON_ZIPF,
-    NamePartRule,
-    fold,
-    is_common_word,
-    name_parts,
-    occurrences,
-    other_casing_ok,
-    whole_word_pattern,
-)
+from ..errors import Errors
+from ..spans import entity_key
+from ..text import COMMON_WORDS, NamePartRule, name_parts, occurrences
+from ..types import DEFAULT_SPANS_KEY, PERSON_TITLES, PII_TYPES
 
 OVERLAP_POLICIES = ("union", "separate")
 @dataclass
