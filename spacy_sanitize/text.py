@@ -26,6 +26,21 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
 
 
+_WORD = re.compile(r"\w+")
+_FINAL_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def words(text: str) -> List[str]:
+    """The casefolded words of ``text`` (runs of letters, digits, underscores)."""
+    return [w.casefold() for w in _WORD.findall(text)]
+
+
+def mention_key(text: str) -> str:
+    """A mention's key for linking its repeats: its folded words without a final possessive
+    ("Gujarāt's High Court" -> "gujarat high court")."""
+    return " ".join(_WORD.findall(_FINAL_POSSESSIVE.sub("", fold(text))))
+
+
 # Letters Unicode does not decompose into a base letter and a mark, as an English keyboard types them
 _UNDECOMPOSED = str.maketrans("łŁøØđĐħĦı", "lLoOdDhHi")
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spacy_sanitize  # noqa: F401
-from spacy_sanitize.detect.markup import hidden_ranges, markup_pieces, visible_parts
+from spacy_sanitize.markup import hidden_ranges, markup_pieces, visible_parts
 from spacy_sanitize.detect.text_view import needs_view, text_view
 
 TAGS = re.compile(r"</?[A-Za-z]\w*|\x1b\[[0-9;]*m")

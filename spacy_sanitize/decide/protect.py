@@ -8,14 +8,13 @@ Matching is case-insensitive and ignores titles ("Mr", "Judge"): a span matches 
 word tokens is one of the name's non-title parts of two or more characters (initials alone are
 too ambiguous to decide on).
 """
-import re
 import warnings
 from typing import Any, FrozenSet, List, Mapping, Optional, Sequence
 
 from ..errors import Errors, Warnings
+from ..text import words
 from ..types import PERSON_TITLES
 
-WORD = re.compile(r"\w+", re.UNICODE)
 MIN_PART_CHARS = 2
 
 
@@ -32,18 +31,14 @@ def protected_names(value: Any) -> List[str]:
     raise ValueError(Errors.E706.format(value=value))
 
 
-def _words(text: str) -> List[str]:
-    return [w.casefold() for w in WORD.findall(text)]
-
-
 def name_parts(names: Sequence[str]) -> FrozenSet[str]:
     """The casefolded non-title word parts of the names ("Mr Galip Yalman" -> galip, yalman)."""
-    return frozenset(w for name in names for w in _words(name) if w not in PERSON_TITLES and len(w) >= MIN_PART_CHARS)
+    return frozenset(w for name in names for w in words(name) if w not in PERSON_TITLES and len(w) >= MIN_PART_CHARS)
 
 
 def matched_parts(span_text: str, parts: FrozenSet[str]) -> List[str]:
     """The protected name parts among the span's words, sorted (empty: no match)."""
-    return sorted({w for w in _words(span_text) if w in parts})
+    return sorted({w for w in words(span_text) if w in parts})
 
 
 def protect_from_record(record_meta: Mapping[str, Any], field: str) -> Optional[Any]:

@@ -33,7 +33,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
-from ..text import COMMON_WORDS, NamePartRule, fold, occurrences
+from ..text import COMMON_WORDS, NamePartRule, mention_key, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
 from .names import chat_names, chat_speakers, login_forms, lower_case_names, name_handles, name_lists, word_names
@@ -47,10 +47,6 @@ HEAD_WORD = re.compile(r"[A-Z][a-z'’-]+|[A-Z]\.?")
 # the types a recognizer gives a name it does not read as one (a head that is a day, a place
 # or a language is no evidence)
 NAME_EVIDENCE = frozenset({"PERSON", "MISC", "ORG"})
-
-
-def normalize(text: str) -> str:
-    return " ".join(re.findall(r"\w+", re.sub(r"['’]s$", "", fold(text))))
 
 
 def _surname_first(doc: Doc, spans_key: str) -> None:
@@ -196,7 +192,7 @@ class Coref:
         counter = 0
         for span in sorted(doc.spans.get(self.spans_key, []), key=lambda s: (s.start, -len(s))):
             # the label and normalized text read once (a Span's text and label_ are built per read)
-            label, normalized = span.label_, normalize(span.text)
+            label, normalized = span.label_, mention_key(span.text)
             parts = [w for w in normalized.split() if LINK_PARTS.accepts(w)] if label == "PERSON" else []
             key = f"{label}:{normalized}"
             entity_id = span._.entity_id or ids.get(key)

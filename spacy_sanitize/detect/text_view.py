@@ -9,7 +9,7 @@ all spans), builds a *view*: each character cluster (a starter and its combining
 composed to NFC, each control character other than tab and line breaks and each space of
 another width (no-break, narrow) replaced by a space, invisible characters (zero-width space,
 joiners, BOM, soft hyphen) left out, fullwidth and small forms of ASCII ("＠", "﹫", "．") read as
-ASCII (NFKC), a word hyphenated across a line break joined ("Szcze-\npański"), and markup shown as a reader sees it (``detect.markup``: tags and ANSI escapes
+ASCII (NFKC), a word hyphenated across a line break joined ("Szcze-\npański"), and markup shown as a reader sees it (``markup``: tags and ANSI escapes
 hidden, character references such as ``&eacute;`` decoded; the masker keeps the hidden
 pieces of a masked span in place). When the view differs from the text, the detector components named in
 ``components`` (default: every component before this one) run on a Doc of the view, and
@@ -28,7 +28,7 @@ from spacy.tokens import Doc
 from ..errors import Errors
 from ..extensions import register_extensions
 from ..spans import longest_non_overlapping
-from .markup import markup_pieces
+from ..markup import markup_pieces
 from ..types import DEFAULT_SPANS_KEY
 
 # control characters (Cc) other than tab, line feed, vertical tab, form feed, return
@@ -71,7 +71,7 @@ def _clean(text: str) -> str:
 def text_view(text: str, found: Optional[List[Any]] = None) -> Tuple[str, List[int], List[int]]:
     """The view of ``text`` and, for each view character, the start and end (exclusive) in
     ``text`` of the cluster it comes from. Clusters are a character with the combining
-    marks after it, each composed on its own, or a piece of markup (``detect.markup``: a
+    marks after it, each composed on its own, or a piece of markup (``markup``: a
     tag or an ANSI escape stands for nothing or a line break, a character reference for
     its character), so view offsets map back to whole clusters. ``found``: the text's
     ``markup_pieces`` when the caller has them already."""

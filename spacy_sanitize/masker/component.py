@@ -16,7 +16,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from ..detect.markup import hidden_ranges, may_have_markup, visible_parts
+from ..markup import hidden_ranges, may_have_markup, visible_parts
 from ..language import foreign_language
 from ..learned import LearnedState
 from ..decide.check import warn_group_replaced, warn_undecided
@@ -55,7 +55,7 @@ def apply_regions(text: str, regions: List[Region], replace: Callable[[Region], 
 
 
 def split_at_markup(regions: List[Region], text: str) -> List[Region]:
-    """Each region cut into its parts outside markup (tags, ANSI escapes: ``detect.markup``),
+    """Each region cut into its parts outside markup (tags, ANSI escapes: ``markup``),
     so a name split by tags ("<b>John</b> <i>Smith</i>") has each text part replaced and the
     tags kept, balanced; a region inside markup only is dropped (markup is no text)."""
     hidden = hidden_ranges(text) if regions and may_have_markup(text) else []
