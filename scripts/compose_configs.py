@@ -45,6 +45,18 @@ def _part_blocks(text: str) -> Tuple[str, List[Tuple[str, str]]]:
     return "\n".join(header).strip(), [(section, "\n".join(lines).strip()) for section, lines in blocks]
 
 
+def _with_includes(blocks: List[Tuple[str, str]]) -> List[Tuple[str, str]]:
+    """``blocks`` with each ``[include.NAME]`` section replaced by the blocks of part NAME, in
+    its place (one block shared by several parts: parts/propn.cfg)."""
+    out: List[Tuple[str, str]] = []
+    for section, text in blocks:
+        if section.startswith("include."):
+            out += _with_includes(_part_blocks(parts_path(section.split(".", 1)[1]).read_text(encoding="utf-8"))[1])
+        else:
+            out.append((section, text))
+    return out
+
+
 def _component(section: str) -> Optional[str]:
     parts = section.split(".")
     return parts[1] if parts[0] == "components" and len(parts) > 1 else None
@@ -167,7 +179,7 @@ def compose_config(name: str) -> str:
     masker: Dict[str, str] = {}
     pipeline: List[str] = []
     for part in part_names:
-        blocks = variant if part == name else _part_blocks(parts_path(part).read_text(encoding="utf-8"))[1]
+        blocks = _with_includes(variant if part == name else _part_blocks(parts_path(part).read_text(encoding="utf-8"))[1])
         for section, text in blocks:
             component = _component(section)
             if section.startswith("initialize."):

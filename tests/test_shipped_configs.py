@@ -191,6 +191,20 @@ def test_a_later_part_replaces_only_the_settings_it_names():
     assert Config().from_str("[components]\n" + _merge_block(earlier, later))["components"]["risk_threshold"]["protect"] == ["CODE", "PERSON"]
 
 
+def test_a_block_several_parts_share_is_written_once_and_included_in_place():
+    """[include.propn] puts parts/propn.cfg's block where the section stands: the fast detector's
+    pii_propn sits before pii_text_view, and no other part writes the block again."""
+    compose = composer()
+    parts = compose.parts_path("propn").parent
+    writers = [p.stem for p in sorted(parts.glob("*.cfg")) if "[components.pii_propn]" in p.read_text(encoding="utf-8")]
+    assert writers == ["propn"]
+    sections = [section for section, _ in compose._with_includes(compose._part_blocks(compose.parts_path("fast_detector").read_text(encoding="utf-8"))[1])]
+    assert sections.index("components.pii_refine") < sections.index("components.pii_propn") < sections.index("components.pii_text_view")
+    for name in ("default", "strict", "accurate"):
+        pipe = Config().from_disk(config_path(name), interpolate=False)["nlp"]["pipeline"]
+        assert pipe.index("pii_propn") == pipe.index("pii_text_view") - 1, name
+
+
 def test_the_configs_command_lists_every_shipped_config():
     """`spacy project run configs` knows every file it writes (three were missing)."""
     commands = {c["name"]: c for c in srsly.read_yaml(Path(__file__).resolve().parents[1] / "project.yml")["commands"]}
