@@ -23,7 +23,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 import spacy
@@ -31,14 +31,15 @@ from spacy.tokens import Doc
 
 
 from spacy_sanitize.corpus import TabDocument, docs_to_tab, load_tab, shared_data_dir, tab_to_docs  # noqa: E402
-from spacy_sanitize.decide.protect import matched_parts, name_parts, protect_from_record, protected_names  # noqa: E402
-from spacy_sanitize.decide.rules import ProtectRules, person_words  # noqa: E402
+from spacy_sanitize.decide.protect import protect_from_record  # noqa: E402
+from spacy_sanitize.decide.rules import ProtectRules  # noqa: E402
+from spacy_sanitize.decide.threshold import RiskThreshold  # noqa: E402
 from spacy_sanitize.evaluation import Tokens, detect_docs, document_folds, predicted_mask_offsets, tab_scores  # noqa: E402
 from spacy_sanitize.evaluation.thresholds import best_threshold, recall_first_threshold  # noqa: E402
 from spacy_sanitize.masker.plan import PlanSettings  # noqa: E402
 from spacy_sanitize.pipeline import load_detector  # noqa: E402
 from spacy_sanitize.risk.seq import proposed_spans, span_risk  # noqa: E402
-from spacy_sanitize.spans import is_validated  # noqa: E402
+from spacy_sanitize.spans import VALIDATED, is_validated  # noqa: E402
 from spacy_sanitize.training.seq_train import FAMILIES, cnn_tagger, train_risk_seq  # noqa: E402
 from spacy_sanitize.training.stack_train import fit_stack  # noqa: E402
 
@@ -51,6 +52,8 @@ THRESHOLDS = [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
 # this likely to be masked (--propose chooses one by inner CV, None = no proposals)
 PROPOSE = [0.5, 0.7, 0.8, 0.9, 0.95]
 PROPOSED, WIDENED = "proposed", "widened"
+# the risk key the replayed decider reads a row's risk under (the stack's or the tagger's)
+ROW_RISK = "row"
 # risk_stack's thresholds (its risk is calibrated by the fit: a probability of masking); steps
 # of 0.025 let the recall-first choice stop close to its R_quasi bound
 STACK_THRESHOLDS = [round(0.2 + 0.025 * i, 3) for i in range(17)]
@@ -177,9 +180,10 @@ NO_RULES = ProtectRules([])
 
 
 class Masker:
-    """The masked character spans of span rows as the pipeline writes them: risk_threshold's
-    decision (risk >= threshold; a span a protection rule holds or an unscored span is masked)
-    followed by the masker's plan (all mentions of a masked entity, propagation), via ``masking_plan``."""
+    """The masked character spans of span rows as the pipeline writes them: the decider itself
+    (``risk_threshold``, decide/threshold.py: risk >= threshold; a span a protection rule holds,
+    a span of the person to protect or an unscored span is masked) on a Doc carrying the rows'
+    spans, then the masker's plan (all mentions of a masked entity, propagation), via ``masking_plan``."""
 
     def __init__(self, texts: Dict[str, str], detected: Dict[str, List[Row]], persons: Optional[Dict[str, Any]] = None,
                  plan: Optional[PlanSettings] = None) -> None:
@@ -187,54 +191,59 @@ class Masker:
         self.plan = plan or PlanSettings()
         self.texts = texts
         self.detected = detected  # the spans of every doc (rows of any fold carry the same ones)
-        self.docs: Dict[str, Doc] = {}
-        # Doc._.protect per document (--with-protect-field), as name parts.
-        self.person_parts = {doc_id: name_parts(protected_names(v)) for doc_id, v in (persons or {}).items()}
+        self.docs: Dict[Any, Doc] = {}
+        self.persons = dict(persons or {})  # Doc._.protect per document (--with-protect-field)
         # (detector, validated) of each detected span, which out-of-fold rows do not carry
         self.found = {doc_id: {(r[0], r[1]): (r[5], r[6]) if len(r) >= DETECTED_ROW_LEN else ("", False) for r in doc_rows}
                       for doc_id, doc_rows in detected.items()}
-        self._name_words: Dict[str, FrozenSet[str]] = {}
-        self._identified: Dict[str, bool] = {}
 
-    def name_words(self, doc_id: str) -> FrozenSet[str]:
-        """``rules.person_words`` of the doc's detected PERSON spans, as the deciders compute them."""
-        if doc_id not in self._name_words:
-            text = self.texts[doc_id]
-            self._name_words[doc_id] = person_words(text[r[0] : r[1]] for r in self.detected[doc_id] if r[2] == "PERSON")
-        return self._name_words[doc_id]
+    def decider(self, threshold: float, rules: ProtectRules) -> RiskThreshold:
+        """risk_threshold deciding from the rows' risk with a policy's protection rules (the
+        rules it builds from the same settings: ``policy_rules``)."""
+        decider = RiskThreshold(self.nlp, "risk_threshold", ROW_RISK, threshold, "pii", "mask", protect=[], types_always_mask=None)
+        decider.rules = rules
+        return decider
 
-    def identified(self, doc_id: str) -> bool:
-        """Whether the doc's detection holds a PERSON or CODE span, as the deciders read it
-        (once per doc: it is read for every span decision)."""
-        if doc_id not in self._identified:
-            self._identified[doc_id] = any(r[2] in ("PERSON", "CODE") for r in self.detected[doc_id])
-        return self._identified[doc_id]
+    def doc(self, doc_id: str, doc_rows: List[Row]) -> Doc:
+        """The doc's detected spans and the tagger's own spans among ``doc_rows`` (``with_proposals``),
+        tokenized once per set of own spans (the same ones recur across a threshold grid)."""
+        own = [r for r in doc_rows if len(r) > 5]
+        key = (doc_id, tuple((r[0], r[1]) for r in own))
+        if key not in self.docs:
+            self.docs[key] = span_docs(self.nlp, self.texts, {doc_id: with_own(self.detected[doc_id], own)}, [doc_id])[0]
+        return self.docs[key]
+
+    def decide(self, doc_id: str, doc_rows: List[Row], decider: RiskThreshold, person: bool) -> Doc:
+        """The doc of ``doc_rows`` with ``Span._.mask`` written by ``decider``: each span carries its
+        row's risk, and the detector and validated flag of the span its row was found as (a
+        widened row: the span it grew from); a span without a row or a risk is masked (fail closed)."""
+        doc = self.doc(doc_id, doc_rows)
+        found = self.found.get(doc_id, {})
+        rows = {}
+        for r in doc_rows:
+            origin = (r[7], r[8]) if len(r) > 5 and r[5] == WIDENED else (r[0], r[1])
+            rows[(r[0], r[1])] = (r[4], *found.get(origin, ("", False)))
+        for span in doc.spans["pii"]:
+            risk, detector, validated = rows.get((span.start_char, span.end_char), (None, "", False))
+            span._.risk = {} if risk is None else {ROW_RISK: float(risk)}
+            span._.risk_explain = {"detector": detector, **({VALIDATED: span.label_} if validated else {})}
+        doc._.protect = self.persons.get(doc_id) if person else None
+        return decider(doc)
+
+    def decisions(self, doc_id: str, doc_rows: List[Row], threshold: float, rules: ProtectRules, person: bool) -> Dict[Any, bool]:
+        """The decision of each span of the doc by its offsets."""
+        doc = self.decide(doc_id, doc_rows, self.decider(threshold, rules), person)
+        return {(s.start_char, s.end_char): bool(s._.mask) for s in doc.spans["pii"]}
 
     def decision(self, doc_id: str, row: Row, threshold: float, rules: ProtectRules, person: bool) -> bool:
-        """risk_threshold's decision for one span row (unscored = masked: fail closed)."""
-        if row[4] is None or row[4] >= threshold:
-            return True
-        found = (row[7], row[8]) if len(row) > 5 and row[5] == WIDENED else (row[0], row[1])  # a widened span was found by its detector
-        detector, validated = self.found.get(doc_id, {}).get(found, ("", False))
-        if rules.reason(row[2], self.texts[doc_id], row[0], row[1], detector, validated, self.name_words(doc_id), self.identified(doc_id)):
-            return True
-        parts = self.person_parts.get(doc_id) if person else None
-        return bool(parts and matched_parts(self.texts[doc_id][row[0] : row[1]], parts))
+        """The decision of one span row (its doc's other detected spans unscored)."""
+        return self.decisions(doc_id, [row], threshold, rules, person).get((row[0], row[1]), True)
 
     def __call__(self, rows: Dict[str, List[Row]], threshold: float, rules: ProtectRules, person: bool = False) -> Dict[str, List[List[int]]]:
         """The tagger's own spans in ``rows`` (``with_proposals``) are spans of their doc too."""
-        out = {}
-        for doc_id, doc_rows in rows.items():
-            own = [r for r in doc_rows if len(r) > 5]
-            key = (doc_id, tuple((r[0], r[1]) for r in own))  # the same own spans recur across a threshold grid
-            if key not in self.docs:
-                self.docs[key] = span_docs(self.nlp, self.texts, {doc_id: with_own(self.detected[doc_id], own)}, [doc_id])[0]
-            doc = self.docs[key]
-            decisions = {(r[0], r[1]): self.decision(doc_id, r, threshold, rules, person) for r in doc_rows}
-            for span in doc.spans["pii"]:
-                span._.mask = decisions.get((span.start_char, span.end_char), True)
-            out[doc_id] = predicted_mask_offsets(doc, settings=self.plan)
-        return out
+        decider = self.decider(threshold, rules)
+        return {doc_id: predicted_mask_offsets(self.decide(doc_id, doc_rows, decider, person), settings=self.plan)
+                for doc_id, doc_rows in rows.items()}
 
 
 def folds_of(ids: Sequence[str], k: int, seed: int) -> List[List[int]]:
@@ -521,8 +530,8 @@ def main() -> None:
     }
     # Without the masker's plan (the decided spans only, as benchmarks/quality/seq_eval.py scores).
     results["decided_spans_only"] = {
-        policy: scores(gold, {d: [[r[0], r[1]] for r in rs if masked.decision(d, r, t, rules, person)]
-                              for d, rs in outer.items()}, tokens)
+        policy: scores(gold, {d: [[r[0], r[1]] for r in rs if decided.get((r[0], r[1]), True)]
+                              for d, rs in outer.items() for decided in [masked.decisions(d, rs, t, rules, person)]}, tokens)
         for (policy, (rules, person)), t in zip(policies.items(), [float(np.median(results["thresholds"][p])) for p in policies])
     }
     results["seconds"] = round(time.perf_counter() - start)
