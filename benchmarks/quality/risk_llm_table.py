@@ -1,5 +1,8 @@
-"""Markdown table (seed 000 layout) of benchmarks/results/risk_llm_eval.json."""
-import sys
+"""Markdown table (seed 000 layout) of benchmarks/results/risk_llm_eval.json.
+
+    python benchmarks/quality/risk_llm_table.py [PATH]
+"""
+import argparse
 
 import srsly
 
@@ -17,4 +20,6 @@ def main(path: str = "benchmarks/results/risk_llm_eval.json") -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("path", nargs="?", default="benchmarks/results/risk_llm_eval.json", help="a results file of risk_llm_eval.py")
+    main(parser.parse_args().path)
