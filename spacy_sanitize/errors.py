@@ -610,6 +610,7 @@ class Errors(metaclass=ErrorsWithCodes):
         "gold document(s) (e.g. {examples}; gold ids look like {gold_example}): scoring them "
         "would report zeros. Predict for the gold file's documents, keyed by their doc_id."
     )
+    E097 = "permutation must be one of {options}, not {value!r}."
     E098 = "no candidate thresholds were scored: choosing one needs a curve of at least one threshold and its scores."
     # E95x: batch (DataFrames, Arrow tables, Ray Datasets: spacy_sanitize/batch.py)
     E950 = "on_error={value!r} is not an option; give one of: {options}."

@@ -53,3 +53,10 @@ def test_folds_keep_a_documents_rows_together_and_cover_every_row():
     assert [{GROUPS[i] for i in fold} for fold in document_folds(GROUPS, 5, 0)] == [set(shuffled[k::5]) for k in range(5)]
     with pytest.raises(ValueError, match="permutation"):
         document_folds(GROUPS, 5, 0, permutation="torch")
+
+
+def test_an_unknown_permutation_is_a_coded_error():
+    from spacy_sanitize.evaluation.folds import document_folds
+
+    with pytest.raises(ValueError, match="E097"):
+        document_folds(["a", "b"], 2, permutation="torch")

@@ -364,17 +364,16 @@ def _role_abbreviation(doc: Doc, start: int, end: int) -> Optional[int]:
     """The token of a role abbreviation that a span of it and everyday words only holds
     ("Your GP", "Ask the GP", "GP surgery"), or None; a span with a name in it is a name
     ("GP Dr A. Okonkwo")."""
-    found = [i for i in range(start, end) if doc[i].text in ROLE_ABBREVIATIONS]
-    if len(found) != 1:
-        return None
     given, family = name_lists()
+    role = None
     for token in doc[start:end]:
-        if token.i == found[0] or token.is_punct:
-            continue
-        lowered = token.lower_
-        if not token.is_alpha or lowered in given or lowered in family or not _everyday(lowered):
+        if token.text in ROLE_ABBREVIATIONS:
+            if role is not None:
+                return None  # two of them: a list of roles, not one
+            role = token.i
+        elif not token.is_punct and (not token.is_alpha or token.lower_ in given or token.lower_ in family or not _everyday(token.lower_)):
             return None
-    return found[0]
+    return role
 
 
 def names_no_one(doc: Doc, spans: Iterable[Span]) -> bool:

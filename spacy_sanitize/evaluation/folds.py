@@ -6,6 +6,8 @@ only reshape its folds."""
 import random
 from typing import Dict, List, Mapping, Optional, Sequence
 
+from ..errors import Errors
+
 # How the distinct document ids are shuffled. "python" (random.Random) for everything new; the
 # two numpy generators reproduce the folds of the committed tables that were made with them
 # (risk_llm_prob's model selection and the perturbation benchmark: RandomState; the risk_infer
@@ -24,7 +26,7 @@ def _order(n: int, seed: int, permutation: str) -> List[int]:
         return [int(i) for i in numpy.random.RandomState(seed).permutation(n)]
     if permutation == "numpy-generator":
         return [int(i) for i in numpy.random.default_rng(seed).permutation(n)]
-    raise ValueError(f"permutation must be one of {', '.join(PERMUTATIONS)}, not {permutation!r}")
+    raise ValueError(Errors.E097.format(options=", ".join(PERMUTATIONS), value=permutation))
 
 
 def document_folds(doc_ids: Sequence[str], k: int, seed: int = 0, strata: Optional[Mapping[str, str]] = None,

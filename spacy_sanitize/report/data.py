@@ -10,12 +10,13 @@ import bisect
 import re
 from typing import Any, Dict, List, Optional, Sequence
 
-from .why import DECISIONS, Replaced, added_why, uncovered_rows, without_errors
+from ..spans import SortedRanges
+from .why import DECISIONS, added_why, uncovered_rows, without_errors
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 
 
-class OffsetMap(Replaced):
+class OffsetMap(SortedRanges):
     """Original offsets -> sanitized offsets, for positions outside replaced regions (and
     at their edges): the text between regions is unchanged (the data contract). Also the
     rows' ``covering`` lookup."""

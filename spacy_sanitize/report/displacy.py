@@ -14,7 +14,8 @@ from spacy.tokens import Doc
 from ..errors import Errors
 from ..types import DEFAULT_SPANS_KEY
 from .html import TYPE_COLORS
-from .why import Replaced, span_why
+from ..spans import SortedRanges
+from .why import span_why
 
 VIEWS = ("type", "decision")
 DECISION_COLORS = {"masked": "#a5d6a7", "kept": "#ef9a9a", "failed_closed": "#ffcc80", "undecided": "#e0e0e0"}
@@ -25,7 +26,7 @@ def displacy_options(spans_key: str = DEFAULT_SPANS_KEY, **options: Any) -> Dict
     return {"spans_key": spans_key, "colors": dict(TYPE_COLORS), **options}
 
 
-def _decision(span: Any, replaced: Optional[Replaced]) -> str:
+def _decision(span: Any, replaced: Optional[SortedRanges]) -> str:
     if replaced is None:  # no masker ran: only the decision is known
         return "undecided" if span._.mask is None else ("masked" if span._.mask else "kept")
     return str(span_why(span, replaced)["decision"])
@@ -37,7 +38,7 @@ def displacy_data(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> Dict[str, Any
     highest risk score."""
     spans: List[Dict[str, Any]] = []
     colors: Dict[str, str] = {}
-    replaced = Replaced(doc._.replacements) if doc._.replacements is not None else None  # sorted once per doc
+    replaced = SortedRanges(doc._.replacements) if doc._.replacements is not None else None  # sorted once per doc
     for span in doc.spans.get(spans_key, []):
         decision = _decision(span, replaced)
         risks = span._.risk

@@ -38,10 +38,6 @@ def detectors(explain: Dict[str, Any]) -> List[str]:
     return found
 
 
-# The replacement rows of a document (the masker's: sorted, non-overlapping), searched by bisection.
-Replaced = SortedRanges
-
-
 def _failure_decided(decided: Dict[str, Any]) -> bool:
     """Whether the votes mask only because of indicators that could not decide (missing or
     failed, counted as MASK: fail closed), or because no indicator was there at all."""
@@ -73,9 +69,9 @@ def votes_decision(decided: Dict[str, Any]) -> bool:
     return float(decided.get("mean", 1.0)) >= float(decided.get("mean_threshold", 0.5))
 
 
-def span_why(span: Span, rows: Union[Replaced, Sequence[Sequence[Any]]]) -> Dict[str, Any]:
+def span_why(span: Span, rows: Union[SortedRanges, Sequence[Sequence[Any]]]) -> Dict[str, Any]:
     """The explanation of ``span`` given its doc's replacement rows (``Doc._.replacements``,
-    offsets in the span's doc; a ``Replaced`` of them for many spans). Keys: ``decision`` (one of ``DECISIONS``), ``detectors``,
+    offsets in the span's doc; a ``spans.SortedRanges`` of them for many spans). Keys: ``decision`` (one of ``DECISIONS``), ``detectors``,
     ``indicators`` (key -> risk, threshold, vote, reason), ``vote`` (the decider's rule and
     count, null without one), ``policy`` (what forced masking whatever the votes, or null),
     ``replacement`` (null when kept) and ``summary`` (one sentence)."""
@@ -101,7 +97,7 @@ def span_why(span: Span, rows: Union[Replaced, Sequence[Sequence[Any]]]) -> Dict
     policy = decided.get("reason") if "votes_decision" in decided else None
     if "protected_person" in decided:  # its reason quotes the name parts: original text
         policy = "shares a name part with the person to protect (Doc._.protect): masked whatever the votes"
-    row = (rows if isinstance(rows, Replaced) else Replaced(rows)).covering(span.start_char, span.end_char)
+    row = (rows if isinstance(rows, SortedRanges) else SortedRanges(rows)).covering(span.start_char, span.end_char)
     failed = _failure_decided(decided) if decider_key else False
     kept_low = confidence_explain(explain)
     if row is None:
@@ -161,7 +157,7 @@ def added_why(row: Sequence[Any], source: Optional[str] = None) -> Dict[str, Any
 def uncovered_rows(rows: Sequence[Sequence[Any]], spans: Iterable[Tuple[int, int]]) -> List[Sequence[Any]]:
     """The replacement rows that overlap no span ``(start, end)`` (the spans do not overlap
     each other: the longest-span rule)."""
-    detected = Replaced([tuple(span) for span in spans])
+    detected = SortedRanges([tuple(span) for span in spans])
     return [row for row in rows if detected.covering(row[0], row[1]) is None]
 
 

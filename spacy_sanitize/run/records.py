@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence
 from spacy.tokens import Doc
 
 from ..detect.confidence import reported_confidences
-from ..report.why import Replaced, span_why, without_errors
+from ..report.why import span_why, without_errors
+from ..spans import SortedRanges
 from .pieces import piece_output
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,7 +53,7 @@ class SanitizedRecord:
 def span_rows(doc: Doc, offset: int, spans_key: str = "pii", with_text: bool = False) -> List[Dict[str, Any]]:
     """One row per detected span of a piece, offsets shifted by ``offset`` (where the piece
     starts in its text)."""
-    replaced = Replaced(doc._.replacements or [])
+    replaced = SortedRanges(doc._.replacements or [])
     spans = list(doc.spans.get(spans_key, []))
     rows = []
     for span, confidence in zip(spans, reported_confidences(spans)):
