@@ -320,10 +320,26 @@ def test_boosted_trees_as_plain_data_predict_exactly_as_sklearn():
         again = SpanClassifier.from_dict(srsly.json_loads(srsly.json_dumps(data)))  # srsly's JSON: 10 decimals
         assert isinstance(again.model, BoostedTrees)
         assert numpy.array_equal(again.predict_proba(X), classifier.predict_proba(X))
+        complete = X[~numpy.isnan(X).any(axis=1)]  # the traversal without missing values takes its own path
+        assert len(complete) and numpy.array_equal(again.predict_proba(complete), classifier.predict_proba(complete))
         with pytest.raises(ValueError):
             again.predict_proba(X[:, :5])  # too few features: E433 in the component
         with pytest.raises(ValueError):
             again.predict_proba(numpy.where(numpy.isnan(X), numpy.inf, X))  # as scikit-learn
+
+
+def test_boosted_trees_with_a_cycle_are_refused():
+    """Node arrays whose child points back to the root would loop forever: refused on load."""
+    from spacy_sanitize.risk.span_classifier import SpanClassifier
+
+    classifier, _X = fitted("hgb_small")
+    data = classifier.to_dict()
+    nodes = data["trees"]["nodes"]
+    leaf = next(i for i, is_leaf in enumerate(nodes["leaf"]) if is_leaf and i > 0)
+    nodes["leaf"][leaf] = 0
+    nodes["left"][leaf] = nodes["right"][leaf] = 0  # back to the first tree's root
+    with pytest.raises(ValueError, match="inconsistent"):
+        SpanClassifier.from_dict(data)
 
 
 def save_the_old_way(classifier, path):

@@ -29,7 +29,7 @@ def _record(doc) -> dict:
         "sanitized": doc._.sanitized,
         "replacements": doc._.replacements,
         "spans": [
-            [s.start_char, s.end_char, s.label_, s._.entity_id, s._.confidence, dict(s._.risk_explain)]
+            [s.start_char, s.end_char, s.label_, s._.entity_id, s._.confidence, dict(s._.risk), dict(s._.risk_explain)]
             for s in doc.spans.get("pii", [])
         ],
     }

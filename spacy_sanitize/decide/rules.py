@@ -108,6 +108,7 @@ def _longest_special_term() -> int:
     return max((len(WORD.findall(term)) for term in special_terms()), default=1)
 
 
+@lru_cache(maxsize=65536)  # the same span texts recur in a document and across documents
 def special_term_in(span_text: str) -> bool:
     """Whether ``span_text`` is or holds a special-category term of the shipped gazetteer as
     whole words ("epilepsy", "14 weeks pregnant", "allergic to penicillin"); a span of more than
@@ -130,6 +131,14 @@ def place_words() -> FrozenSet[str]:
     names += [s.name for s in pycountry.subdivisions]
     names += _gazetteer_terms(GROUP_PROPERTIES)
     return frozenset(w.casefold() for name in names for w in WORD.findall(name))
+
+
+@lru_cache(maxsize=65536)  # the same span texts recur in a document and across documents
+def _name_word(span_text: str) -> bool:
+    """``ProtectRules.name_word``: the shipped name lists are the same for every rule set."""
+    lists = name_lists()
+    words = (w.casefold() for w in WORD.findall(span_text))
+    return any(len(w) >= MIN_NAME_CHARS and (w in lists.given or w in lists.family) and w not in place_words() for w in words)
 
 
 def _check_strings(name: str, value: Optional[Sequence[str]]) -> Tuple[str, ...]:
@@ -273,15 +282,14 @@ class ProtectRules:
         self.numeric_dates = numeric_dates
         self.special = special
         self._cues = [(cue, _cue_pattern(cue)) for cue in self.date_cues]
-        self._lists = name_lists() if names else None
+        if names:
+            name_lists()  # read when the rules are built, not at the first document
 
     def name_word(self, span_text: str) -> bool:
         """Whether a word of ``span_text`` is a given or family name of the shipped lists and
         no word of a place or nationality (``place_words``, read at the first listed word: the
         country and region names take a one-line file's start-up 0.05 s)."""
-        lists = self._lists or name_lists()
-        words = (w.casefold() for w in WORD.findall(span_text))
-        return any(len(w) >= MIN_NAME_CHARS and (w in lists.given or w in lists.family) and w not in place_words() for w in words)
+        return _name_word(span_text)
 
     @staticmethod
     def nickname(text: str, start: int, name_words: FrozenSet[str]) -> bool:

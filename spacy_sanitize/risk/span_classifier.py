@@ -67,6 +67,24 @@ class BoostedTrees:
         self.roots = numpy.asarray(roots, dtype=numpy.intp)
         self.nodes = nodes
         self.classes_ = numpy.asarray([0, 1])
+        # The traversal's tables: a leaf is its own child on both sides, so every row takes the
+        # same number of steps (the deepest tree's) with no test of which nodes are inner.
+        leaf = nodes["leaf"]
+        own = numpy.arange(len(leaf))
+        self._left = numpy.where(leaf, own, nodes["left"]).astype(numpy.intp)
+        self._right = numpy.where(leaf, own, nodes["right"]).astype(numpy.intp)
+        self._feature = numpy.where(leaf, 0, nodes["feature"]).astype(numpy.intp)
+        self._depth = self._max_depth()
+
+    def _max_depth(self) -> int:
+        """Steps from a root to its deepest leaf (over all trees)."""
+        depth, node = 0, self.roots.copy()
+        while not self.nodes["leaf"][node].all():
+            node = numpy.unique(numpy.concatenate([self._left[node], self._right[node]]))
+            depth += 1
+            if depth > len(self._left):  # a cycle: no tree is deeper than its nodes are many
+                raise ValueError("the boosted trees' node arrays are inconsistent")
+        return depth
 
     @classmethod
     def from_sklearn(cls, model: Any) -> "BoostedTrees":
@@ -96,14 +114,16 @@ class BoostedTrees:
         if numpy.isinf(X).any():  # as scikit-learn: NaN is a missing value, infinity an error
             raise ValueError("Input X contains infinity.")
         n = self.nodes
-        rows = numpy.arange(len(X))[:, None]
+        flat = X.ravel()
+        offsets = (numpy.arange(len(X)) * self.n_features)[:, None]
         node = numpy.broadcast_to(self.roots, (len(X), len(self.roots))).copy()
-        inner = ~n["leaf"][node]
-        while inner.any():
-            x = X[rows, n["feature"][node]]
-            left = numpy.where(numpy.isnan(x), n["missing_left"][node], x <= n["threshold"][node])
-            node = numpy.where(inner, numpy.where(left, n["left"][node], n["right"][node]), node)
-            inner = ~n["leaf"][node]
+        missing = bool(numpy.isnan(X).any())
+        for _ in range(self._depth):
+            x = flat[offsets + self._feature[node]]
+            left = x <= n["threshold"][node]
+            if missing:
+                left = numpy.where(numpy.isnan(x), n["missing_left"][node], left)
+            node = numpy.where(left, self._left[node], self._right[node])
         # scikit-learn adds the trees to the baseline one after another: cumsum keeps that order.
         terms = numpy.hstack([numpy.full((len(X), 1), self.baseline), n["value"][node]])
         raw = numpy.cumsum(terms, axis=1)[:, -1] if len(X) else numpy.zeros(0)

@@ -215,20 +215,25 @@ def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[
     n_context = len(CONTEXT_FEATURES)
     contexts = context_matrix(text, rows, context)
     out = numpy.zeros((len(rows), 3 * n_ind + n_base + len(LABELS) + len(detectors)))
+    # each indicator's risk, entity max and entity mean side by side
+    out[:, : 3 * n_ind] = numpy.stack([r, entity_max, entity_mean], axis=2).reshape(len(rows), 3 * n_ind)
+    base, hot = [], []  # the rows' base features, and their label and detector columns (one list, one write)
     for i, (start, end, label, _entity, detector, validated) in enumerate(rows):
         words = text[start:end].split()
         joined = " ".join(words)
         surface = joined.lower()
-        base = [math.log1p(mentions[i]), first[i] / length, start / length, float(bool(surface) and surface in head),
-                len(words), float(any(ch.isdigit() for ch in surface)), float(text[start:end].isupper()), float(validated),
-                *text_features(joined)]
-        out[i, : 3 * n_ind] = numpy.stack([r[i], entity_max[i], entity_mean[i]], axis=1).ravel()
-        out[i, 3 * n_ind : 3 * n_ind + n_base - n_context] = base
-        out[i, 3 * n_ind + n_base - n_context : 3 * n_ind + n_base] = contexts[i]
+        base.append([math.log1p(mentions[i]), first[i] / length, start / length, float(bool(surface) and surface in head),
+                     len(words), float(any(ch.isdigit() for ch in surface)), float(text[start:end].isupper()), float(validated),
+                     *text_features(joined)])
         if label in LABELS:
-            out[i, 3 * n_ind + n_base + LABELS.index(label)] = 1.0
+            hot.append((i, 3 * n_ind + n_base + LABELS.index(label)))
         if detector in detector_index:
-            out[i, 3 * n_ind + n_base + len(LABELS) + detector_index[detector]] = 1.0
+            hot.append((i, 3 * n_ind + n_base + len(LABELS) + detector_index[detector]))
+    if rows:
+        out[:, 3 * n_ind : 3 * n_ind + n_base - n_context] = base
+        out[:, 3 * n_ind + n_base - n_context : 3 * n_ind + n_base] = contexts
+    if hot:
+        out[tuple(numpy.asarray(hot).T)] = 1.0
     if doc_features:
         doc = [math.log1p(len(text)), 1000.0 * len(rows) / length, *(r.mean(axis=0) if len(rows) else numpy.zeros(n_ind))]
         out = numpy.hstack([out, numpy.tile(numpy.asarray(doc, dtype=float), (len(rows), 1))])
