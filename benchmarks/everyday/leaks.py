@@ -59,10 +59,10 @@ def leaked(case: Dict[str, Any], sanitized: str) -> List[str]:
     return [s for s in case["must_not_appear"] if any(_readable(s) in form for form in seen)]
 
 
-def presidio_masker() -> Optional[Callable[[str], str]]:
+def presidio_ranges() -> Optional[Callable[[str], List[List[Any]]]]:
     """Presidio's analyzer (its default recognizers, our English spaCy model, every result:
-    threshold 0, its default) with each found range replaced by ``<TYPE>``, as its anonymizer's
-    default operator does (overlapping ranges merged); None when Presidio cannot be imported."""
+    threshold 0, its default) as a function giving a text's ``[start, end, TYPE]`` ranges,
+    overlapping ones merged as its anonymizer merges them; None when Presidio cannot be imported."""
     try:
         from presidio_analyzer import AnalyzerEngine
         from presidio_analyzer.nlp_engine import NlpEngineProvider
@@ -73,7 +73,7 @@ def presidio_masker() -> Optional[Callable[[str], str]]:
     provider = NlpEngineProvider(nlp_configuration={"nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": english_model_name()}]})
     analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
 
-    def mask(text: str) -> str:
+    def ranges(text: str) -> List[List[Any]]:
         found = sorted((r.start, r.end, r.entity_type) for r in analyzer.analyze(text=text, language="en"))
         merged: List[List[Any]] = []
         for start, end, label in found:
@@ -81,8 +81,21 @@ def presidio_masker() -> Optional[Callable[[str], str]]:
                 merged[-1][1] = max(merged[-1][1], end)
             else:
                 merged.append([start, end, label])
+        return merged
+
+    return ranges
+
+
+def presidio_masker() -> Optional[Callable[[str], str]]:
+    """Each of Presidio's ranges (``presidio_ranges``) replaced by ``<TYPE>``, as its
+    anonymizer's default operator does; None when Presidio cannot be imported."""
+    ranges = presidio_ranges()
+    if ranges is None:
+        return None
+
+    def mask(text: str) -> str:
         out, cursor = [], 0
-        for start, end, label in merged:
+        for start, end, label in ranges(text):
             out += [text[cursor:start], f"<{label}>"]
             cursor = end
         return "".join(out) + text[cursor:]
