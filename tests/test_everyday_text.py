@@ -118,6 +118,8 @@ def test_refine_types_a_number_read_as_a_date_as_a_code():
     ("Neue Adresse: Birkenweg 3a, Hamburg", "Birkenweg 3a"),
     ('{"actor": {"name": "Ann", "id": "u-77120"}}', "u-77120"),   # an id value, whatever its shape
     ("GET /cart session_id=ab12cd 200", "ab12cd"),
+    ("A statement was taken by PC 2241 Sarah Doyle.", "2241"),  # a collar number
+    ("DC 5517 Morris interviewed him.", "5517"),
 ])
 def test_everyday_codes_are_found(text, found):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
@@ -516,6 +518,9 @@ def test_csv_name_fields_read_the_header():
     ("Please send it to me at 42 Ash Grove, Leeds.", "42 Ash Grove"),
     ("14 Fernbank Road, Sheffield S10 2LP", "14 Fernbank Road"),                       # a QUANTITY and a PERSON, merged
     ("Return address: Flat 9, 23 Marlowe Walk, Norwich NR2 4DS", "Flat 9, 23 Marlowe Walk"),
+    # the recognizer read the house number with the street and the flat apart
+    ("Thank you for your letter about the repairs at Flat 3, 27 Birch Lane, Sheffield S6 2QP.", "Flat 3, 27 Birch Lane"),
+    ("New tenant at Apartment 12, 5 Kingsley Road from Monday.", "Apartment 12, 5 Kingsley Road"),
 ])
 def test_a_house_number_goes_with_its_street(default_nlp, text, address):
     doc = default_nlp(text)
@@ -579,10 +584,48 @@ def test_default_masks_the_people_of_a_standup_list(default_nlp):
     ("14:03 backup: done\n14:05 cleanup: removed 3 files", []),
     ("[09:00] build: passed\n[09:02] deploy: started", []),
     ("[12:00] Note: the meeting moved", []),
+    # a thread without times: a named speaker, a speaker twice; then a repeated rare word is one too
+    ("tom: are we still on?\nana: yes! 7pm\ntom: great\nana: see you", ["tom", "ana", "tom", "ana"]),
+    ("Mum: home for dinner?\nkai: yeah back by 6\nMum: ok love you\nkai: love u too", ["kai", "kai"]),
+    # a form's, a mail header's and an interview's labels are no speakers
+    ("Name: MILLER, Grace\nDOB: 07.01.1979\nTel: 0161 496 0388\nAddress: 22 Heaton Mews", []),
+    ("From: a@example.com\nTo: b@example.com\nSubject: hi\n\nFrom: b@example.com\nTo: a@example.com", []),
+    ("Interviewer: how long?\nParticipant: two years\nInterviewer: and before?", []),
+    ("DOB: 1979\nTel: 0161\nDOB: 1980\nTel: 0162", []),
+    ("priya: invoice?\njonas: sent", []),  # two turns: too few to call it a thread
 ])
 def test_chat_speakers(text, speakers):
     from spacy_sanitize.detect.names import chat_speakers
     assert [text[a:b] for a, b in chat_speakers(text)] == speakers
+
+
+def test_default_masks_the_given_names_of_a_thread_without_times(default_nlp):
+    out = default_nlp("tom: are we still on for tonight?\nana: yes! 7pm\ntom: great, lucy is coming too\nana: perfect")._.sanitized
+    assert not {"tom", "ana", "lucy"} & set(out.replace(":", " ").replace(",", " ").split())
+    assert "are we still on for tonight?" in out and "is coming too" in out
+
+
+def test_a_lower_case_given_name_outside_a_chat_is_left_to_the_other_rules():
+    import spacy
+
+    from spacy_sanitize.detect.names import chat_given_names
+    doc = spacy.blank("en")("great, lucy is coming too")
+    assert [doc[i].text for i in chat_given_names(doc)] == ["lucy"]  # the caller asks only in a chat log
+
+
+@pytest.mark.parametrize("text, kept, gone", [
+    ("ask dr khan if the results are back", "ask dr", "khan"),
+    ("pls tell mr shah his car is ready", "pls tell mr", "shah"),
+])
+def test_a_lower_case_surname_after_a_title_is_masked(default_nlp, text, kept, gone):
+    out = default_nlp(text)._.sanitized
+    assert kept in out and gone not in out
+
+
+@pytest.mark.parametrize("text", ["book a dr appointment for tuesday", "mr right is out there", "i miss you so much",
+                                  "she called nhs direct"])
+def test_a_word_of_general_use_after_a_title_stays(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text
 
 
 def test_default_masks_a_chat_logs_speakers(default_nlp):

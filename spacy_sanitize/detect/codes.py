@@ -69,6 +69,9 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # a card's verification code or a PIN after its label ("CVV 587", "CVC2: 041", "PIN 4471"):
     # three or four digits no validator can check, as secret as the card number
     "security_code": r"(?i)\b(?:cvv2?|cvc2?|csc|cvn|security[ \t]code|pin)(?:[ \t]?(?:code|no\.?|number))?[ \t]{0,3}[:#=]?[ \t]{0,3}(?P<id>\d{3,4})\b",
+    # a police officer's collar (warrant) number after the rank ("PC 2241 Sarah Doyle", "DC 5517
+    # Morris"): it names one officer of a force as surely as the name beside it
+    "collar_number": r"\b(?:PCSO|PC|DC|PS|DS|Sgt|Insp|Constable|Sergeant)\.?[ \t]{1,3}(?P<id>\d{2,6})\b",
     # handles: "first.last" in parentheses ("User 48213 (k.yamamoto)"), words joined by "_"
     # ("s_achterberg"); a file name in parentheses ("(setup.py)") is none
     "handle": r"(?<=\()[A-Za-z][A-Za-z0-9]{0,31}(?:[._][A-Za-z0-9]{1,32}){1,3}(?=\))",

@@ -36,7 +36,7 @@ from ..extensions import register_extensions
 from ..text import COMMON_WORDS, NamePartRule, mention_key, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
-from .names import chat_names, chat_speakers, login_forms, lower_case_names, name_handles, name_lists, word_names
+from .names import chat_given_names, chat_names, chat_speakers, login_forms, lower_case_names, name_handles, name_lists, word_names
 
 # Linking compares folded words: any word but a title or a single character.
 LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
@@ -221,10 +221,13 @@ class Coref:
         # a login written from a name ("fatima.zahra") is a CODE
         found = [Span(doc, start, end, label="PERSON") for start, end in lower_case_names(doc) + chat_names(doc)]
         # a chat log's speakers ("[14:03] anna: late"), in any casing
-        for start, end in chat_speakers(doc.text):
+        speakers = chat_speakers(doc.text)
+        for start, end in speakers:
             span = doc.char_span(start, end, label="PERSON", alignment_mode="expand")
             if span is not None:
                 found.append(span)
+        if speakers:  # a chat log: its lower-case given names are people too
+            found += [Span(doc, i, i + 1, label="PERSON") for i in chat_given_names(doc)]
         found += [Span(doc, i, i + 1, label="CODE") for i in name_handles(doc)]
         for span in found:
             span._.risk_explain["detector"] = f"{self.name}:lower_case"

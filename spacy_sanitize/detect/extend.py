@@ -144,15 +144,19 @@ class SpanExtender:
         """Where a street's address starts: its house number and a flat's before it ("Flat 9,
         23 Marlowe Walk"). Their tokens are free or make up whole spans of their own, unchanged
         so far: those are taken out of ``out`` (the address is one span)."""
-        if start < 1 or not HOUSE_NUMBER.fullmatch(doc[start - 1].text):
+        if start >= 1 and HOUSE_NUMBER.fullmatch(doc[start - 1].text):
+            number = start - 1
+        elif HOUSE_NUMBER.fullmatch(doc[start].text):
+            number = start  # "Flat 3, 27 Birch Lane": the recognizer read the house number with the street
+        else:
             return start
-        first = start - 1
+        first = number
         i = first - 1 if first >= 1 and doc[first - 1].text == "," else first
         if i >= 2 and HOUSE_NUMBER.fullmatch(doc[i - 1].text) and doc[i - 2].lower_ in UNIT_WORDS:
             first = i - 2
         others = {owner[j] for j in range(first, start) if owner.get(j, k) != k}
         if any(spans[o].start < first or spans[o].end > start or not any(span is spans[o] for span in out) for o in others):
-            others, first = set(), start - 1 if owner.get(start - 1, k) == k else start
+            others, first = set(), number if owner.get(number, k) == k else start
         for o in others:
             out[:] = [span for span in out if span is not spans[o]]
         return first

@@ -11,6 +11,7 @@ frequency) is read as a person name; a word alone is not (a first name alone in 
 is too often something else).
 """
 import re
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import FrozenSet, List, Optional, Tuple
@@ -215,6 +216,38 @@ SYSTEM_SPEAKERS = frozenset("system server bot admin root note notice you me sta
                             "kernel daemon service app client host job task test ci".split())
 
 
+# a turn of a chat or SMS thread written without times ("tom: are we still on?"): one or two
+# words at a line's start before a colon and a space
+CHAT_TURN = re.compile(r"(?m)^[ \t]{0,3}([^\W\d_][\w.'’-]{1,30}(?:[ \t][^\W\d_][\w.'’-]{0,30})?):(?=[ \t])")
+# a form's field labels that are no common English word ("DOB:", "Tel:"): never a speaker
+FIELD_LABELS = frozenset("dob tel mob fax ref refs nhs ssn nin attn dept cc bcc fwd re ps nb".split())
+
+
+def _turn_speakers(text: str, lists: NameLists) -> List[Tuple[int, int]]:
+    """Speakers of a thread without times: at least three turns, two speakers, one of them
+    speaking twice and one a name (``chat_speakers``' test) so a form's or a mail header's
+    labels ("Name:", "DOB:", "From:") are none; then a speaker is a person when it is a name or
+    speaks twice without being a common word ("ana", not "Mum")."""
+    turns = []
+    for match in CHAT_TURN.finditer(text):
+        words = match.group(1).lower().split()
+        if any(w in SYSTEM_SPEAKERS or w in EVERYDAY_WORDS or w in CHAT_WORDS or w in FIELD_LABELS for w in words):
+            continue
+        turns.append((match.span(1), " ".join(words)))
+    counts = Counter(speaker for _span, speaker in turns)
+    named = {s for s in counts if any(w in lists.given or w in lists.family or w in word_names() or _rare_word(w.strip(".'’-")) for w in s.split())}
+    if len(turns) < 3 or len(counts) < 2 or max(counts.values(), default=0) < 2 or not named:
+        return []
+    return [span for span, s in turns if s in named or (counts[s] >= 2 and not any(is_common_word(w) or everyday_word(w) for w in s.split()))]
+
+
+def chat_given_names(doc: Doc, lists: Optional[NameLists] = None) -> List[int]:
+    """In a chat log (its speakers found), the lower-case words of the given-name lists ("great,
+    lucy is coming too"): chat drops capitals, and the lists hold no ordinary word."""
+    lists = lists or name_lists()
+    return [t.i for t in doc if len(t.text) >= 3 and t.text.isalpha() and t.text.islower() and t.text in lists.given and t.text not in CHAT_WORDS]
+
+
 def chat_speakers(text: str, lists: Optional[NameLists] = None) -> List[Tuple[int, int]]:
     """Character ranges of the speakers of a chat log (``CHAT_LINE``): a speaker is a person when
     it is a listed name, a name-shaped rare word or a login ("anna", "Dev Sharma",
@@ -231,6 +264,8 @@ def chat_speakers(text: str, lists: Optional[NameLists] = None) -> List[Tuple[in
             continue
         named = any(w in lists.given or w in lists.family or w in word_names() or _rare_word(w.strip(".'’-")) for w in words)
         speakers.append((match.span(group), named))
+    if not speakers:  # no timed line: a thread written without times
+        return _turn_speakers(text, lists)
     if not any(named for _, named in speakers):
         return []
     return [span for span, named in speakers if named or len(speakers) >= 2]

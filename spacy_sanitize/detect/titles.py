@@ -62,7 +62,7 @@ from ..text import COMMON_WORDS, csv_fields, csv_header, is_common_word
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from ._regex import alternatives
-from .names import kin_name_word, name_lists, word_names
+from .names import kin_name_word, name_lists, ordinary_word, word_names
 
 DEFAULT_TITLES: List[str] = ["Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Lady", "Lord", "Judge", "Justice", "Madam", "Monsieur", "Madame", "Herr", "Frau"]
 # A period ends a name word only after an initial ("J. R. Smith"): after a longer word it
@@ -97,6 +97,8 @@ DEFAULT_KINSHIP: List[str] = [
 # a title in lower case, as chat and notes write it, and the words that introduce a name,
 # before a lower-case name ("dr ahmed", "a boy called rory")
 LOWER_CASE_TITLES = ("dr", "mr", "mrs", "ms", "miss", "prof", "called", "named")
+# the titles a surname follows ("dr", "mr", "mrs", "ms", "prof"; not "miss you", "called mum"), by their first two letters
+PERSONAL_TITLE_STARTS = frozenset({"dr", "mr", "ms", "pr"})
 # a CSV header's column of names ("full_name", "Surname", "customer name"; not "file_name", "username")
 NAME_COLUMN = re.compile(r"(?i)(?:(?:full|first|last|given|family|middle|maiden|sur|fore|customer|patient|client|contact|employee|"
                          r"member|account[ _]?holder|person|applicant|tenant|student|pupil)[ _-]?)?(?:name|names|surname|forename)s?")
@@ -279,7 +281,10 @@ class TitleDetector:
         if self.kinship is not None:  # the titles of lower-case text go with the kinship words ("auntie shazia", "dr ahmed")
             lists = name_lists()
             for match in self.lower_title.finditer(text):
-                if kin_name_word(match.group(1), lists):
+                word = match.group(1)
+                # after a personal title a surname whatever its frequency ("dr khan", "mr shah"), but
+                # no word of general use ("dr appointment", "mr right")
+                if kin_name_word(word, lists) or (match.group(0)[:2].lower() in PERSONAL_TITLE_STARTS and not ordinary_word(word)):
                     found += self._name(text, *match.span(1), "lower_case_title")
             for match in self.given_initial.finditer(text):
                 given, initial = match.group(1).split()
