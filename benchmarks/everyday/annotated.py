@@ -24,16 +24,13 @@ the ranges its analyzer finds, every result), pooled over the documents and per 
 import argparse
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
+from leaks import PRESIDIO, presidio_ranges, with_presidio  # its sibling, first on a script's path
 from spacy_sanitize import load_pipeline
 from spacy_sanitize.corpus.tab import Mention, TabDocument
 from spacy_sanitize.evaluation import Tokens, predicted_mask_offsets, tab_scores
-
-sys.path.insert(0, str(Path(__file__).parent))
-from leaks import PRESIDIO, presidio_ranges, with_presidio  # noqa: E402
 
 DOCS = Path(__file__).parent / "annotated_docs.jsonl"
 MARK = re.compile(r"\[\[([^\[\]|]+)\|([A-Z]+)\|([DQN])(?:\|(\w+))?\]\]")
