@@ -38,6 +38,7 @@ def test_committed_run_pins_the_rates():
     # before the plain-word rule: default 163, strict 202 (results/false_positives_before.json);
     # accurate 68 while it masked everything it detected, 34 with default's decision; strict 48 -> 51
     # with the gazetteer's health states ("during pregnancy" in a sentence about no one: strict masks every term);
-    # 52 of 459 with the GP sentences (the recognizer's DEM "persist" in "See your GP if the symptoms persist")
-    assert {name: results[name]["changed"] for name in ("default", "strict", "accurate")} == {"default": 4, "strict": 52, "accurate": 34}
-    assert results["default"]["changed"] < results["presidio"]["changed"]  # Presidio 2.2 in the same run: 141 of 459
+    # 52 of 459 with the GP sentences (the recognizer's DEM "persist" in "See your GP if the symptoms persist");
+    # 5, 53, 35 of 462 with the products after a title ("dr pepper", a brand no list holds, is read as a surname)
+    assert {name: results[name]["changed"] for name in ("default", "strict", "accurate")} == {"default": 5, "strict": 53, "accurate": 35}
+    assert results["default"]["changed"] < results["presidio"]["changed"]  # Presidio 2.2 in the same run: 141 of 462

@@ -63,6 +63,7 @@ from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from ._regex import alternatives
 from .names import kin_name_word, name_lists, ordinary_word, word_names
+from .refine import PRODUCT_NAMES
 
 DEFAULT_TITLES: List[str] = ["Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Lady", "Lord", "Judge", "Justice", "Madam", "Monsieur", "Madame", "Herr", "Frau"]
 # A period ends a name word only after an initial ("J. R. Smith"): after a longer word it
@@ -284,6 +285,8 @@ class TitleDetector:
                 word = match.group(1)
                 # after a personal title a surname whatever its frequency ("dr khan", "mr shah"), but
                 # no word of general use ("dr appointment", "mr right")
+                if word in PRODUCT_NAMES:  # "ms excel", "ms powerpoint": Microsoft's, no one's
+                    continue
                 if kin_name_word(word, lists) or (match.group(0)[:2].lower() in PERSONAL_TITLE_STARTS and not ordinary_word(word)):
                     found += self._name(text, *match.span(1), "lower_case_title")
             for match in self.given_initial.finditer(text):
