@@ -120,6 +120,7 @@ def test_refine_types_a_number_read_as_a_date_as_a_code():
     ("GET /cart session_id=ab12cd 200", "ab12cd"),
     ("A statement was taken by PC 2241 Sarah Doyle.", "2241"),  # a collar number
     ("DC 5517 Morris interviewed him.", "5517"),
+    ("Please bring your National Insurance number (QQ 12 34 56 C).", "QQ 12 34 56"),  # its label, in parentheses
 ])
 def test_everyday_codes_are_found(text, found):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
@@ -128,7 +129,8 @@ def test_everyday_codes_are_found(text, found):
 
 @pytest.mark.parametrize("text", ["the user is happy", "Her login is working again", "we met @ 5", "a@b",
                                   "the reference period of 2019", "Patient: 4 hours in recovery", "won +3 to 5",
-                                  '"id": "main-header"', "paid: 2019"])
+                                  '"id": "main-header"', "paid: 2019", "see the case (page 4)", "the file (2019 version)",
+                                  "quote your policy number (in the letter)"])
 def test_everyday_code_patterns_leave_plain_words(text):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
     assert [text[s:e] for s, e, key in detector.find(text) if key in ("user_is", "mention", "log_user")] == []
@@ -603,6 +605,17 @@ def test_default_masks_the_given_names_of_a_thread_without_times(default_nlp):
     out = default_nlp("tom: are we still on for tonight?\nana: yes! 7pm\ntom: great, lucy is coming too\nana: perfect")._.sanitized
     assert not {"tom", "ana", "lucy"} & set(out.replace(":", " ").replace(",", " ").split())
     assert "are we still on for tonight?" in out and "is coming too" in out
+
+
+@pytest.mark.parametrize("text, name", [("can u send me kasia's address for the party? x", "kasia"),
+                                        ("whats zofia's new number?", "zofia")])
+def test_a_lower_case_name_before_what_a_person_has_is_masked(default_nlp, text, name):
+    assert name not in default_nlp(text)._.sanitized
+
+
+@pytest.mark.parametrize("text", ["going to my nan's house later", "the bbq's at our place"])
+def test_a_noun_after_a_determiner_before_s_stays(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text
 
 
 def test_a_lower_case_given_name_outside_a_chat_is_left_to_the_other_rules():

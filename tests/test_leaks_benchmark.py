@@ -70,5 +70,6 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     # accurate (the torch detector, mask-all), gated from that run on: 17; with pii_propn in its detector: 4;
     # with default's decision (relabelled after it; 2 cases written first, OCR and a house number): 4
     # health facts (6 cases written first; default leaked in 6, strict in 3): default, strict 0, court 25 -> 30
-    pinned = {"default": 0, "strict": 0, "accurate": 4, "ensemble": 20, "court": 30}
+    # the annotated everyday documents (15 cases written first): ensemble 20 -> 19, court 30 -> 29 ("kasia's address")
+    pinned = {"default": 0, "strict": 0, "accurate": 4, "ensemble": 19, "court": 29}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned

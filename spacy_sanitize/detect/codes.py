@@ -43,13 +43,15 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # a user, login, account or handle number: the label stays, the number is the CODE
     # (group "id": a pattern with that group marks the group only)
     "account_number": r"(?i)\b(?:user(?:name)?|login|handle|account|acct|member|customer|player|uid)(?:[ \t]?(?:id|no\.?|number))?[ \t]*[:#=]?[ \t]*#?(?P<id>\d{3,12})\b",
-    # an employee, staff, student, patient, policy, claim or case number after its label, however
-    # written ("Employee number: 004-77812", "Policy no. 77 1203 44", "Staff ID 00-4471"): digits
+    # an employee, staff, student, patient, policy, claim, case or National Insurance number after its
+    # label, also in parentheses ("Employee number: 004-77812", "Policy no. 77 1203 44", "Staff ID
+    # 00-4471", "National Insurance number (QQ 12 34 56 C)": HMRC's example prefix, no validator's): digits
     # and letters with dashes, slashes or spaces before digits; a label's number is someone's
     "labelled_id": (
         r"(?i)\b(?:employee|staff|personnel|payroll|badge|student|pupil|patient|hospital|policy|policyholder|claim|"
-        r"membership|tenant|tenancy|client|case|file|reference|ref)(?:[ \t]+(?:id|no\.?|nr\.?|number|num|\#|ref(?:erence)?))?"
-        r"[ \t]*(?:[:#=][ \t]*|(?<=[.dDrRfF#])[ \t]+)"
+        r"membership|tenant|tenancy|client|case|file|reference|ref|national[ \t]insurance|nino)"
+        r"(?:[ \t]+(?:id|no\.?|nr\.?|number|num|\#|ref(?:erence)?))?"
+        r"[ \t]*(?:[:#=][ \t]*|(?<=[.dDrRfF#])[ \t]+\(?)"
         r"(?P<id>(?=[A-Z0-9/ -]{0,24}\d)[A-Z0-9](?:[A-Z0-9]|[/-](?=[A-Z0-9])|[ ](?=\d)){3,24})(?![\w/-])"
     ),
     # a street written before its house number, as most of Europe writes it ("Calle Mayor 15",

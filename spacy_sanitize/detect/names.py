@@ -113,6 +113,10 @@ CHAT_BEFORE = frozenset("ask tell ping call thanks thx ty cheers hi hey hiya its
 # "txt from raj", "msg from raj": "from" alone is followed by places ("from uni")
 CHAT_FROM = frozenset("txt text msg message call email mail".split())
 _INITIAL = re.compile(r"[a-z]\.")
+# what chat says a person has ("kasia's address"), and the words before a noun that is no name ("my nan's")
+POSSESSIONS = frozenset("address addy number no phone mobile email house flat place home birthday bday party wedding "
+                        "car mum dad mom brother sister husband wife boyfriend girlfriend bf gf kids son daughter".split())
+DETERMINERS = frozenset("my your his her our their the a an this that ur".split())
 # particles of Arabic, Dutch and German names ("al rasheed", "van dijk", "bin salem")
 NAME_PARTICLES = frozenset("al el bin ibn abu van von".split())
 CHAT_AFTER = frozenset("said says wrote replied posted asked told wants left called rang texted messaged emailed "
@@ -196,7 +200,10 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
         if end < size and _INITIAL.fullmatch(texts[end]):
             end += 1  # "seyi b. left"
         after = lower[end] if end < size else ""
-        if pair or start < i or before in CHAT_BEFORE or two_word_cue or after in CHAT_AFTER:
+        # "kasia's address", "zofia's new number": what a person has, after no determiner ("my nan's house")
+        possessive = (after in ("'s", "’s") and before not in DETERMINERS
+                      and any(w in POSSESSIONS for w in lower[end + 1 : end + 3]))
+        if pair or start < i or before in CHAT_BEFORE or two_word_cue or after in CHAT_AFTER or possessive:
             found.append((start, end))
         i = end
     return found
