@@ -701,3 +701,10 @@ def test_default_masks_a_named_or_coded_patients_health_facts(default_nlp):
         assert not [f for f in facts if f in out], out
     for text in ("Asthma is common in children and usually well controlled.", "Allergic reactions to penicillin can be severe."):
         assert default_nlp(text)._.sanitized == text
+
+
+def test_a_position_in_degrees_wins_over_a_recognizers_date(default_nlp):
+    """The recognizer reads part of a degree-minute-second pair as a date; the code rule's match
+    is validated by its form, so it stays whole and masked whatever the decision."""
+    out = default_nlp("Meet point: 40°26'46\"N 79°58'56\"W, behind his garage")._.sanitized
+    assert "26'46" not in out and "79°58" not in out and "behind his garage" in out

@@ -145,10 +145,11 @@ DATE_LABEL = "DATETIME"
 KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC", "street_number": "LOC"}
 # patterns whose context verifies their format as a check digit would: a five-digit postcode with
 # its town after a comma or at a line start, a number after its label ("Employee number:"), a
-# street with its house number; their
+# street with its house number, a position in degrees (its degree sign and minutes, or a pair of
+# decimals: a recognizer read "26'46"N 79°58'56"W" as a date); their
 # matches are marked validated, so they win over a recognizer's overlapping span ("15, 28013"
 # typed a date hid ", 28013 Madrid")
-CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number"})
+CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number", "coordinates"})
 # what a validated match takes in right before it on its line: a postcode its town ("Leeds LS1 4AB")
 TAKES_IN_BEFORE = {
     "postcode": re.compile(r"(?:(?<=,[ \t])|(?<=^)|(?<=\n))[A-Z][^\W\d_]{1,30}(?:[ -][A-Z][^\W\d_]{1,30})?[ \t]{1,3}$"),
