@@ -98,8 +98,8 @@ DEFAULT_KINSHIP: List[str] = [
 # a title in lower case, as chat and notes write it, and the words that introduce a name,
 # before a lower-case name ("dr ahmed", "a boy called rory")
 LOWER_CASE_TITLES = ("dr", "mr", "mrs", "ms", "miss", "prof", "called", "named")
-# the titles a surname follows ("dr", "mr", "mrs", "ms", "prof"; not "miss you", "called mum"), by their first two letters
-PERSONAL_TITLE_STARTS = frozenset({"dr", "mr", "ms", "pr"})
+# the titles a surname follows whatever its frequency (not "miss you", "called mum")
+PERSONAL_TITLES_LOWER = frozenset({"dr", "mr", "mrs", "ms", "prof"})
 # a CSV header's column of names ("full_name", "Surname", "customer name"; not "file_name", "username")
 NAME_COLUMN = re.compile(r"(?i)(?:(?:full|first|last|given|family|middle|maiden|sur|fore|customer|patient|client|contact|employee|"
                          r"member|account[ _]?holder|person|applicant|tenant|student|pupil)[ _-]?)?(?:name|names|surname|forename)s?")
@@ -287,7 +287,8 @@ class TitleDetector:
                 # no word of general use ("dr appointment", "mr right")
                 if word in PRODUCT_NAMES:  # "ms excel", "ms powerpoint": Microsoft's, no one's
                     continue
-                if kin_name_word(word, lists) or (match.group(0)[:2].lower() in PERSONAL_TITLE_STARTS and not ordinary_word(word)):
+                title = match.group(0).split()[0].rstrip(".").lower()
+                if kin_name_word(word, lists) or (title in PERSONAL_TITLES_LOWER and not ordinary_word(word)):
                     found += self._name(text, *match.span(1), "lower_case_title")
             for match in self.given_initial.finditer(text):
                 given, initial = match.group(1).split()
