@@ -100,6 +100,17 @@ def lower_case_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[
     return found
 
 
+# Apps, platforms and devices everyone uses: names of products, not of anyone ("on Zoom or
+# Microsoft Teams", "works on Android"); pii_refine drops a span of these only wherever it stands,
+# and pii_titles reads none after a title ("ms excel")
+PRODUCT_NAMES = frozenset(
+    "instagram facebook twitter whatsapp slack zoom teams skype youtube google linkedin tiktok snapchat telegram "
+    "gmail outlook hotmail iphone ipad android windows excel powerpoint dropbox github gitlab wikipedia netflix "
+    "spotify microsoft chrome firefox safari bluetooth wifi wi-fi drive docs sheets".split()
+)
+# words that may stand in a product's name but not alone ("Google Drive", "Microsoft Teams")
+PRODUCT_ONLY_WITH = frozenset({"drive", "docs", "sheets", "teams"})
+
 # Chat and SMS shorthand, rare in print but no name ("txt from raj", "brb", "thx")
 CHAT_WORDS = frozenset(
     "txt msg msgs brb thx tnx ty pls plz tmrw tmr tonite idk btw ur urs ya lol lmao rofl omg imo imho "
@@ -230,6 +241,16 @@ CHAT_TURN = re.compile(r"(?m)^[ \t]{0,3}([^\W\d_][\w.'’-]{1,30}(?:[ \t][^\W\d_
 FIELD_LABELS = frozenset("dob tel mob fax ref refs nhs ssn nin attn dept cc bcc fwd re ps nb".split())
 
 
+def _log_word(words: List[str]) -> bool:
+    """Whether a speaker's (lower-case) words hold a log's or chat's own word ("backup", "info", "brb")."""
+    return any(w in SYSTEM_SPEAKERS or w in EVERYDAY_WORDS or w in CHAT_WORDS for w in words)
+
+
+def _named(words: List[str], lists: NameLists) -> bool:
+    """Whether a speaker's (lower-case) words hold a name: a listed one, a name that is a word, a rare word."""
+    return any(w in lists.given or w in lists.family or w in word_names() or _rare_word(w.strip(".'’-")) for w in words)
+
+
 def _turn_speakers(text: str, lists: NameLists) -> List[Tuple[int, int]]:
     """Speakers of a thread without times: at least three turns, two speakers, one of them
     speaking twice and one a name (``chat_speakers``' test) so a form's or a mail header's
@@ -238,11 +259,10 @@ def _turn_speakers(text: str, lists: NameLists) -> List[Tuple[int, int]]:
     turns = []
     for match in CHAT_TURN.finditer(text):
         words = match.group(1).lower().split()
-        if any(w in SYSTEM_SPEAKERS or w in EVERYDAY_WORDS or w in CHAT_WORDS or w in FIELD_LABELS for w in words):
-            continue
-        turns.append((match.span(1), " ".join(words)))
+        if not _log_word(words) and not any(w in FIELD_LABELS for w in words):
+            turns.append((match.span(1), " ".join(words)))
     counts = Counter(speaker for _span, speaker in turns)
-    named = {s for s in counts if any(w in lists.given or w in lists.family or w in word_names() or _rare_word(w.strip(".'’-")) for w in s.split())}
+    named = {s for s in counts if _named(s.split(), lists)}
     if len(turns) < 3 or len(counts) < 2 or max(counts.values(), default=0) < 2 or not named:
         return []
     return [span for span, s in turns if s in named or (counts[s] >= 2 and not any(is_common_word(w) or everyday_word(w) for w in s.split()))]
@@ -267,10 +287,8 @@ def chat_speakers(text: str, lists: Optional[NameLists] = None) -> List[Tuple[in
     for match in CHAT_LINE.finditer(text):
         group = 1 if match.group(1) is not None else 2
         words = match.group(group).lower().split()
-        if any(w in SYSTEM_SPEAKERS or w in EVERYDAY_WORDS or w in CHAT_WORDS for w in words):
-            continue
-        named = any(w in lists.given or w in lists.family or w in word_names() or _rare_word(w.strip(".'’-")) for w in words)
-        speakers.append((match.span(group), named))
+        if not _log_word(words):
+            speakers.append((match.span(group), _named(words, lists)))
     if not speakers:  # no timed line: a thread written without times
         return _turn_speakers(text, lists)
     if not any(named for _, named in speakers):

@@ -96,7 +96,7 @@ from ..extensions import register_extensions
 from ..text import is_common_word
 from ..types import DEFAULT_SPANS_KEY, PERSON_TITLES
 from .codes import NUMERIC_DATE_IN_TEXT
-from .names import everyday_word, name_lists, word_names
+from .names import PRODUCT_NAMES, PRODUCT_ONLY_WITH, everyday_word, name_lists, word_names
 
 RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles", "pii_propn")
 # Words that open a reference to a provision of law, which NER models read as a PERSON
@@ -175,15 +175,6 @@ MAX_OPENERS = 4
 HEADING_WORDS = 6
 
 
-# Apps, platforms and devices everyone uses: names of products, not of anyone ("on Zoom or
-# Microsoft Teams", "works on Android"); a span of these only is dropped wherever it stands
-PRODUCT_NAMES = frozenset(
-    "instagram facebook twitter whatsapp slack zoom teams skype youtube google linkedin tiktok snapchat telegram "
-    "gmail outlook hotmail iphone ipad android windows excel powerpoint dropbox github gitlab wikipedia netflix "
-    "spotify microsoft chrome firefox safari bluetooth wifi wi-fi drive docs sheets".split()
-)
-# words that may stand in a product's name but not alone ("Google Drive", "Microsoft Teams")
-PRODUCT_ONLY_WITH = frozenset({"drive", "docs", "sheets", "teams"})
 
 
 def is_product_span(span: Span) -> bool:

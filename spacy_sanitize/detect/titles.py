@@ -62,8 +62,7 @@ from ..text import COMMON_WORDS, csv_fields, csv_header, is_common_word
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from ._regex import alternatives
-from .names import kin_name_word, name_lists, ordinary_word, word_names
-from .refine import PRODUCT_NAMES
+from .names import PRODUCT_NAMES, kin_name_word, name_lists, ordinary_word, word_names
 
 DEFAULT_TITLES: List[str] = ["Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Lady", "Lord", "Judge", "Justice", "Madam", "Monsieur", "Madame", "Herr", "Frau"]
 # A period ends a name word only after an initial ("J. R. Smith"): after a longer word it
