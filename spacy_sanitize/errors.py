@@ -433,6 +433,15 @@ class Errors(metaclass=ErrorsWithCodes):
         "risk_stack: the model was fit on {fitted} features and this version computes {expected}: it "
         "comes from another version of spacy-sanitize. Refit it with `spacy-sanitize train-stack`."
     )
+    E545 = (
+        "risk_stack '{name}': doc_fence = {value!r} is not an option: give a number >= 0 (how many "
+        "interquartile ranges beyond the training documents' quartiles a document may lie) or null (no fence)."
+    )
+    E546 = (
+        "risk_stack '{name}' is configured with doc_fence = {value} but its model keeps no quartiles of its "
+        "training documents (fit before the fence existed): refit it with `spacy-sanitize train-stack`, "
+        "or set doc_fence = null."
+    )
     E601 = (
         "the risk_infer component '{name}' has no trained attacker, so it cannot tell which "
         "words give the attribute away. Initialize it with a training file "

@@ -121,6 +121,50 @@ def test_document_features_are_the_texts_and_round_trip():
         StackModel.from_dict(data)
 
 
+def test_doc_fence_leaves_undecided_a_document_unlike_the_training_ones():
+    """The fit keeps the quartiles of its documents' length and span density; a document
+    beyond doc_fence interquartile ranges past them gets risk 1.0 on every span (fail closed)
+    and each span's explanation says why, in the model and in the component."""
+    risks = [[0.8], [0.4], [0.5], [0.45], [0.5]]
+    longer = TEXT + " More facts." * 10  # quartiles with a spread: documents of two lengths
+    docs = _training_docs(15) + [(longer, _rows(longer), risks, [1.0, 1.0, 1.0, 0.0, 0.5])] * 15
+    model = StackModel.fit(docs, ["seq"], SMALL, seed=0)
+    (q1, q3), (d1, d3) = model.quartiles["doc_log_chars"], model.quartiles["doc_span_density"]
+    assert list(model.quartiles) == ["doc_log_chars", "doc_span_density"]
+    assert q1 == pytest.approx(np.log1p(len(TEXT))) and q3 == pytest.approx(np.log1p(len(longer)))
+    assert d1 == pytest.approx(1000 * 5 / len(longer)) and d3 == pytest.approx(1000 * 5 / len(TEXT))
+    assert model.unlike(TEXT, risks, 1.5) is None and model.predict(TEXT, _rows(), risks, 1.5)[3] < 0.2
+    dense = TEXT[:200]  # the same five spans in a short text: a density no training document had
+    rows = [r for r in _rows() if r[1] <= 200] or _rows()[:1]
+    assert "doc_span_density" in model.unlike(TEXT, risks * 8, 1.5)
+    assert model.unlike(TEXT * 30, risks * 30, 1.5).startswith("document unlike the training documents: doc_log_chars")
+    assert model.unlike(TEXT, [[0.01]] * 5, 0.0) is None  # the spans' scores are the model's to decide
+    assert list(model.predict(dense, rows, [[0.1]] * len(rows), 1.5)) == [1.0] * len(rows)
+    assert model.predict(dense, rows, [[0.1]] * len(rows)).max() < 1.0  # no fence: decided
+    again = StackModel.from_dict(srsly.json_loads(srsly.json_dumps(model.to_dict())))
+    assert again.quartiles == model.quartiles
+    # the component: every span of a document beyond the fence is masked, and says why
+    nlp = spacy.blank("en")
+    stack = nlp.add_pipe("risk_stack", config={"doc_fence": 0.0})
+    nlp.add_pipe("risk_threshold", config={"indicator": "stack", "threshold": 0.5, "protect": []})
+    stack.model = model
+    doc = _doc(nlp, [0.8, 0.4, 0.5, 0.45, 0.5])
+    doc.spans["pii"] = list(doc.spans["pii"]) * 3  # three times the spans of any training text
+    for _name, proc in nlp.pipeline:
+        doc = proc(doc)
+    assert all(s._.mask and s._.risk["stack"] == 1.0 for s in doc.spans["pii"])
+    assert "doc_span_density" in doc.spans["pii"][3]._.risk_explain["stack"]["error"]
+    # a fence over a model without quartiles (fit before the fence): a clear error
+    old = model.to_dict()
+    old.pop("doc_quartiles")
+    stack.model = StackModel.from_dict(old)
+    with pytest.raises(ValueError, match="keeps no quartiles"):
+        stack(_doc(nlp, [0.5] * 5))
+    for bad in (-1, "wide", True):
+        with pytest.raises(ValueError, match="doc_fence"):
+            spacy.blank("en").add_pipe("risk_stack", config={"doc_fence": bad})
+
+
 def _pipeline(model=None, indicators=("seq",)):
     nlp = spacy.blank("en")
     stack = nlp.add_pipe("risk_stack", config={"indicators": list(indicators)})

@@ -38,6 +38,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=Path("benchmarks/results/loco_default.json"))
     parser.add_argument("--doc-features", action="store_true", help="risk_stack with document features, as the default pipeline ships it")
     parser.add_argument("--doc-weight", type=float, default=0.0, help="risk_stack's document weighting (StackModel.fit's doc_weight; the default pipeline's: 0.5)")
+    parser.add_argument("--doc-fence", type=float, default=None, help="risk_stack's doc_fence (the default pipeline's: 1.5; none: no fence)")
     parser.add_argument("--stack-policy", default=te.DEFAULT_POLICY, choices=sorted(te.POLICIES),
                         help="the protection rules of the decision (default: the default pipeline's)")
     args = parser.parse_args()
@@ -52,7 +53,7 @@ def main() -> None:
     masked = te.Masker(texts, rows, None, PlanSettings(mask_titles=True))
     rules = te.policy_rules(te.POLICIES[args.stack_policy])
     srows = te.stack_rows(texts, rows)
-    results = {"data": [str(p) for p in args.data], "detector": args.pipeline, "epochs": args.epochs, "tagger": tagger, "doc_features": args.doc_features, "doc_weight": args.doc_weight,
+    results = {"data": [str(p) for p in args.data], "detector": args.pipeline, "epochs": args.epochs, "tagger": tagger, "doc_features": args.doc_features, "doc_weight": args.doc_weight, "doc_fence": args.doc_fence,
                "policy": args.stack_policy, "directions": {}}
     for train_name, test_name in (list(corpora), list(corpora)[::-1]):
         start = time.perf_counter()
@@ -65,13 +66,13 @@ def main() -> None:
                                                  te.cross_val_probs(train_refs, texts, rows, args.folds, args.seed, tagger, args.epochs,
                                                                     f"{train_name} inner", True, args.batch_size)), None)
         inner_risks = te.seq_risks(rows, inner)
-        crossfit = te.crossfit_stack(by_id, srows, rows, inner_risks, train_ids, 3, args.seed + 200, args.seed, args.doc_features, args.doc_weight)
+        crossfit = te.crossfit_stack(by_id, srows, rows, inner_risks, train_ids, 3, args.seed + 200, args.seed, args.doc_features, args.doc_weight, args.doc_fence)
         threshold = best_threshold({t: te.scores(train_gold, masked(crossfit, t, rules), tokens) for t in te.STACK_THRESHOLDS})
         nlp = train_risk_seq(train_refs, tagger, args.epochs, seed=args.seed, detected=rows, merge=True, batch_size=args.batch_size)
         docs = te.span_docs(blank, texts, rows, test_ids)
         probs = {doc._.doc_id: [float(x) for x in p] for doc, p in zip(docs, nlp.get_pipe("risk_seq").tagger.predict(docs))}
         test_rows = te.with_proposals(te.tagged_rows(docs, probs), None)
-        test_stack = te.stacked(by_id, srows, rows, inner_risks, train_ids, te.seq_risks(rows, test_rows), test_ids, args.seed, args.doc_features, args.doc_weight)
+        test_stack = te.stacked(by_id, srows, rows, inner_risks, train_ids, te.seq_risks(rows, test_rows), test_ids, args.seed, args.doc_features, args.doc_weight, args.doc_fence)
         results["directions"][f"train {train_name}, test {test_name}"] = {
             "threshold": threshold,
             "mask all detected": te.scores(test_gold, masked({d: rows[d] for d in test_ids}, 0.0, te.NO_RULES), tokens),

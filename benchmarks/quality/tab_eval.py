@@ -82,6 +82,9 @@ POLICIES[DEFAULT_POLICY] = {**POLICIES[COURT_POLICY], "protect_detectors": ["pii
 POLICIES[DEFAULT_POLICY + ", numeric dates"] = {**POLICIES[DEFAULT_POLICY], "protect_numeric_dates": True}
 # and the special categories of personal data where a person is named (health, orientation, religion, ethnicity)
 POLICIES[DEFAULT_POLICY + ", numeric dates, special categories"] = {**POLICIES[DEFAULT_POLICY + ", numeric dates"], "protect_special": True}
+# and ages where a person is named ("Patient: John Smith, age 52")
+POLICIES[DEFAULT_POLICY + ", numeric dates, special categories, ages"] = {**POLICIES[DEFAULT_POLICY + ", numeric dates, special categories"],
+                                                                          "protect_ages": True}
 # A span row: [start, end, label, entity_id, risk]; risk None = masked (no score: fail closed).
 # Detected rows carry two more: [..., detector, validated] (risk_explain["detector"] and
 # spans.is_validated), which the span protection rules read.
@@ -173,7 +176,7 @@ def policy_rules(settings: Dict[str, Any]) -> ProtectRules:
     return ProtectRules(settings.get("protect", []), settings.get("protect_names", False), settings.get("protect_detectors"),
                         settings.get("protect_validated", False), settings.get("protect_date_cues"), settings.get("date_cue_window", 5),
                         settings.get("protect_code_shaped", False), settings.get("protect_numeric_dates", False),
-                        settings.get("protect_special", False))
+                        settings.get("protect_special", False), settings.get("protect_ages", False))
 
 
 NO_RULES = ProtectRules([])
@@ -295,24 +298,26 @@ def seq_risks(detected: Dict[str, List[Row]], tagged: Dict[str, List[Row]]) -> D
 
 def stacked(gold: Dict[str, TabDocument], srows: Dict[str, List[Any]], detected: Dict[str, List[Row]], train_risks: Dict[str, List[float]],
             train_ids: Sequence[str], test_risks: Dict[str, List[float]], test_ids: Sequence[str], seed: int,
-            doc_features: bool = False, doc_weight: float = 0.0) -> Dict[str, List[Row]]:
+            doc_features: bool = False, doc_weight: float = 0.0, doc_fence: Optional[float] = None) -> Dict[str, List[Row]]:
     """Span rows of ``test_ids`` with risk_stack's risk, fit on ``train_ids`` (their out-of-fold
-    risk_seq risks; ``doc_features``: with risk.stack.DOC_FEATURES; ``doc_weight``: StackModel.fit's)."""
+    risk_seq risks; ``doc_features``: with risk.stack.DOC_FEATURES; ``doc_weight``: StackModel.fit's;
+    ``doc_fence``: risk_stack's, a document beyond it gets risk 1.0 on every span)."""
     model = fit_stack(gold, srows, train_risks, train_ids, seed=seed, doc_features=doc_features, doc_weight=doc_weight)
-    return {d: [[r[0], r[1], r[2], r[3], float(p)] for r, p in zip(detected[d], model.predict(gold[d].text, srows[d], [[x] for x in test_risks[d]]))]
+    return {d: [[r[0], r[1], r[2], r[3], float(p)] for r, p in zip(detected[d], model.predict(gold[d].text, srows[d], [[x] for x in test_risks[d]], doc_fence))]
             for d in test_ids}
 
 
 def crossfit_stack(gold: Dict[str, TabDocument], srows: Dict[str, List[Any]], detected: Dict[str, List[Row]], risks: Dict[str, List[float]],
                    train_ids: Sequence[str], folds: int, fold_seed: int, fit_seed: int, doc_features: bool = False,
-                   doc_weight: float = 0.0) -> Dict[str, List[Row]]:
+                   doc_weight: float = 0.0, doc_fence: Optional[float] = None) -> Dict[str, List[Row]]:
     """risk_stack's rows of ``train_ids`` out of fold: each of ``folds`` parts stacked by a model
     fit on the other parts (what a stack threshold is chosen on)."""
     out: Dict[str, List[Row]] = {}
     for j, part in enumerate(folds_of(train_ids, folds, fold_seed)):
         part_ids = sorted(train_ids[i] for i in part)
         held = set(part_ids)
-        out.update(stacked(gold, srows, detected, risks, [d for d in train_ids if d not in held], risks, part_ids, fit_seed + j, doc_features, doc_weight))
+        out.update(stacked(gold, srows, detected, risks, [d for d in train_ids if d not in held], risks, part_ids, fit_seed + j, doc_features, doc_weight,
+                           doc_fence))
     return out
 
 
@@ -380,6 +385,8 @@ def main() -> None:
     parser.add_argument("--doc-features", action="store_true", help="--stack: risk_stack with document features (length, span density, mean risk)")
     parser.add_argument("--doc-weight", type=float, default=0.0,
                         help="--stack: each span of a document with n spans weighs n ** -DOC_WEIGHT in risk_stack's fit (0: every span alike)")
+    parser.add_argument("--doc-fence", type=float, default=None,
+                        help="--stack: risk_stack's doc_fence (a document beyond the training documents' quartiles by this many IQRs is masked whole)")
     parser.add_argument("--stack-only", action="store_true", help="score risk_stack's rows only, not each protection policy of the tagger's risk")
     args = parser.parse_args()
     # policy name -> (protection rules, whether the person to protect is given)
@@ -410,7 +417,7 @@ def main() -> None:
     union_masks = {d.doc_id: [[m.start, m.end] for ms in d.annotations.values() for m in ms if m.needs_masking] for d in gold}
     results: Dict[str, Any] = {
         "data": [str(d) for d in args.data] if len(args.data) > 1 else str(args.data[0]), "detector": args.pipeline, "folds": args.folds, "inner_folds": args.inner_folds,
-        "seed": args.seed, "tagger": tagger, "doc_features": args.doc_features, "doc_weight": args.doc_weight, "mean_with": args.mean_with, "epochs": args.epochs, "merge_views": args.merge_views, "batch_size": args.batch_size, "protect_field": args.with_protect_field, "mask_titles": args.mask_titles,
+        "seed": args.seed, "tagger": tagger, "doc_features": args.doc_features, "doc_weight": args.doc_weight, "doc_fence": args.doc_fence, "mean_with": args.mean_with, "epochs": args.epochs, "merge_views": args.merge_views, "batch_size": args.batch_size, "protect_field": args.with_protect_field, "mask_titles": args.mask_titles,
         "rows": {"mask all annotated spans": scores(gold, gold_masks, tokens), UNION: scores(gold, union_masks, tokens),
                  f"{args.pipeline}: mask all detected": scores(gold, masked(rows, 0.0, NO_RULES), tokens)},
         "thresholds": {},
@@ -479,14 +486,15 @@ def main() -> None:
             train_ids = [d for d in doc_ids if d not in held]
             inner_risks = seq_risks(rows, inner)
             crossfit = crossfit_stack(gold_by_id, srows, rows, inner_risks, train_ids, args.inner_folds, args.seed + 200 + k, args.seed + 10 * k,
-                                      args.doc_features, args.doc_weight)
+                                      args.doc_features, args.doc_weight, args.doc_fence)
             rules = policy_rules(POLICIES[args.stack_policy])
             grid_scores = {t: scores(inner_gold, masked(crossfit, t, rules), tokens) for t in STACK_THRESHOLDS}
             threshold = best_threshold(grid_scores, "F1")
             recall_threshold = recall_first_threshold(grid_scores, args.min_quasi)
             results["thresholds"].setdefault(stack_name, []).append(threshold)
             results["thresholds"].setdefault(recall_name, []).append(recall_threshold)
-            test_stack = stacked(gold_by_id, srows, rows, inner_risks, train_ids, seq_risks(rows, test_rows), sorted(held), args.seed + k, args.doc_features, args.doc_weight)
+            test_stack = stacked(gold_by_id, srows, rows, inner_risks, train_ids, seq_risks(rows, test_rows), sorted(held), args.seed + k, args.doc_features, args.doc_weight,
+                                 args.doc_fence)
             stack_out.update(test_stack)
             stack_predictions.update(masked(test_stack, threshold, rules))
             recall_predictions.update(masked(test_stack, recall_threshold, rules))

@@ -27,6 +27,13 @@ It writes ``Span._.risk["stack"]`` like any indicator; a decider (``risk_thresho
 ``indicator = "stack"``) turns it into ``Span._.mask``. Fail closed: a span without a score
 from one of its ``indicators``, or with a failed one, gets risk 1.0 and the reason.
 
+A document unlike the documents the model learnt from is not decided: with ``doc_fence`` set, a
+document whose length (log characters) or span density lies beyond Tukey's fences of the
+training documents (``doc_fence`` interquartile ranges past their quartiles, 1.5 in `default`)
+gets risk 1.0 on every span, and the span's ``why`` says so. A decision learnt where
+annotators keep much (long judgments) must not keep it in a kind of text it never saw (a dense
+biography, a one-line message naming three people).
+
 The indicators' scores it is fit on must be out-of-fold (an indicator scores the documents it
 was trained on too confidently): ``spacy-sanitize train-stack`` cross-fits risk_seq taggers by
 document and fits on their risks; the `court` pipeline ships the result
@@ -84,6 +91,18 @@ SENTENCE_REACH = 1000  # characters read on each side of a span for its sentence
 # the kind of text (a short biography, a long judgment, a note) so one model can learn how its
 # annotators' conventions differ without being told the genre.
 DOC_FEATURES = ("doc_log_chars", "doc_span_density")
+UNLIKE = "document unlike the training documents"
+
+
+def doc_vector(text: str, risks: numpy.ndarray) -> List[float]:
+    """The document features of ``text`` whose spans have the indicator scores ``risks`` (one row
+    per span): log characters, spans per 1,000 characters, each indicator's mean."""
+    means = risks.mean(axis=0).tolist() if len(risks) else [0.0] * risks.shape[1]
+    return [math.log1p(len(text)), 1000.0 * len(risks) / max(len(text), 1), *means]
+
+
+def doc_feature_names(indicators: Sequence[str]) -> List[str]:
+    return [*DOC_FEATURES, *(f"doc_mean:{key}" for key in indicators)]
 
 # A span as the features read it: (start_char, end_char, label, entity key, detector, validated).
 SpanRow = Tuple[int, int, str, str, str, bool]
@@ -105,7 +124,7 @@ def feature_names(indicators: Sequence[str], detectors: Sequence[str], doc_featu
         names += [f"risk:{key}", f"entity_max:{key}", f"entity_mean:{key}"]
     names += BASE_FEATURES
     names += [f"label={label}" for label in LABELS] + [f"detector={d}" for d in detectors]
-    return names + ([*DOC_FEATURES, *(f"doc_mean:{key}" for key in indicators)] if doc_features else [])
+    return names + (doc_feature_names(indicators) if doc_features else [])
 
 
 @lru_cache(maxsize=65536)
@@ -235,9 +254,12 @@ def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[
     if hot:
         out[tuple(numpy.asarray(hot).T)] = 1.0
     if doc_features:
-        doc = [math.log1p(len(text)), 1000.0 * len(rows) / length, *(r.mean(axis=0) if len(rows) else numpy.zeros(n_ind))]
-        out = numpy.hstack([out, numpy.tile(numpy.asarray(doc, dtype=float), (len(rows), 1))])
+        out = numpy.hstack([out, numpy.tile(numpy.asarray(doc_vector(text, r), dtype=float), (len(rows), 1))])
     return out
+
+
+def _as_matrix(risks: Sequence[Sequence[float]], n_indicators: int) -> numpy.ndarray:
+    return numpy.asarray(risks, dtype=float).reshape(len(risks), n_indicators)
 
 
 class StackModel:
@@ -245,8 +267,11 @@ class StackModel:
     the detector names of its one-hot features and the context rates (last word, previous word)."""
 
     def __init__(self, indicators: Sequence[str], detectors: Sequence[str], classifier: SpanClassifier, info: Optional[Dict[str, Any]] = None,
-                 context: Optional[Tuple[ContextRates, ContextRates]] = None, doc_features: bool = False) -> None:
+                 context: Optional[Tuple[ContextRates, ContextRates]] = None, doc_features: bool = False,
+                 quartiles: Optional[Dict[str, Sequence[float]]] = None) -> None:
         self.doc_features = doc_features
+        # (Q1, Q3) of each DOC_FEATURES over the training documents: the fence's learned state
+        self.quartiles = {k: (float(v[0]), float(v[1])) for k, v in quartiles.items()} if quartiles else None
         self.indicators = list(indicators)
         self.detectors = list(detectors)
         self.classifier = classifier
@@ -283,15 +308,36 @@ class StackModel:
         per_span *= len(per_span) / per_span.sum()
         weights = numpy.concatenate([y * per_span, (1.0 - y) * per_span]) + 1e-6
         classifier = SpanClassifier(dict(params or DEFAULT_PARAMS)).fit(both, labels, seed=seed, sample_weight=weights)
-        return cls(indicators, detectors, classifier, info, context_rates(keys, docs, range(len(docs))), doc_features)
+        shapes = numpy.asarray([doc_vector(text, _as_matrix(risks, len(indicators)))[: len(DOC_FEATURES)] for text, _rows, risks, _y in docs])
+        # rounded as saved (JSON keeps 10 digits): a loaded model fences exactly where the fit one does
+        quartiles = {k: [round(float(q), 6) for q in numpy.percentile(shapes[:, j], [25, 75])] for j, k in enumerate(DOC_FEATURES)}
+        return cls(indicators, detectors, classifier, info, context_rates(keys, docs, range(len(docs))), doc_features, quartiles)
+
+    def unlike(self, text: str, risks: Sequence[Sequence[float]], fence: float) -> Optional[str]:
+        """Why the document, whose spans have the indicator scores ``risks``, lies beyond the
+        fences (``fence`` interquartile ranges past the training documents' quartiles of its
+        length and span density), or None. Not of the indicators' mean: in a short text that is
+        the score of its one or two spans, the very thing the model decides."""
+        if self.quartiles is None:
+            raise ValueError(Errors.E546.format(name="risk_stack", value=fence))
+        for key, value in zip(DOC_FEATURES, doc_vector(text, _as_matrix(risks, len(self.indicators)))):
+            q1, q3 = self.quartiles[key]
+            low, high = q1 - fence * (q3 - q1), q3 + fence * (q3 - q1)
+            if not low <= value <= high:
+                return f"{UNLIKE}: {key} {value:.2f} outside [{low:.2f}, {high:.2f}]"
+        return None
 
     def features(self, text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]]) -> numpy.ndarray:
         """The feature rows of the spans ``rows`` of ``text`` (``feature_matrix`` with this model's settings)."""
         return feature_matrix(text, rows, risks, self.detectors, self.context, self.doc_features)
 
-    def predict(self, text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]]) -> numpy.ndarray:
+    def predict(self, text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[float]], fence: Optional[float] = None) -> numpy.ndarray:
+        """Each span's probability of being masked; 1.0 on all of them when ``fence`` is given and
+        the document lies beyond it."""
         if not len(rows):
             return numpy.zeros(0)
+        if fence is not None and self.unlike(text, risks, fence):
+            return numpy.full(len(rows), FAIL_CLOSED_RISK)
         return self.classifier.predict_proba(self.features(text, rows, risks))
 
     def to_dict(self) -> Dict[str, Any]:
@@ -299,6 +345,8 @@ class StackModel:
                "classifier": self.classifier.to_dict(), "info": self.info, "context": [rates.to_dict() for rates in self.context]}
         if self.doc_features:  # absent in models fit before document features existed
             out["doc_features"] = True
+        if self.quartiles is not None:  # absent in models fit before the fence existed
+            out["doc_quartiles"] = {k: list(v) for k, v in self.quartiles.items()}
         return out
 
     @classmethod
@@ -308,7 +356,8 @@ class StackModel:
         if data.get("features", expected) != expected:
             raise ValueError(Errors.E544.format(fitted=len(data["features"]), expected=len(expected)))
         heads, prevs = (ContextRates(c["prior"], c["rates"]) for c in data["context"])
-        return cls(data["indicators"], data["detectors"], SpanClassifier.from_dict(data["classifier"]), data.get("info"), (heads, prevs), doc_features)
+        return cls(data["indicators"], data["detectors"], SpanClassifier.from_dict(data["classifier"]), data.get("info"), (heads, prevs), doc_features,
+                   data.get("doc_quartiles"))
 
 
 def context_rates(keys: Sequence[Sequence[Tuple[str, str]]], docs: Sequence[Tuple[Any, Any, Any, Sequence[float]]],
@@ -323,9 +372,12 @@ def context_rates(keys: Sequence[Sequence[Tuple[str, str]]], docs: Sequence[Tupl
 class RiskStack(LearnedState):
     """Writes ``Span._.risk["stack"]`` (the component name without ``risk_``); see the module docstring."""
 
-    def __init__(self, nlp: Language, name: str, indicators: List[str], spans_key: str) -> None:
+    def __init__(self, nlp: Language, name: str, indicators: List[str], spans_key: str, doc_fence: Optional[float] = None) -> None:
         if not indicators:
             raise ValueError(Errors.E541.format(name=name))
+        if doc_fence is not None and (isinstance(doc_fence, bool) or not isinstance(doc_fence, (int, float)) or not 0 <= doc_fence < math.inf):
+            raise ValueError(Errors.E545.format(name=name, value=doc_fence))
+        self.doc_fence = None if doc_fence is None else float(doc_fence)
         self.nlp = nlp
         self.name = name
         self.risk_key = risk_key(name)
@@ -342,6 +394,8 @@ class RiskStack(LearnedState):
             raise ValueError(Errors.E542.format(name=self.name))
         if self.model.indicators != self.indicators:
             raise ValueError(Errors.E543.format(name=self.name, configured=self.indicators, fitted=self.model.indicators))
+        if self.doc_fence is not None and self.model.quartiles is None:
+            raise ValueError(Errors.E546.format(name=self.name, value=self.doc_fence))
         return self.model
 
     def _features(self, doc: Doc) -> Tuple[List[Span], List[List[float]], List[Optional[str]], numpy.ndarray]:
@@ -366,6 +420,9 @@ class RiskStack(LearnedState):
             missing.append(why)
             rows.append(span_row(span, explains))
         features = model.features(doc.text, rows, risks) if spans else numpy.zeros((0, 0))
+        unlike = model.unlike(doc.text, risks, self.doc_fence) if spans and self.doc_fence is not None else None
+        if unlike:  # not decided: every span fails closed with the reason
+            missing = [why or unlike for why in missing]
         return spans, risks, missing, features
 
     def _write(self, spans: List[Span], risks: List[List[float]], missing: List[Optional[str]], probs: numpy.ndarray) -> None:
@@ -411,14 +468,16 @@ class RiskStack(LearnedState):
 
 @Language.factory(
     "risk_stack",
-    default_config={"indicators": ["seq"], "spans_key": DEFAULT_SPANS_KEY},
+    default_config={"indicators": ["seq"], "spans_key": DEFAULT_SPANS_KEY, "doc_fence": None},
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.risk", "span._.risk_explain"],
 )
-def make_risk_stack(nlp: Language, name: str, indicators: List[str], spans_key: str) -> RiskStack:
+def make_risk_stack(nlp: Language, name: str, indicators: List[str], spans_key: str, doc_fence: Optional[float]) -> RiskStack:
     """indicators (List[str]): the risk keys combined (``seq`` for ``risk_seq``), in the order
-    the model was fit with. The model is loaded by ``initialize`` (``shipped =
-    "risk_stack_court"`` in the court config) or ``from_disk``."""
+    the model was fit with. doc_fence (Optional[float]): a document whose length or span density
+    lies more than this many interquartile ranges beyond the training documents' quartiles is
+    not decided (every span risk 1.0, fail closed; null: no fence). The model is loaded by
+    ``initialize`` (``shipped = "risk_stack_court"`` in the court config) or ``from_disk``."""
     register_extensions()
-    return RiskStack(nlp, name, indicators, spans_key)
+    return RiskStack(nlp, name, indicators, spans_key, doc_fence)
 
