@@ -221,3 +221,52 @@ def test_both_deciders_keep_a_named_persons_health_condition_masked(factory):
     nlp.replace_pipe("test_special_spans", "test_common_name_spans")
     doc = nlp("Ben Cole has epilepsy.")
     assert [s._.mask for s in doc.spans["pii"]] == [True, True]
+
+
+@pytest.mark.parametrize("text, span_text, age", [
+    ("Patient: John Smith, age 52, admitted.", "age 52", True),
+    ("Patient: John Smith, age 52, admitted.", "52", True),  # the cue outside the span
+    ("Maria Lopez (aged 34) was seen.", "34", True),
+    ("Name: Tom Barker\nAge: 47", "47", True),
+    ("Ella Watts, 11 years old, Year 6.", "11 years old", True),
+    ("Ella Watts, 11 years old, Year 6.", "11", True),
+    ("Daniel Okafor, 23 years of age, gave a statement.", "23 years of age", True),
+    ("Ahmed Karimi is a 29-year-old driver.", "29-year-old", True),
+    ("the applicant killed a 75 year old woman", "75 year old", True),
+    ("Ella Watts, 11 years old, Year 6.", "Year 6", False),  # the number beside the age is not it
+    ("Tom Barker waited 3 years for the page 52 of it.", "3 years", False),
+    ("Tom Barker waited 3 years for the page 52 of it.", "52", False),  # "page": no age word
+    ("Tom Barker: age 12.5 kg", "12.5", False),
+])
+def test_an_age_is_protected_where_a_person_is_named(text, span_text, age):
+    """protect_ages: a span holding the number of an age, its words inside or around it, stays
+    masked in a text that names a person or holds a code; else the risk decides."""
+    start = text.index(span_text)
+    rules = ProtectRules([], ages=True)
+    assert bool(rules.reason("DATETIME", text, start, start + len(span_text), identified=True)) is age
+    assert rules.reason("DATETIME", text, start, start + len(span_text)) is None  # names no one
+    assert ProtectRules([]).reason("DATETIME", text, start, start + len(span_text), identified=True) is None  # off by default
+    with pytest.raises(ValueError, match="E531"):
+        ProtectRules([], ages="yes")  # type: ignore[arg-type]
+
+
+def test_the_decider_keeps_a_named_persons_age_masked():
+    """protect_ages in a pipeline: the decider reads the text's PERSON spans itself."""
+    @Language.component("test_age_spans")
+    def age_spans(doc: Doc) -> Doc:
+        spans = []
+        for text, label in (("John Smith", "PERSON"), ("age 52", "DATETIME")):
+            if text in doc.text:
+                start = doc.text.index(text)
+                spans.append(doc.char_span(start, start + len(text), label=label))
+        doc.spans["pii"] = spans
+        return doc
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("test_age_spans")
+    nlp.add_pipe("risk_test_low")
+    nlp.add_pipe("decide_threshold", config={"indicator": "test_low", "threshold": 0.5, "protect": ["PERSON"], "protect_ages": True})
+    named, nameless = nlp("Patient: John Smith, age 52."), nlp("Benefits stop at age 52.")
+    assert {s.text: s._.mask for s in named.spans["pii"]} == {"John Smith": True, "age 52": True}
+    assert "protect_ages" in named.spans["pii"][1]._.risk_explain["decide_threshold"]["reason"]
+    assert {s.text: s._.mask for s in nameless.spans["pii"]} == {"age 52": False}

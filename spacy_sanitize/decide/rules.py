@@ -40,6 +40,11 @@ birth or a postcode. The rules name what no score may un-mask:
   occurrences of such terms in the 127 court cases (one is unannotated) and 19 of the 22 in
   the 70 biographies; a text that names no one and holds no code keeps them ("Asthma is common
   in children");
+- ``ages`` (``protect_ages``): in a text that names a person or holds a code, a span that holds
+  an age read as one ("age 52", "aged 17", "Age: 47", "11 years old", "23 years of age",
+  "a 75 year old woman", "29-year-old"): all annotators mask the ages of the 70 biographies and
+  127 court cases that are a person's (4 of 4; two statutory pension ages, "at age 60", are left),
+  and a learned decision that never saw a record's "Age: 52" must not keep it;
 - ``date_cues`` (``protect_date_cues``): a DATETIME span with one of these cues among the
   ``date_window`` words before it ("born", "date of birth", "DOB", "d.", "né le"): a date of
   birth or death, a quasi-identifier a court keeps as much as a medical record does.
@@ -119,6 +124,23 @@ def special_term_in(span_text: str) -> bool:
     words = WORD.findall(span_text)
     return len(words) <= 2 * longest and any(term_key(" ".join(words[i:j])) in terms
                for i in range(len(words)) for j in range(i + 1, min(len(words), i + longest) + 1))
+
+
+# an age, with its digits in group "n": "age 52", "aged 17", "Age: 47", "11 years old",
+# "23 years of age", "75 year old", "29-year-old"
+AGE = re.compile(r"(?i)\b(?:age|aged)[ \t]*[:=]?[ \t]*(?P<n>\d{1,3})\b(?![.,:/]\d)"
+                 r"|\b(?P<m>\d{1,3})(?:[ \t]*-[ \t]*|[ \t]+)(?:years?|yrs?)(?:[ \t]*-[ \t]*|[ \t]+)(?:old\b|of[ \t]+age\b)")
+AGE_REACH = 16  # characters read on each side of a span for its age's words
+
+
+def age_in(text: str, start: int, end: int) -> bool:
+    """Whether the span ``text[start:end]`` holds the number of an age (its words may lie
+    around the span: "age [52]", "[11] years old")."""
+    for match in AGE.finditer(text, max(0, start - AGE_REACH), min(len(text), end + AGE_REACH)):
+        group = "n" if match.group("n") is not None else "m"
+        if start <= match.start(group) and match.end(group) <= end:
+            return True
+    return False
 
 
 @lru_cache(maxsize=1)
@@ -265,9 +287,10 @@ class ProtectRules:
         code_shaped: bool = False,
         numeric_dates: bool = False,
         special: bool = False,
+        ages: bool = False,
     ) -> None:
         for name, value in (("protect_names", names), ("protect_validated", validated), ("protect_code_shaped", code_shaped),
-                            ("protect_numeric_dates", numeric_dates), ("protect_special", special)):
+                            ("protect_numeric_dates", numeric_dates), ("protect_special", special), ("protect_ages", ages)):
             if not isinstance(value, bool):
                 raise ValueError(Errors.E531.format(name=name, value=value))
         if isinstance(date_window, bool) or not isinstance(date_window, int) or date_window < 1:
@@ -281,6 +304,7 @@ class ProtectRules:
         self.code_shaped = code_shaped
         self.numeric_dates = numeric_dates
         self.special = special
+        self.ages = ages
         self._cues = [(cue, _cue_pattern(cue)) for cue in self.date_cues]
         if names:
             name_lists()  # read when the rules are built, not at the first document
@@ -313,8 +337,9 @@ class ProtectRules:
         rule applies). ``detector``: its ``risk_explain["detector"]``; ``validated``: whether its
         format or check digits were verified; ``name_words``: ``person_words`` of the text's
         PERSON spans (``protect_names``: a span typed otherwise with one of them is a name);
-        ``identified``: whether the text holds a PERSON or CODE span (``protect_special``: a
-        name, a card or patient number identifies the person a health fact is about)."""
+        ``identified``: whether the text holds a PERSON or CODE span (``protect_special``,
+        ``protect_ages``: a name, a card or patient number identifies the person a health fact
+        or an age is about)."""
         if label in self.labels:
             return (
                 f"label {label} is protected (protect, or types_always_mask in older configs): "
@@ -334,6 +359,8 @@ class ProtectRules:
         if self.special and identified and special_term_in(text[start:end]):
             return ("a health condition, sexual orientation, religion or ethnic group (special categories of personal data) "
                     "in a text that names a person or holds a code (protect_special): masked whatever the votes")
+        if self.ages and identified and age_in(text, start, end):
+            return "an age in a text that names a person or holds a code (protect_ages): masked whatever the votes"
         if self.names and self.name_word(text[start:end]):
             return "a word of the span is in the shipped name lists (protect_names): masked whatever the votes"
         if self.names and name_words and label not in (DATE_LABEL, "QUANTITY") and person_words([text[start:end]]) & name_words:

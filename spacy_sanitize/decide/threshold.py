@@ -58,6 +58,7 @@ class RiskThreshold(RiskVote):
         protect_code_shaped: bool = False,
         protect_numeric_dates: bool = False,
         protect_special: bool = False,
+        protect_ages: bool = False,
     ) -> None:
         if missing != "mask":
             raise ValueError(Errors.E705.format(missing=missing))
@@ -88,6 +89,7 @@ class RiskThreshold(RiskVote):
             protect_code_shaped=protect_code_shaped,
             protect_numeric_dates=protect_numeric_dates,
             protect_special=protect_special,
+            protect_ages=protect_ages,
         )
         self.indicator = indicator
         self.threshold = None if threshold is None else float(threshold)
@@ -125,6 +127,7 @@ FACTORY_SETTINGS = dict(
         "protect_code_shaped": False,
         "protect_numeric_dates": False,
         "protect_special": False,
+        "protect_ages": False,
     },
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
@@ -149,6 +152,7 @@ def make_risk_threshold(
     protect_code_shaped: bool,
     protect_numeric_dates: bool,
     protect_special: bool,
+    protect_ages: bool,
 ) -> RiskThreshold:
     """indicator (str): the risk key to decide from (``seq`` for ``risk_seq``); required.
     threshold (Optional[float]): mask when risk >= threshold, in [0, 1]; null = the
@@ -166,12 +170,13 @@ def make_risk_threshold(
     digits with a day, a month and a year ("1990-06-11"). protect_special (bool): so does, in a
     text that names a person or holds a code, a span that is or holds a term of the gazetteer's
     special categories of personal data (health conditions and states, sexual orientation,
-    religion, ethnic group)."""
+    religion, ethnic group). protect_ages (bool): so does, in such a text, a span holding an age
+    ("age 52", "11 years old", "29-year-old")."""
     register_extensions()
     return RiskThreshold(
         nlp, name, indicator, threshold, spans_key, missing, protect, types_always_mask,
         protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window, protect_code_shaped,
-        protect_numeric_dates, protect_special,
+        protect_numeric_dates, protect_special, protect_ages,
     )
 
 

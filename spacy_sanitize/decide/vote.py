@@ -111,6 +111,7 @@ class RiskVote:
         protect_code_shaped: bool = False,
         protect_numeric_dates: bool = False,
         protect_special: bool = False,
+        protect_ages: bool = False,
     ) -> None:
         if rule not in RULES:
             raise ValueError(Errors.E700.format(rule=rule, rules=", ".join(RULES)))
@@ -135,7 +136,7 @@ class RiskVote:
         self.missing = missing
         self.protect = protected_labels(protect, types_always_mask)
         self.rules = ProtectRules(self.protect, protect_names, protect_detectors, protect_validated, protect_date_cues, date_cue_window,
-                                  protect_code_shaped, protect_numeric_dates, protect_special)
+                                  protect_code_shaped, protect_numeric_dates, protect_special, protect_ages)
         self._order_checked = False
 
     # ---------------------------------------------------------------- decision
@@ -243,7 +244,7 @@ class RiskVote:
         text = doc.text
         spans = list(doc.spans.get(self.spans_key, []))
         name_words = person_words(text[s.start_char : s.end_char] for s in spans if s.label_ == "PERSON") if self.rules.names or self.rules.special else frozenset()
-        identified = self.rules.special and any(s.label_ in ("PERSON", "CODE") for s in spans)
+        identified = (self.rules.special or self.rules.ages) and any(s.label_ in ("PERSON", "CODE") for s in spans)
         for span in spans:
             mask, explain = self.decide(span, person_parts, text, name_words, identified)
             span._.mask = mask
@@ -272,6 +273,7 @@ FACTORY_SETTINGS = dict(
         "protect_code_shaped": False,
         "protect_numeric_dates": False,
         "protect_special": False,
+        "protect_ages": False,
     },
     requires=["doc.spans", "span._.risk"],
     assigns=["span._.mask", "span._.risk_explain"],
@@ -300,6 +302,7 @@ def make_risk_vote(
     protect_code_shaped: bool,
     protect_numeric_dates: bool,
     protect_special: bool,
+    protect_ages: bool,
 ) -> RiskVote:
     """indicators (List[str]): risk keys to combine (``seq``, ``web``...); empty = every key
     present on the span. thresholds (Dict[str, float]): per-key vote threshold (risk >=
@@ -326,7 +329,9 @@ def make_risk_vote(
     protect_special (bool): in a text that names a person or holds a code, keep masked a span
     that is or holds a term of the shipped gazetteer's special categories of personal data
     (health conditions and states, sexual orientation, religion, ethnic group: "breast cancer",
-    "14 weeks pregnant", "lesbian"); false = off."""
+    "14 weeks pregnant", "lesbian"); false = off.
+    protect_ages (bool): in such a text, keep masked a span holding an age ("age 52", "aged
+    17", "11 years old", "29-year-old"); false = off."""
     register_extensions()
     return RiskVote(
         nlp,
@@ -349,6 +354,7 @@ def make_risk_vote(
         protect_code_shaped,
         protect_numeric_dates,
         protect_special,
+        protect_ages,
     )
 
 
