@@ -99,6 +99,8 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # "vpn user is mwilliams", "her login is sarah.lin": a word that is no ordinary word
     "user_is": r"(?i)\b(?:user(?:_?name)?|login|handle|nick(?:name)?|gamertag|psn|alias)[ \t]+is[ \t]+(?P<id>[a-z][\w.-]{1,62}[\w])\b",
     "sshd_user": r"\bfor (?:invalid user )?(?P<id>[a-z_][a-z0-9_.-]{0,31}) from (?=\d{1,3}\.\d{1,3}\.|[0-9a-f]{0,4}:[0-9a-f:]*:)",
+    # the login of a PAM session line ("pam_unix(sudo:session): session opened for user kfischer")
+    "pam_user": r"\bsession (?:opened|closed) for user (?P<id>[a-z_][a-z0-9_.-]{0,31}[a-z0-9_])(?![\w.-])",
     # a place on a map: a pair of decimal degrees ("53.4808, -2.2426", "19.0760N 72.8777E"), a
     # degree-minute(-second) position ("57°08′54″N", "N 52° 22.123'"), a what3words address
     "coordinates": (

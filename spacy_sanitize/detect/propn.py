@@ -32,6 +32,7 @@ from ..types import PERSON_TITLES
 from .gazetteer.filters import SENTENCE_BREAKS, term_zipf
 from .names import NameLists, name_lists
 from .refine import FIELD_LABELS, FIELD_WORDS, ROLE_ABBREVIATIONS, is_plain_span, is_product_span, lazy_capitalised, medication, names_no_one
+from .syslog import log_noise
 
 DEFAULT_CONNECTORS = [
     "of", "the", "and", "&", "de", "du", "des", "la", "le", "les", "von", "van", "der", "den",
@@ -199,7 +200,8 @@ class ProperNounDetector:
                 # a heading or a sentence's first words, all plain ("DISCHARGE SUMMARY", "Preheat"), is no name
                 # judged on its words: a closing number ("Indexed 1532" after a log level) is no name's
                 w = b - 1 if b - 1 > a and not caps[b - 1] else b
-                if a < b and any(self._rare(words[m]) for m in range(a, b) if caps[m]) and not _plain_or_product(Span(doc, a, w, self.label), proper):
+                if (a < b and any(self._rare(words[m]) for m in range(a, b) if caps[m]) and not _plain_or_product(Span(doc, a, w, self.label), proper)
+                        and not log_noise(Span(doc, a, b), self.name, ())):  # a syslog line's header
                     label = self._label(words, spaces, a, b, lists)
                     if label == self.label and self._after_person(words, spaces, a, persons):
                         label = "PERSON"

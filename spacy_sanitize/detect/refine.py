@@ -63,6 +63,11 @@ that identify no one ("between ... and"). ``pii_refine`` rewrites the spans of
   everyday words are everyday ("Mitigations"), and the options of a form between slashes are
   plain wherever they stand ("Single / Married / Other", "Email / Phone / Post").
 
+- **syslog lines** (with ``drop_plain_words``): a recognizer's span in a syslog line's header
+  (time stamp, host, program) and its program's words in the message (lower case: "publickey",
+  "ssh2"; a port number) are dropped, and a message starts like a line ("Accepted", "Started":
+  plain words); the code rules' logins and addresses stay (``detect/syslog.py``).
+
 - **measures** (with ``drop_measures``): a QUANTITY or DATETIME span of a number (at most 4
   digits) and an everyday unit, in the span or right after it ("5 min", "120 ms", "30 s",
   "2 GB", "37 °C"); the units court annotators mask stay (injuries in cm, hours of detention,
@@ -97,6 +102,7 @@ from ..text import is_common_word
 from ..types import DEFAULT_SPANS_KEY, PERSON_TITLES
 from .codes import NUMERIC_DATE_IN_TEXT
 from .names import PRODUCT_NAMES, PRODUCT_ONLY_WITH, everyday_word, name_lists, word_names
+from .syslog import log_noise, syslog_lines
 
 RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles", "pii_propn")
 # Words that open a reference to a provision of law, which NER models read as a PERSON
@@ -516,8 +522,8 @@ def _line_or_sentence_start(doc: Doc, i: int) -> bool:
         j -= 1
     if j >= 0 and i - j > MAX_OPENERS:
         return False
-    if j < 0:
-        return True
+    if j < 0 or doc[j + 1].idx in syslog_lines(doc).message_starts:
+        return True  # a text's or a syslog message's first word (after its openers)
     token = doc[j]
     before = j - 1 if token.is_space else j
     if before >= 0 and doc[before].text == ",":
@@ -652,7 +658,11 @@ class SpanRefiner:
         spans: List[Span] = []
         proper = lazy_capitalised(doc)
         for span in doc.spans[self.spans_key]:
-            detector = str(span._.risk_explain.get("detector", "")).split(":")[0]
+            full_detector = str(span._.risk_explain.get("detector", ""))
+            detector = full_detector.split(":")[0]
+            if self.drop_plain_words and log_noise(span, full_detector, RULE_DETECTORS):
+                dropped += 1  # a syslog line's header or program words (detect/syslog.py)
+                continue
             if detector in RULE_DETECTORS:
                 kept.append(span)
             else:
