@@ -323,7 +323,15 @@ class StackModel:
         for key, value in zip(DOC_FEATURES, doc_vector(text, _as_matrix(risks, len(self.indicators)))):
             q1, q3 = self.quartiles[key]
             low, high = q1 - fence * (q3 - q1), q3 + fence * (q3 - q1)
-            if not low <= value <= high:
+            if key == "doc_span_density":
+                # spans come whole: a text holds as many as the fences allow for its length, rounded
+                # outwards ("Carlos Mendes wrote back.": 2 spans in 25 characters is no denser
+                # than 1.7 allowed)
+                per = max(len(text), 1) / 1000.0
+                inside = math.floor(low * per) <= len(risks) <= math.ceil(high * per)
+            else:
+                inside = low <= value <= high
+            if not inside:
                 return f"{UNLIKE}: {key} {value:.2f} outside [{low:.2f}, {high:.2f}]"
         return None
 
