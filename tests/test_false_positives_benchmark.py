@@ -39,6 +39,9 @@ def test_committed_run_pins_the_rates():
     # accurate 68 while it masked everything it detected, 34 with default's decision; strict 48 -> 51
     # with the gazetteer's health states ("during pregnancy" in a sentence about no one: strict masks every term);
     # 52 of 459 with the GP sentences (the recognizer's DEM "persist" in "See your GP if the symptoms persist");
-    # 5, 53, 35 of 462 with the products after a title ("dr pepper", a brand no list holds, is read as a surname)
-    assert {name: results[name]["changed"] for name in ("default", "strict", "accurate")} == {"default": 5, "strict": 53, "accurate": 35}
-    assert results["default"]["changed"] < results["presidio"]["changed"]  # Presidio 2.2 in the same run: 141 of 462
+    # 5, 53, 35 of 462 with the products after a title ("dr pepper", a brand no list holds, is read as a surname);
+    # 10 syslog lines written first (all changed by every pipeline): 4 still change ("(root) CMD", "EXT4-fs",
+    # "Starting Rotate", "11: Bye Bye"); risk_stack's doc_fence masks two texts under 22 characters whole
+    # ("Insert the batteries.", "running late sorry"): 10, 56, 41 of 472
+    assert {name: results[name]["changed"] for name in ("default", "strict", "accurate")} == {"default": 10, "strict": 56, "accurate": 41}
+    assert results["default"]["changed"] < results["presidio"]["changed"]  # Presidio 2.2 in the same run: 147 of 472

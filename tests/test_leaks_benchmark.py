@@ -72,5 +72,7 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     # health facts (6 cases written first; default leaked in 6, strict in 3): default, strict 0, court 25 -> 30
     # the annotated everyday documents (15 cases written first): ensemble 20 -> 19, court 30 -> 29 ("kasia's address")
     # the health conditions of a named person (4 cases written first; court keeps health facts: 29 -> 33)
-    pinned = {"default": 0, "strict": 0, "accurate": 4, "ensemble": 19, "court": 33}
+    # the age of a named person (6 cases written first; default leaked in 5; court keeps "age 52": 34) and
+    # a login in a PAM session line (2 cases written first; every pipeline leaked both, pii_codes' pam_user)
+    pinned = {"default": 0, "strict": 0, "accurate": 4, "ensemble": 19, "court": 34}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned
