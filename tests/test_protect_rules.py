@@ -190,25 +190,33 @@ def test_a_span_holding_a_special_term_is_protected(span_text, special):
         ProtectRules([], special="yes")  # type: ignore[arg-type]
 
 
+def _low_risk_pipeline(component: str, spans, decider: str, settings):
+    """A blank pipeline: a component that marks each of ``spans`` ((text, label)) found in the
+    text, an indicator that scores every span low, and ``decider`` with ``settings``."""
+    @Language.component(component)
+    def mark(doc: Doc) -> Doc:
+        found = []
+        for text, label in spans:
+            if text in doc.text:
+                start = doc.text.index(text)
+                found.append(doc.char_span(start, start + len(text), label=label))
+        doc.spans["pii"] = found
+        return doc
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe(component)
+    nlp.add_pipe("risk_test_low")
+    nlp.add_pipe(decider, config=settings)
+    return nlp
+
+
 @pytest.mark.parametrize("factory", ["decide_threshold", "decide_vote"])
 def test_both_deciders_keep_a_named_persons_health_condition_masked(factory):
     """protect_special in a pipeline: the decider reads the text's PERSON spans itself (without
     protect_names too), and a text that names no one leaves the condition to the risk."""
-    @Language.component("test_special_spans")
-    def special_spans(doc: Doc) -> Doc:
-        spans = []
-        for text, label in (("Ewa Sikorska", "PERSON"), ("epilepsy", "DEM")):
-            if text in doc.text:
-                start = doc.text.index(text)
-                spans.append(doc.char_span(start, start + len(text), label=label))
-        doc.spans["pii"] = spans
-        return doc
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("test_special_spans")
-    nlp.add_pipe("risk_test_low")
     config = {"indicator": "test_low", "threshold": 0.5} if factory == "decide_threshold" else {"indicators": ["test_low"]}
-    nlp.add_pipe(factory, config={**config, "protect": ["PERSON"], "protect_special": True})
+    nlp = _low_risk_pipeline("test_special_spans", (("Ewa Sikorska", "PERSON"), ("epilepsy", "DEM")), factory,
+                             {**config, "protect": ["PERSON"], "protect_special": True})
     named, nameless = nlp("Ewa Sikorska has epilepsy."), nlp("Epilepsy and epilepsy are common.")
     assert {s.text: s._.mask for s in named.spans["pii"]} == {"Ewa Sikorska": True, "epilepsy": True}
     assert {s.text: s._.mask for s in nameless.spans["pii"]} == {"epilepsy": False}
@@ -252,20 +260,8 @@ def test_an_age_is_protected_where_a_person_is_named(text, span_text, age):
 
 def test_the_decider_keeps_a_named_persons_age_masked():
     """protect_ages in a pipeline: the decider reads the text's PERSON spans itself."""
-    @Language.component("test_age_spans")
-    def age_spans(doc: Doc) -> Doc:
-        spans = []
-        for text, label in (("John Smith", "PERSON"), ("age 52", "DATETIME")):
-            if text in doc.text:
-                start = doc.text.index(text)
-                spans.append(doc.char_span(start, start + len(text), label=label))
-        doc.spans["pii"] = spans
-        return doc
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("test_age_spans")
-    nlp.add_pipe("risk_test_low")
-    nlp.add_pipe("decide_threshold", config={"indicator": "test_low", "threshold": 0.5, "protect": ["PERSON"], "protect_ages": True})
+    nlp = _low_risk_pipeline("test_age_spans", (("John Smith", "PERSON"), ("age 52", "DATETIME")), "decide_threshold",
+                             {"indicator": "test_low", "threshold": 0.5, "protect": ["PERSON"], "protect_ages": True})
     named, nameless = nlp("Patient: John Smith, age 52."), nlp("Benefits stop at age 52.")
     assert {s.text: s._.mask for s in named.spans["pii"]} == {"John Smith": True, "age 52": True}
     assert "protect_ages" in named.spans["pii"][1]._.risk_explain["decide_threshold"]["reason"]
