@@ -133,18 +133,18 @@ def test_doc_fence_leaves_undecided_a_document_unlike_the_training_ones():
     assert list(model.quartiles) == ["doc_log_chars", "doc_span_density"]
     assert q1 == pytest.approx(np.log1p(len(TEXT))) and q3 == pytest.approx(np.log1p(len(longer)))
     assert d1 == pytest.approx(1000 * 5 / len(longer)) and d3 == pytest.approx(1000 * 5 / len(TEXT))
-    assert model.unlike(TEXT, risks, 1.5) is None and model.predict(TEXT, _rows(), risks, 1.5)[3] < 0.2
+    assert model.unlike(TEXT, 5, 1.5) is None and model.predict(TEXT, _rows(), risks, 1.5)[3] < 0.2
     dense = TEXT[:200]  # the same five spans in a short text: a density no training document had
     rows = [r for r in _rows() if r[1] <= 200] or _rows()[:1]
-    assert "doc_span_density" in model.unlike(TEXT, risks * 8, 1.5)
+    assert "doc_span_density" in model.unlike(TEXT, 40, 1.5)
     # spans come whole: a short text may hold the fence's density for its length, rounded up
     high = d3 + 1.5 * (d3 - d1)
     short = TEXT[:400]
     allowed = int(np.ceil(high * len(short) / 1000))
-    assert 1000 * allowed / len(short) > high and model.unlike(short, [[0.5]] * allowed, 1.5) is None
-    assert "doc_span_density" in model.unlike(short, [[0.5]] * (allowed + 1), 1.5)
-    assert model.unlike(TEXT * 30, risks * 30, 1.5).startswith("document unlike the training documents: doc_log_chars")
-    assert model.unlike(TEXT, [[0.01]] * 5, 0.0) is None  # the spans' scores are the model's to decide
+    assert 1000 * allowed / len(short) > high and model.unlike(short, allowed, 1.5) is None
+    assert "doc_span_density" in model.unlike(short, allowed + 1, 1.5)
+    assert model.unlike(TEXT * 30, 150, 1.5).startswith("document unlike the training documents: doc_log_chars")
+    assert model.predict(TEXT, _rows(), [[0.01]] * 5, 0.0).max() < 1.0  # the spans' scores are the model's to decide
     assert list(model.predict(dense, rows, [[0.1]] * len(rows), 1.5)) == [1.0] * len(rows)
     assert model.predict(dense, rows, [[0.1]] * len(rows)).max() < 1.0  # no fence: decided
     again = StackModel.from_dict(srsly.json_loads(srsly.json_dumps(model.to_dict())))

@@ -94,11 +94,9 @@ DOC_FEATURES = ("doc_log_chars", "doc_span_density")
 UNLIKE = "document unlike the training documents"
 
 
-def doc_vector(text: str, risks: numpy.ndarray) -> List[float]:
-    """The document features of ``text`` whose spans have the indicator scores ``risks`` (one row
-    per span): log characters, spans per 1,000 characters, each indicator's mean."""
-    means = risks.mean(axis=0).tolist() if len(risks) else [0.0] * risks.shape[1]
-    return [math.log1p(len(text)), 1000.0 * len(risks) / max(len(text), 1), *means]
+def doc_shape(text: str, n_spans: int) -> Tuple[float, float]:
+    """``DOC_FEATURES`` of ``text`` with ``n_spans`` spans: log characters, spans per 1,000 characters."""
+    return math.log1p(len(text)), 1000.0 * n_spans / max(len(text), 1)
 
 
 def doc_feature_names(indicators: Sequence[str]) -> List[str]:
@@ -254,12 +252,9 @@ def feature_matrix(text: str, rows: Sequence[SpanRow], risks: Sequence[Sequence[
     if hot:
         out[tuple(numpy.asarray(hot).T)] = 1.0
     if doc_features:
-        out = numpy.hstack([out, numpy.tile(numpy.asarray(doc_vector(text, r), dtype=float), (len(rows), 1))])
+        doc = [*doc_shape(text, len(rows)), *(r.mean(axis=0) if len(rows) else numpy.zeros(n_ind))]
+        out = numpy.hstack([out, numpy.tile(numpy.asarray(doc, dtype=float), (len(rows), 1))])
     return out
-
-
-def _as_matrix(risks: Sequence[Sequence[float]], n_indicators: int) -> numpy.ndarray:
-    return numpy.asarray(risks, dtype=float).reshape(len(risks), n_indicators)
 
 
 class StackModel:
@@ -308,19 +303,19 @@ class StackModel:
         per_span *= len(per_span) / per_span.sum()
         weights = numpy.concatenate([y * per_span, (1.0 - y) * per_span]) + 1e-6
         classifier = SpanClassifier(dict(params or DEFAULT_PARAMS)).fit(both, labels, seed=seed, sample_weight=weights)
-        shapes = numpy.asarray([doc_vector(text, _as_matrix(risks, len(indicators)))[: len(DOC_FEATURES)] for text, _rows, risks, _y in docs])
+        shapes = numpy.asarray([doc_shape(text, len(rows)) for text, rows, _risks, _y in docs])
         # rounded as saved (JSON keeps 10 digits): a loaded model fences exactly where the fit one does
         quartiles = {k: [round(float(q), 6) for q in numpy.percentile(shapes[:, j], [25, 75])] for j, k in enumerate(DOC_FEATURES)}
         return cls(indicators, detectors, classifier, info, context_rates(keys, docs, range(len(docs))), doc_features, quartiles)
 
-    def unlike(self, text: str, risks: Sequence[Sequence[float]], fence: float) -> Optional[str]:
-        """Why the document, whose spans have the indicator scores ``risks``, lies beyond the
-        fences (``fence`` interquartile ranges past the training documents' quartiles of its
-        length and span density), or None. Not of the indicators' mean: in a short text that is
-        the score of its one or two spans, the very thing the model decides."""
+    def unlike(self, text: str, n_spans: int, fence: float) -> Optional[str]:
+        """Why the document ``text`` with ``n_spans`` spans lies beyond the fences (``fence``
+        interquartile ranges past the training documents' quartiles of its length and span
+        density), or None. Not of the indicators' mean: in a short text that is the score of its
+        one or two spans, the very thing the model decides."""
         if self.quartiles is None:
             raise ValueError(Errors.E546.format(name="risk_stack", value=fence))
-        for key, value in zip(DOC_FEATURES, doc_vector(text, _as_matrix(risks, len(self.indicators)))):
+        for key, value in zip(DOC_FEATURES, doc_shape(text, n_spans)):
             q1, q3 = self.quartiles[key]
             low, high = q1 - fence * (q3 - q1), q3 + fence * (q3 - q1)
             if key == "doc_span_density":
@@ -328,7 +323,7 @@ class StackModel:
                 # outwards ("Carlos Mendes wrote back.": 2 spans in 25 characters is no denser
                 # than 1.7 allowed)
                 per = max(len(text), 1) / 1000.0
-                inside = math.floor(low * per) <= len(risks) <= math.ceil(high * per)
+                inside = math.floor(low * per) <= n_spans <= math.ceil(high * per)
             else:
                 inside = low <= value <= high
             if not inside:
@@ -344,7 +339,7 @@ class StackModel:
         the document lies beyond it."""
         if not len(rows):
             return numpy.zeros(0)
-        if fence is not None and self.unlike(text, risks, fence):
+        if fence is not None and self.unlike(text, len(rows), fence):
             return numpy.full(len(rows), FAIL_CLOSED_RISK)
         return self.classifier.predict_proba(self.features(text, rows, risks))
 
@@ -428,7 +423,7 @@ class RiskStack(LearnedState):
             missing.append(why)
             rows.append(span_row(span, explains))
         features = model.features(doc.text, rows, risks) if spans else numpy.zeros((0, 0))
-        unlike = model.unlike(doc.text, risks, self.doc_fence) if spans and self.doc_fence is not None else None
+        unlike = model.unlike(doc.text, len(spans), self.doc_fence) if spans and self.doc_fence is not None else None
         if unlike:  # not decided: every span fails closed with the reason
             missing = [why or unlike for why in missing]
         return spans, risks, missing, features
