@@ -589,6 +589,11 @@ def test_default_masks_the_people_of_a_standup_list(default_nlp):
     # a thread without times: a named speaker, a speaker twice; then a repeated rare word is one too
     ("tom: are we still on?\nana: yes! 7pm\ntom: great\nana: see you", ["tom", "ana", "tom", "ana"]),
     ("Mum: home for dinner?\nkai: yeah back by 6\nMum: ok love you\nkai: love u too", ["kai", "kai"]),
+    # a capitalised speaker that is no plain word speaks once ("Jo"); "Agent" and "Customer" are roles
+    ("Marek: heating is off again\nJo: same here\nMarek: emailed them", ["Marek", "Jo", "Marek"]),
+    ("Agent: hello\nSarah: my order is late\nAgent: sorry about that\nCustomer: ok", ["Sarah"]),
+    # a group chat's speaker with a house or flat number: a neighbour, whatever the word
+    ("Pat (no. 22): lost power?\nDev: yes since 6\nPat (no. 22): thanks love", ["Pat", "Dev", "Pat"]),
     # a form's, a mail header's and an interview's labels are no speakers
     ("Name: MILLER, Grace\nDOB: 07.01.1979\nTel: 0161 496 0388\nAddress: 22 Heaton Mews", []),
     ("From: a@example.com\nTo: b@example.com\nSubject: hi\n\nFrom: b@example.com\nTo: a@example.com", []),
@@ -599,6 +604,14 @@ def test_default_masks_the_people_of_a_standup_list(default_nlp):
 def test_chat_speakers(text, speakers):
     from spacy_sanitize.detect.names import chat_speakers
     assert [text[a:b] for a, b in chat_speakers(text)] == speakers
+
+
+def test_a_speaker_the_recognizer_typed_otherwise_is_a_person(default_nlp):
+    """pii_coref's speaker span replaces a recognizer's span of the same words and another
+    type ("Raj:" read as MISC, which the decision kept), so the speaker stays masked."""
+    doc = default_nlp("Group chat - Elm Close\nSue (no. 14): bins go out tonight?\nRaj: yes, recycling week\nSue (no. 14): ta")
+    speakers = [s for s in doc.spans["pii"] if s.text in ("Sue", "Raj")]
+    assert len(speakers) == 3 and all(s.label_ == "PERSON" and s._.mask for s in speakers)
 
 
 def test_default_masks_the_given_names_of_a_thread_without_times(default_nlp):

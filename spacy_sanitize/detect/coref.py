@@ -232,6 +232,13 @@ class Coref:
         for span in found:
             span._.risk_explain["detector"] = f"{self.name}:lower_case"
         if found:
+            # the layout's evidence types the words: a recognizer's span of the same words and
+            # another type gives way ("Raj:" read as MISC), a code stays a code
+            same = {(s.start, s.end) for s in found}
+            group = doc.spans.get(self.spans_key, [])
+            kept = [s for s in group if (s.start, s.end) not in same or s.label_ == "CODE"]
+            if len(kept) < len(group):
+                doc.spans[self.spans_key] = kept
             add_pii_spans(doc, found, self.spans_key)
 
     def _list_heads(self, doc: Doc) -> None:

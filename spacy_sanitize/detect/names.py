@@ -235,8 +235,9 @@ SYSTEM_SPEAKERS = frozenset("system server bot admin root note notice you me sta
 
 
 # a turn of a chat or SMS thread written without times ("tom: are we still on?"): one or two
-# words at a line's start before a colon and a space
-CHAT_TURN = re.compile(r"(?m)^[ \t]{0,3}([^\W\d_][\w.'’-]{1,30}(?:[ \t][^\W\d_][\w.'’-]{0,30})?):(?=[ \t])")
+# words at a line's start before a colon and a space, maybe with a short note in parentheses
+# between (a group chat's "Sue (no. 14): bins tonight?")
+CHAT_TURN = re.compile(r"(?m)^[ \t]{0,3}([^\W\d_][\w.'’-]{1,30}(?:[ \t][^\W\d_][\w.'’-]{0,30})?)(?:[ \t]{1,2}\(([^()\n]{1,24})\))?:(?=[ \t])")
 # a form's field labels that are no common English word ("DOB:", "Tel:"): never a speaker
 FIELD_LABELS = frozenset("dob tel mob fax ref refs nhs ssn nin attn dept cc bcc fwd re ps nb".split())
 
@@ -254,18 +255,26 @@ def _named(words: List[str], lists: NameLists) -> bool:
 def _turn_speakers(text: str, lists: NameLists) -> List[Tuple[int, int]]:
     """Speakers of a thread without times: at least three turns, two speakers, one of them
     speaking twice and one a name (``chat_speakers``' test) so a form's or a mail header's
-    labels ("Name:", "DOB:", "From:") are none; then a speaker is a person when it is a name or
-    speaks twice without being a common word ("ana", not "Mum")."""
+    labels ("Name:", "DOB:", "From:") are none; then a speaker is a person when it is a name,
+    when it speaks twice without being a common word ("ana"; not "Mum"), when it is written
+    capitalised and is no plain word ("Jo", "Sue"; not "Agent", "Customer": ``plain_words``), or
+    when its note in parentheses holds a number (a neighbour's house or flat: "Pat (no. 22):")."""
     turns = []
     for match in CHAT_TURN.finditer(text):
         words = match.group(1).lower().split()
         if not _log_word(words) and not any(w in FIELD_LABELS for w in words):
-            turns.append((match.span(1), " ".join(words)))
-    counts = Counter(speaker for _span, speaker in turns)
-    named = {s for s in counts if _named(s.split(), lists)}
+            resident = any(c.isdigit() for c in match.group(2) or "")
+            turns.append((match.span(1), " ".join(words), match.group(1)[:1].isupper(), resident))
+    counts = Counter(turn[1] for turn in turns)
+    # a speaker with a house or flat number names a neighbour as surely as a listed name does
+    named = {s for s in counts if _named(s.split(), lists)} | {turn[1] for turn in turns if turn[3]}
     if len(turns) < 3 or len(counts) < 2 or max(counts.values(), default=0) < 2 or not named:
         return []
-    return [span for span, s in turns if s in named or (counts[s] >= 2 and not any(is_common_word(w) or everyday_word(w) for w in s.split()))]
+    plain = plain_words()
+    return [span for span, s, capitalised, resident in turns
+            if s in named or resident
+            or (counts[s] >= 2 and not any(is_common_word(w) or everyday_word(w) for w in s.split()))
+            or (capitalised and not any(w in plain or everyday_word(w) for w in s.split()))]
 
 
 def chat_given_names(doc: Doc, lists: Optional[NameLists] = None) -> List[int]:
