@@ -196,3 +196,23 @@ def test_a_number_and_a_capitalised_word_elsewhere_are_no_address(codes_nlp):
     for text in ("In 1998 Paris hosted the final.", "They won 12000 Euros, then 15000 Dollars.", "Score 10000 Points"):
         doc = codes_nlp(text)
         assert [s.text for s in doc.spans["pii"] if s.label_ == "LOC"] == [], text
+
+
+@pytest.mark.parametrize("text, address", [
+    ("nan's postcode is ls6 2ab if you're sending the card", "ls6 2ab"),
+    ("can u send it to 14 birch grove, m14 5rt? ta", "14 birch grove"),
+    ("can u send it to 14 birch grove, m14 5rt? ta", "m14 5rt"),
+    ("she lives at 22 acacia avenue", "22 acacia avenue"),
+])
+def test_a_postcode_and_a_street_typed_in_lower_case_are_places(codes_nlp, text, address):
+    """Chat writes addresses in lower case ("ls6 2ab", "14 birch grove"): the leak cases, written
+    before these patterns, kept the postcode's district and the street in clear."""
+    doc = codes_nlp(text)
+    assert (address, "LOC") in [(s.text, s.label_) for s in doc.spans["pii"]]
+
+
+@pytest.mark.parametrize("text", ["room b2 1st floor", "the m4 2nd exit", "10 min drive, then left",
+                                  "we did 3 long road trips, great", "2 very close, honestly"])
+def test_ordinals_and_everyday_distances_are_no_address(codes_nlp, text):
+    doc = codes_nlp(text)
+    assert [s.text for s in doc.spans["pii"] if s.label_ == "LOC"] == []

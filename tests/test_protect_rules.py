@@ -245,13 +245,19 @@ def test_both_deciders_keep_a_named_persons_health_condition_masked(factory):
     ("Tom Barker waited 3 years for the page 52 of it.", "3 years", False),
     ("Tom Barker waited 3 years for the page 52 of it.", "52", False),  # "page": no age word
     ("Tom Barker: age 12.5 kg", "12.5", False),
+    # in apposition right after a word of the text's names
+    ("Mr Tomasz Wojcik, 67, NHS no 943 476 5919", "67", True),
+    ("Local man Derek Hollins, 54, of Mill Lane", "54", True),
+    ("Tom Barker paid Article 6, 13 and 14", "13", False),     # no name before the comma
+    ("Derek Hollins, 1999, Leeds", "1999", False),            # no age: above 120
 ])
 def test_an_age_is_protected_where_a_person_is_named(text, span_text, age):
     """protect_ages: a span holding the number of an age, its words inside or around it, stays
     masked in a text that names a person or holds a code; else the risk decides."""
     start = text.index(span_text)
     rules = ProtectRules([], ages=True)
-    assert bool(rules.reason("DATETIME", text, start, start + len(span_text), identified=True)) is age
+    names = frozenset({"tomasz", "wojcik", "derek", "hollins", "tom", "barker"})
+    assert bool(rules.reason("DATETIME", text, start, start + len(span_text), name_words=names, identified=True)) is age
     assert rules.reason("DATETIME", text, start, start + len(span_text)) is None  # names no one
     assert ProtectRules([]).reason("DATETIME", text, start, start + len(span_text), identified=True) is None  # off by default
     with pytest.raises(ValueError, match="E531"):

@@ -42,7 +42,8 @@ birth or a postcode. The rules name what no score may un-mask:
   in children");
 - ``ages`` (``protect_ages``): in a text that names a person or holds a code, a span that holds
   an age read as one ("age 52", "aged 17", "Age: 47", "11 years old", "23 years of age",
-  "a 75 year old woman", "29-year-old"): all annotators mask the ages of the 70 biographies and
+  "a 75 year old woman", "29-year-old"), or a number up to 120 between commas right after a
+  word of the text's names ("Tomasz Wojcik, 67,"): all annotators mask the ages of the 70 biographies and
   127 court cases that are a person's (4 of 4; two statutory pension ages, "at age 60", are left),
   and a learned decision that never saw a record's "Age: 52" must not keep it;
 - ``date_cues`` (``protect_date_cues``): a DATETIME span with one of these cues among the
@@ -131,6 +132,22 @@ def special_term_in(span_text: str) -> bool:
 AGE = re.compile(r"(?i)\b(?:age|aged)[ \t]*[:=]?[ \t]*(?P<n>\d{1,3})\b(?![.,:/]\d)"
                  r"|\b(?P<m>\d{1,3})(?:[ \t]*-[ \t]*|[ \t]+)(?:years?|yrs?)(?:[ \t]*-[ \t]*|[ \t]+)(?:old\b|of[ \t]+age\b)")
 AGE_REACH = 16  # characters read on each side of a span for its age's words
+
+
+# an age in apposition after a name ("Tomasz Wojcik, 67, NHS no", "Derek Hollins, 54, of Leeds"):
+# the word before the comma, and what may follow the number
+APPOSITION_BEFORE = re.compile(r"([^\W\d_][\w'’-]*)[ \t]*,[ \t]*$")
+APPOSITION_AFTER = re.compile(r"[ \t]*(?:[,;.)]|of\b|from\b)")
+
+
+def apposition_age(text: str, start: int, end: int, name_words: FrozenSet[str]) -> bool:
+    """Whether the span ``text[start:end]`` is a number up to 120 between commas right after a
+    word of the text's names (``name_words``)."""
+    number = text[start:end].strip()
+    if not number.isdigit() or not 0 < int(number) <= 120:
+        return False
+    before = APPOSITION_BEFORE.search(text, max(0, start - 40), start)
+    return bool(before and before.group(1).casefold() in name_words and APPOSITION_AFTER.match(text, end))
 
 
 def age_in(text: str, start: int, end: int) -> bool:
@@ -359,7 +376,7 @@ class ProtectRules:
         if self.special and identified and special_term_in(text[start:end]):
             return ("a health condition, sexual orientation, religion or ethnic group (special categories of personal data) "
                     "in a text that names a person or holds a code (protect_special): masked whatever the votes")
-        if self.ages and identified and age_in(text, start, end):
+        if self.ages and identified and (age_in(text, start, end) or apposition_age(text, start, end, name_words)):
             return "an age in a text that names a person or holds a code (protect_ages): masked whatever the votes"
         if self.names and self.name_word(text[start:end]):
             return "a word of the span is in the shipped name lists (protect_names): masked whatever the votes"

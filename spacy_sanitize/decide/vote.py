@@ -243,7 +243,7 @@ class RiskVote:
         person_parts = name_parts(protected_names(doc._.protect))
         text = doc.text
         spans = list(doc.spans.get(self.spans_key, []))
-        name_words = person_words(text[s.start_char : s.end_char] for s in spans if s.label_ == "PERSON") if self.rules.names or self.rules.special else frozenset()
+        name_words = person_words(text[s.start_char : s.end_char] for s in spans if s.label_ == "PERSON") if self.rules.names or self.rules.special or self.rules.ages else frozenset()
         identified = (self.rules.special or self.rules.ages) and any(s.label_ in ("PERSON", "CODE") for s in spans)
         for span in spans:
             mask, explain = self.decide(span, person_parts, text, name_words, identified)

@@ -63,6 +63,10 @@ DEFAULT_PATTERNS: Dict[str, str] = {
         r"(?:[ \t-][A-ZÀ-Ý][^\W\d_]{1,30}){0,3},?[ \t]{1,3}\d{1,4}[A-Za-z]?\b"
         r"|\b[A-ZÄÖÜÆØÅ][^\W\d_]{1,30}(?:straße|strasse|weg|gasse|platz|allee|damm|gata|gatan|gaten|veien|vegen|vej|gade|laan|"
         r"straat|plein|gracht|kade)[ \t]{1,3}\d{1,4}[a-z]?\b"
+        # a house number and a street typed in lower case, ending a clause ("14 birch grove, m14 5rt");
+        # street words no everyday phrase ends on ("10 min drive", "2 very close" are none)
+        r"|(?<![\w.,/-])\d{1,4}[a-z]?[ \t]+(?:[a-z]{3,20}[ \t]+){1,2}"
+        r"(?:street|road|lane|avenue|grove|crescent|terrace|gardens|mews)(?=[ \t]*(?:[,;\n]|$))"
     ),
     # a phone number with its country code, whether or not a validator knows its range ("+44 7700
     # 900391" is in the range kept for fiction; a mistyped number is still someone's): "+", 1-3
@@ -178,7 +182,9 @@ VALIDATED_PATTERNS: Dict[str, str] = {
     # Netherlands "1015 CJ" before a place name (not a year and "AD"/"BC" or a country code)
     "postcode": (
         r"(?<![\w-])(?:(?:[A-Z]{1,2}\d[A-Z\d]?|GIR) ?\d[ABD-HJLNP-UW-Z]{2}|[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d"
-        r"|[1-9]\d{3} ?(?!AD|BC|CE|US|UK|EU|UN)[A-Z]{2}(?=[ \t]+[A-Z][a-z]))(?![\w-])"
+        r"|[1-9]\d{3} ?(?!AD|BC|CE|US|UK|EU|UN)[A-Z]{2}(?=[ \t]+[A-Z][a-z])"
+        # a UK postcode typed in lower case ("ls6 2ab"), with its space, no ordinal ("b2 1st")
+        r"|[a-z]{1,2}\d[a-z\d]? (?!1st|2nd|3rd|\dth)\d[abd-hjlnp-uw-z]{2})(?![\w-])"
     ),
     # credentials whose format is their own check: a JWT (two base64url JSON parts and a
     # signature), GitHub, Slack, AWS and OpenAI-style keys. Validated, so a longer NER span
