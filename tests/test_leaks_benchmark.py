@@ -75,5 +75,7 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     # the age of a named person (6 cases written first; default leaked in 5; court keeps "age 52": 34) and
     # a login in a PAM session line (2 cases written first; every pipeline leaked both, pii_codes' pam_user)
     # a group chat's speakers, one with a house number in parentheses (2 cases written first; default leaked both)
-    pinned = {"default": 0, "strict": 0, "accurate": 4, "ensemble": 19, "court": 34}
+    # a red-team probe: an age in apposition, a lower-case postcode and street (3 written first; default leaked
+    # all 3, strict 2; court keeps the age: 35)
+    pinned = {"default": 0, "strict": 0, "accurate": 4, "ensemble": 19, "court": 35}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned
