@@ -136,8 +136,8 @@ AGE_REACH = 16  # characters read on each side of a span for its age's words
 
 # an age in apposition after a name ("Tomasz Wojcik, 67, NHS no", "Derek Hollins, 54, of Leeds"):
 # the word before the comma, and what may follow the number
-APPOSITION_BEFORE = re.compile(r"([^\W\d_][\w'’-]*)[ \t]*,[ \t]*$")
-APPOSITION_AFTER = re.compile(r"[ \t]*(?:[,;.)]|of\b|from\b)")
+APPOSITION_BEFORE = re.compile(r"([^\W\d_][\w'’-]{0,39})[ \t]{0,3},[ \t]{0,3}$")
+APPOSITION_AFTER = re.compile(r"[ \t]{0,3}(?:[,;.)]|of\b|from\b)")
 
 
 def apposition_age(text: str, start: int, end: int, name_words: FrozenSet[str]) -> bool:
