@@ -181,8 +181,6 @@ MAX_OPENERS = 4
 HEADING_WORDS = 6
 
 
-
-
 def is_product_span(span: Span) -> bool:
     """A span of product and platform names only (``PRODUCT_NAMES``: "Zoom", "Microsoft Teams",
     "Android"), of a name label; "Drive" or "Docs" alone is not one."""

@@ -99,9 +99,6 @@ def doc_shape(text: str, n_spans: int) -> Tuple[float, float]:
     return math.log1p(len(text)), 1000.0 * n_spans / max(len(text), 1)
 
 
-def doc_feature_names(indicators: Sequence[str]) -> List[str]:
-    return [*DOC_FEATURES, *(f"doc_mean:{key}" for key in indicators)]
-
 # A span as the features read it: (start_char, end_char, label, entity key, detector, validated).
 SpanRow = Tuple[int, int, str, str, str, bool]
 
@@ -122,7 +119,7 @@ def feature_names(indicators: Sequence[str], detectors: Sequence[str], doc_featu
         names += [f"risk:{key}", f"entity_max:{key}", f"entity_mean:{key}"]
     names += BASE_FEATURES
     names += [f"label={label}" for label in LABELS] + [f"detector={d}" for d in detectors]
-    return names + (doc_feature_names(indicators) if doc_features else [])
+    return names + ([*DOC_FEATURES, *(f"doc_mean:{key}" for key in indicators)] if doc_features else [])
 
 
 @lru_cache(maxsize=65536)
