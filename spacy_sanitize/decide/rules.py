@@ -63,6 +63,7 @@ import pycountry
 from ..detect.codes import NUMERIC_DATE_IN_TEXT
 from ..detect.extend import HOUSE_NUMBER, STREET_WORDS
 from ..detect.gazetteer.loading import shipped_gazetteer_path
+from ..detect.gazetteer.filters import cached_term_key
 from ..detect.gazetteer.normalize import term_key
 from ..detect.names import name_lists
 from ..detect.refine import MONTHS
@@ -120,11 +121,16 @@ def special_term_in(span_text: str) -> bool:
     whole words ("epilepsy", "14 weeks pregnant", "allergic to penicillin"); a span of more than
     twice the longest term's words (a title, a body's name) only as a whole."""
     terms, longest = special_terms(), _longest_special_term()
-    if term_key(span_text) in terms:
+    if cached_term_key(span_text) in terms:
         return True
     words = WORD.findall(span_text)
-    return len(words) <= 2 * longest and any(term_key(" ".join(words[i:j])) in terms
-               for i in range(len(words)) for j in range(i + 1, min(len(words), i + longest) + 1))
+    if len(words) > 2 * longest:
+        return False
+    # A window's key is its words' keys joined (no word's normalized pieces cross a space):
+    # each word is keyed once, not once per window holding it.
+    keys = [cached_term_key(word) for word in words]
+    return any(" ".join(filter(None, keys[i:j])) in terms
+               for i in range(len(keys)) for j in range(i + 1, min(len(keys), i + longest) + 1))
 
 
 # an age, with its digits in group "n": "age 52", "aged 17", "Age: 47", "11 years old",

@@ -37,6 +37,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..doc_reads import doc_text
 from ..extensions import register_extensions
 from ..risk.base import AFTER_DECISION_FACTORIES, is_indicator, risk_key
 from ..errors import Errors
@@ -218,7 +219,7 @@ class RiskVote:
         made the decision quadratic in a document's spans)."""
         explain = span.doc.user_data.get(("._.", "risk_explain", span.start_char, span.end_char))
         detector = str(explain.get("detector", "")) if isinstance(explain, dict) else ""
-        text = span.doc.text if text is None else text
+        text = doc_text(span.doc) if text is None else text
         return self.rules.reason(span.label_, text, span.start_char, span.end_char, detector, is_validated(span), name_words, identified)
 
     def _decide_by_votes(self, span: Span) -> Tuple[bool, Dict[str, Any]]:
@@ -241,7 +242,7 @@ class RiskVote:
     def __call__(self, doc: Doc) -> Doc:
         self._check_order()
         person_parts = name_parts(protected_names(doc._.protect))
-        text = doc.text
+        text = doc_text(doc)
         spans = list(doc.spans.get(self.spans_key, []))
         name_words = person_words(text[s.start_char : s.end_char] for s in spans if s.label_ == "PERSON") if self.rules.names or self.rules.special or self.rules.ages else frozenset()
         identified = (self.rules.special or self.rules.ages) and any(s.label_ in ("PERSON", "CODE") for s in spans)

@@ -26,6 +26,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 
+from ..doc_reads import doc_text
 from ..errors import Errors, Warnings
 from ..extensions import register_extensions
 from ..learned import LearnedState
@@ -77,7 +78,7 @@ def doc_features(doc: Doc, spans_key: str = DEFAULT_SPANS_KEY) -> List[List[str]
     spans = list(doc.spans.get(spans_key, []))
     if not spans:
         return []
-    text = doc.text
+    text = doc_text(doc)
     ents = _EntIndex(doc.ents)
     flags = doc.to_array(_FLAGS).tolist()
     user_data = doc.user_data
@@ -242,7 +243,7 @@ def span_targets(doc: Doc, masked: Sequence[Sequence[int]], spans_key: str = DEF
     covered = set()
     for start, end in masked:
         covered.update(range(start, end))
-    text = doc.text
+    text = doc_text(doc)
     out = []
     for span in doc.spans.get(spans_key, []):
         chars = [i for i in range(span.start_char, span.end_char) if not text[i].isspace()]

@@ -32,6 +32,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..doc_reads import doc_text
 from ..extensions import register_extensions
 from ..text import COMMON_WORDS, NamePartRule, mention_key, occurrences
 from ..spans import add_pii_spans
@@ -221,7 +222,7 @@ class Coref:
         # a login written from a name ("fatima.zahra") is a CODE
         found = [Span(doc, start, end, label="PERSON") for start, end in lower_case_names(doc) + chat_names(doc)]
         # a chat log's speakers ("[14:03] anna: late"), in any casing
-        speakers = chat_speakers(doc.text)
+        speakers = chat_speakers(doc_text(doc))
         for start, end in speakers:
             span = doc.char_span(start, end, label="PERSON", alignment_mode="expand")
             if span is not None:
@@ -248,7 +249,7 @@ class Coref:
         becomes a PERSON span when it is one to three capitalised words (not a month, weekday or
         title alone) and at least two of the other heads, and at least half of them, are wholly
         covered by spans typed PERSON, MISC or ORG."""
-        text = doc.text
+        text = doc_text(doc)
         if ":" not in text:
             return
         heads = []
@@ -304,7 +305,7 @@ class Coref:
         # a repeat of a name in other casing is the name too ("INGRID SOLHEIM", "kodnani")
         names = [piece for piece, (label, _) in targets.items() if label == "PERSON"]
         # the masker's engine, every occurrence (nested ones too), kept where they are tokens
-        for start, end, piece in occurrences(doc.text, targets, overlapping=True, any_case=names):
+        for start, end, piece in occurrences(doc_text(doc), targets, overlapping=True, any_case=names):
             label, entity_id = targets[piece]
             span = doc.char_span(start, end, label=label)
             if span is not None:

@@ -18,6 +18,7 @@ from typing import FrozenSet, List, Optional, Tuple
 
 from spacy.tokens import Doc
 
+from ..doc_reads import token_texts
 from ..text import COMMON_WORDS, NameLists, is_common_word, name_lists, read_words, zipf  # noqa: F401 (NameLists, name_lists: re-exported)
 from ..shipped import data_path
 
@@ -179,11 +180,11 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
     (after "ask", "tell", "txt from", "hey its"; before "said", "left"). Text with capitals is
     left to the recognizer: there a lower-case rare word is a term, not a name."""
     lists = lists or name_lists()
-    # plain strings, one Token object a token (building Tokens is most of the cost on long texts)
-    texts, spaced = zip(*((t.text, bool(t.whitespace_)) for t in doc)) if len(doc) else ((), ())
+    texts, spaces = token_texts(doc)
     words = [w for w in texts if w.isalpha()]
     if not words or sum(w[:1].isupper() for w in words) * 10 > len(words):
         return []
+    spaced = [bool(space) for space in spaces]
     lower = [w.lower() for w in texts]
     size = len(texts)
     found: List[Tuple[int, int]] = []
@@ -332,12 +333,12 @@ def name_handles(doc: Doc, lists: Optional[NameLists] = None) -> List[int]:
     underscore."""
     lists = lists or name_lists()
     found = []
-    for token in doc:
-        match = _NAME_HANDLE.fullmatch(token.text)
+    for i, text in enumerate(token_texts(doc)[0]):
+        match = _NAME_HANDLE.fullmatch(text)
         if match is None:
             continue
         first, second = match.groups()
         initial_and_name = len(first) == 1 and (second in lists.family or (_chat_name_word(second, lists) and second not in SPECIES))
         if (first in lists.given and _name_word(second, lists)) or initial_and_name:
-            found.append(token.i)
+            found.append(i)
     return found

@@ -25,6 +25,7 @@ from typing import List, Sequence, Set, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from ..doc_reads import token_texts
 from ..extensions import register_extensions
 from ..text import COMMON_WORDS
 from ..spans import add_char_spans, check_label
@@ -61,10 +62,10 @@ def _capitalised(text: str) -> bool:
 
 
 def _token_lists(doc: Doc) -> Tuple[List[str], List[str], List[bool]]:
-    """Token texts, their whitespace and whether each is capitalised, read once: a Token
-    object per look-up was most of the detector's time."""
-    words = [t.text for t in doc]
-    return words, [t.whitespace_ for t in doc], [_capitalised(w) for w in words]
+    """Token texts, their whitespace and whether each is capitalised: a Token object per
+    look-up was most of the detector's time."""
+    words, spaces = token_texts(doc)
+    return words, spaces, [_capitalised(w) for w in words]
 
 
 def _number(text: str) -> bool:

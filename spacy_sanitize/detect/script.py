@@ -35,6 +35,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
+from ..doc_reads import doc_text
 from ..extensions import register_extensions
 from ..shipped import data_path
 from ..spans import add_char_spans, add_pii_spans, check_label
@@ -128,7 +129,7 @@ class ScriptDetector:
         self.marked_latin = marked_latin
 
     def __call__(self, doc: Doc) -> Doc:
-        text = doc.text  # joins every token: built once
+        text = doc_text(doc)
         if self.marked_latin and MARKED_LATIN.search(text):
             self._marked_latin(doc)
         letters = [c for c in text if c.isalpha()]

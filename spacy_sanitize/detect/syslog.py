@@ -18,12 +18,12 @@ the code rules (pii_codes: ``sshd_user``, ``ipv4``, ``log_user``), which this ne
   are the program's words.
 """
 import re
-import weakref
 from bisect import bisect_right
 from typing import FrozenSet, List, NamedTuple, Optional, Tuple
 
 from spacy.tokens import Doc, Span
 
+from ..doc_reads import doc_text, per_doc
 from .names import name_lists
 
 MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
@@ -46,22 +46,21 @@ class SyslogLines(NamedTuple):
 
 
 NO_LINES = SyslogLines("", [], [], frozenset())
-_LINES: "weakref.WeakKeyDictionary[Doc, SyslogLines]" = weakref.WeakKeyDictionary()
+
+
+def _read_lines(doc: Doc) -> SyslogLines:
+    text = doc_text(doc)
+    headers, messages = [], []
+    for match in SYSLOG_LINE.finditer(text):
+        end = text.find("\n", match.end())
+        headers.append((match.start(), match.end(), *match.span("host")))
+        messages.append((match.end(), len(text) if end < 0 else end))
+    return SyslogLines(text, headers, messages, frozenset(start for start, _end in messages)) if headers else NO_LINES
 
 
 def syslog_lines(doc: Doc) -> SyslogLines:
     """The syslog lines of ``doc`` (one pass over its text, kept while the doc lives)."""
-    found = _LINES.get(doc)
-    if found is None:
-        text = doc.text
-        headers, messages = [], []
-        for match in SYSLOG_LINE.finditer(text):
-            end = text.find("\n", match.end())
-            headers.append((match.start(), match.end(), *match.span("host")))
-            messages.append((match.end(), len(text) if end < 0 else end))
-        found = SyslogLines(text, headers, messages, frozenset(start for start, _end in messages)) if headers else NO_LINES
-        _LINES[doc] = found
-    return found
+    return per_doc(doc, "syslog_lines", _read_lines)
 
 
 def _within(ranges: List[Tuple[int, ...]], start: int, end: int) -> Optional[Tuple[int, ...]]:

@@ -25,6 +25,7 @@ from typing import Any, List, Optional, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..doc_reads import doc_text
 from ..errors import Errors
 from ..extensions import register_extensions
 from ..spans import longest_non_overlapping
@@ -143,7 +144,7 @@ class TextView:
         return [(n, self.nlp.get_pipe(n)) for n in chosen if n != self.name]
 
     def __call__(self, doc: Doc) -> Doc:
-        text = doc.text
+        text = doc_text(doc)
         found = markup_pieces(text)  # parsed once, for the test and the view
         if not needs_view(text, found):
             return doc

@@ -57,6 +57,7 @@ from typing import List, Optional, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ..doc_reads import doc_text
 from ..extensions import register_extensions
 from ..text import COMMON_WORDS, csv_fields, csv_header, is_common_word
 from ..spans import add_char_spans, check_label
@@ -261,7 +262,7 @@ class TitleDetector:
         self.tables = tables
 
     def __call__(self, doc: Doc) -> Doc:
-        text = doc.text
+        text = doc_text(doc)
         found = []
         for match in self.pattern.finditer(text):
             if match.group(1) and text[match.start() : match.start(1)] not in ABBREVIATED_TITLES:

@@ -16,6 +16,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..doc_reads import doc_text
 from ..markup import hidden_ranges, may_have_markup, visible_parts
 from ..language import foreign_language
 from ..learned import LearnedState
@@ -218,10 +219,10 @@ class Masker(LearnedState):
             # a sourced masker keeps the nlp it was built for: check only its own pipeline
             if self._nlp is not None and self.name in self._nlp.pipe_names and self._nlp.get_pipe(self.name) is self:
                 warn_undecided(self._nlp, self.name)
-                warn_group_replaced(self._nlp, doc.text, self.name, self.cfg["spans_key"])
+                warn_group_replaced(self._nlp, doc_text(doc), self.name, self.cfg["spans_key"])
         if not self._language_warned:
             self._check_language(doc)
-        text = doc.text  # Doc.text joins all tokens: read it once
+        text = doc_text(doc)
         regions = split_at_markup(self.regions(doc, text), text)
         canonical: Dict[str, str] = {}
         if record is None:

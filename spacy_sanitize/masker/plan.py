@@ -27,6 +27,7 @@ from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tupl
 
 from spacy.tokens import Doc
 
+from ..doc_reads import doc_text
 from ..errors import Errors
 from ..spans import entity_key
 from ..text import COMMON_WORDS, NamePartRule, name_parts, occurrences
@@ -205,7 +206,7 @@ def masking_plan(doc: Doc, settings: Optional[PlanSettings] = None, text: Option
     """The regions to replace, sorted and non-overlapping (see the module docstring).
     ``text``: ``doc.text`` when the caller already has it (``Doc.text`` joins every token)."""
     settings = settings or PlanSettings()
-    text = doc.text if text is None else text
+    text = doc_text(doc) if text is None else text
     regions = detected_regions(doc, settings.spans_key, settings.allow)
     regions += deny_regions(text, settings.deny)
     if settings.propagate:

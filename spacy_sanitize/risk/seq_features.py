@@ -23,6 +23,7 @@ from spacy.util import registry
 from thinc.api import HashEmbed, Maxout, Model, chain, concatenate, list2ragged, ragged2list, with_array
 from thinc.types import Floats2d, Ints2d
 
+from ..doc_reads import doc_text
 from ..spans import entity_key
 from ..types import PII_TYPES
 
@@ -43,7 +44,7 @@ def span_feature_array(doc: Doc, spans_key: str, features: Sequence[str] = SPAN_
         key = entity_key(span)
         counts[key] = counts.get(key, 0) + 1
         first[key] = min(first.get(key, span.start_char), span.start_char)
-    early_until = EARLY_FRACTION * max(len(doc.text), 1)
+    early_until = EARLY_FRACTION * max(len(doc_text(doc)), 1)
     for span in spans:
         key = entity_key(span)
         label = PII_TYPES.index(span.label_) if span.label_ in PII_TYPES else len(PII_TYPES)

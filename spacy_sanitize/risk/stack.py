@@ -51,6 +51,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import minibatch
 
+from ..doc_reads import doc_text
 from ..detect.gazetteer.filters import term_zipf
 from ..detect.names import name_lists
 from ..detect.script import WORD as LETTERS
@@ -419,8 +420,8 @@ class RiskStack(LearnedState):
             risks.append(scores)
             missing.append(why)
             rows.append(span_row(span, explains))
-        features = model.features(doc.text, rows, risks) if spans else numpy.zeros((0, 0))
-        unlike = model.unlike(doc.text, len(spans), self.doc_fence) if spans and self.doc_fence is not None else None
+        features = model.features(doc_text(doc), rows, risks) if spans else numpy.zeros((0, 0))
+        unlike = model.unlike(doc_text(doc), len(spans), self.doc_fence) if spans and self.doc_fence is not None else None
         if unlike:  # not decided: every span fails closed with the reason
             missing = [why or unlike for why in missing]
         return spans, risks, missing, features
