@@ -98,6 +98,10 @@ class LinearTokenizer(Tokenizer):
 # its own token, so a field's value is not glued to the next one's (double quotes only: an
 # apostrophe before a comma is a possessive)
 FIELD_INFIX = r'(?<=[\w"])[,;|](?=")|(?<=")[,;|](?=[\w"])|(?<=[,;|])"(?=\w)|(?<=\w)"(?=[,;|])'
+# a JSON or log key's quotes and its ":" or "=" ('"name":"Ana Ruiz"', "holder='RUIZ/ANA'"): tokens
+# of their own, so a masked value leaves its key and quotes (the output stays valid JSON)
+KEY_VALUE_INFIX = (r'(?<=[\w.])"(?=[:=,}\]])|(?<=[:=,{\[])"(?=[\w+-])|(?<=")[:=](?=["\w\[{+-])|(?<=["\]}])[,}\]](?=[,"{\[\]}])'
+                   r"|(?<=[A-Za-z_])=(?=[\w'+-])|(?<=[:=])'(?=[\w+-])")  # not '="': markup's attributes stay whole
 # a markup tag glued to the text it wraps ("Our Services</h2>", "<b>Anna</b>"): the tag's
 # "</" and ">" are tokens of their own, so a heading or a name is read without its tags
 MARKUP_INFIX = r"(?<=\w)</(?=[A-Za-z])|(?<=[A-Za-z0-9\"'])>(?=[\w<])"
@@ -109,7 +113,7 @@ def _with_caseless_infix(infix_finditer: Optional[Callable]) -> Optional[Callabl
         return infix_finditer  # a callable of the user's own: left as it is
     if pattern is not None and CASELESS_CHAR in pattern:
         return infix_finditer
-    extra = f"{CASELESS_CHAR}|{FIELD_INFIX}|{MARKUP_INFIX}"
+    extra = f"{CASELESS_CHAR}|{FIELD_INFIX}|{KEY_VALUE_INFIX}|{MARKUP_INFIX}"
     return re.compile(extra if pattern is None else f"{extra}|{pattern}").finditer
 
 

@@ -121,6 +121,17 @@ def test_refine_types_a_number_read_as_a_date_as_a_code():
     ("A statement was taken by PC 2241 Sarah Doyle.", "2241"),  # a collar number
     ("DC 5517 Morris interviewed him.", "5517"),
     ("Please bring your National Insurance number (QQ 12 34 56 C).", "QQ 12 34 56"),  # its label, in parentheses
+    # a red-team probe's (benchmarks/everyday/leak_cases.jsonl)
+    ('{"first":"Oluwadamilare","last":"Ige"}', "Ige"),                      # a name key's value
+    ("Refund failed for cardholder='JOHNSON-OBI/ADAEZE' pan=4539", "JOHNSON-OBI/ADAEZE"),
+    ('{"name":"Oluwadamilare Ige","ok":true}', "Oluwadamilare Ige"),
+    ("Verified with last 4 SSN 0192 and zip 78521.", "78521"),              # a ZIP after its label
+    ('"ship":{"zip":"60614"}', "60614"),
+    ("the white Swift MH 12 AB 3456 is blocking", "MH 12 AB 3456"),        # India's plates
+    ("whoever owns KA-05-MN-2211 pls move it", "KA-05-MN-2211"),
+    ("my cashapp is $tayjones_09 if u owe me", "$tayjones_09"),            # a cashtag
+    ("yo add me on snap its lils.x0", "lils.x0"),                          # a handle after its app
+    ("book a slot on calendly.com/aisling-ohare-physio or text", "calendly.com/aisling-ohare-physio"),
 ])
 def test_everyday_codes_are_found(text, found):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
@@ -130,7 +141,9 @@ def test_everyday_codes_are_found(text, found):
 @pytest.mark.parametrize("text", ["the user is happy", "Her login is working again", "we met @ 5", "a@b",
                                   "the reference period of 2019", "Patient: 4 hours in recovery", "won +3 to 5",
                                   '"id": "main-header"', "paid: 2019", "see the case (page 4)", "the file (2019 version)",
-                                  "quote your policy number (in the letter)"])
+                                  "quote your policy number (in the letter)",
+                                  '{"name":"checkout","last":"2024-01-01"}', "it costs $20 or $HOME", "add me on snap, same name",
+                                  '{"action":"password_reset","user_id":7}', "id,full_name,email"])
 def test_everyday_code_patterns_leave_plain_words(text):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
     assert [text[s:e] for s, e, key in detector.find(text) if key in ("user_is", "mention", "log_user")] == []
@@ -285,6 +298,13 @@ def test_life_dates_in_parentheses_are_protected():
     ("anyone got the vpn cert? check the wiki", []),                        # terms, shorthand
     ("the van driver said hi, ask reception", []),
     ("The Court applied it mutatis mutandis. Fennelly agreed.", []),        # text with capitals: the recognizer's
+    ("hiya it's shirley from the surgery", ["shirley"]),                    # "it's" is two tokens
+    ("did u give abdulrahman my address??", ["abdulrahman"]),               # a first object, a second after it
+    ("tunde gave me ur number", ["tunde"]),
+    ("went to nkechi's for dinner", ["nkechi"]),                            # someone's place
+    ("Shaz: did u give abdulrahman my address", ["abdulrahman"]),           # a speaker is not counted as a capital
+    ("did u give the keys back to the landlord", []),
+    ("went to the cinema's bar for a drink", []),
 ])
 def test_chat_names_finds_lower_case_names_where_chat_puts_a_person(text, names):
     from spacy_sanitize.detect.names import chat_names
@@ -306,6 +326,23 @@ def test_csv_fields_without_spaces_are_tokens_of_their_own(default_nlp):
     assert not any(part in out for part in ("Gómez", "Lucía", "lucia.gomez")), out
     assert out.startswith('1041,"') and out.count(",") == row.count(",")  # the separators stay
     assert [t.text for t in default_nlp.make_doc('He said "no", then left.')][2:6] == ['"', "no", '"', ","]
+
+
+def test_json_and_log_keys_are_tokens_of_their_own(default_nlp):
+    """A masked value leaves its key, its quotes and its ':' or '=' (the output stays valid JSON)."""
+    import json
+
+    record = '{"customer":{"first":"Oluwadamilare","last":"Ige","dob":"1993-02-28"},"ship":{"zip":"60614"},"ok":true}'
+    assert [t.text for t in default_nlp.make_doc('{"a":"b"}')] == ["{", '"', "a", '"', ":", '"', "b", '"', "}"]
+    out = default_nlp(record)._.sanitized
+    assert not any(part in out for part in ("Oluwadamilare", "Ige", "1993-02-28", "60614")), out
+    assert json.loads(out).keys() == json.loads(record).keys() and '"first":"' in out, out
+    log = "ERROR Refund failed for cardholder='JOHNSON-OBI/ADAEZE' pan=4539 1488 0343 6467"
+    out = default_nlp(log)._.sanitized
+    assert "cardholder='" in out and "pan=" in out and "JOHNSON" not in out and "4539" not in out, out
+    html = '<a href="/help">Help</a>'
+    assert 'href="/help"' in [t.text for t in default_nlp.make_doc(html)]  # an attribute stays whole
+    assert default_nlp(html)._.sanitized == html
 
 
 def test_markup_tags_glued_to_text_are_tokens_of_their_own(default_nlp):
@@ -721,3 +758,26 @@ def test_a_position_in_degrees_wins_over_a_recognizers_date(default_nlp):
     is validated by its form, so it stays whole and masked whatever the decision."""
     out = default_nlp("Meet point: 40°26'46\"N 79°58'56\"W, behind his garage")._.sanitized
     assert "26'46" not in out and "79°58" not in out and "behind his garage" in out
+
+
+@pytest.mark.parametrize("text, names", [
+    ("HR note: Markus 'Mark' Young, staff no. 004512, raised a grievance.", ["Young"]),   # a surname after a nickname
+    ("Residents on the unit: Mrs Edna Fairbairn (94) and Mr Ravi Chandrasekaran.", ["94"]),  # an age after a name
+    ("Recipient: Ms Roisin McGrory, 12 Glenbawn Park, Dublin. Signed by: ROSE", ["ROSE"]),   # the next field's label ends a value
+    ("Support chat\nCustomer: rose-marie o'brien\nAgent: thanks", ["rose-marie o'brien"]),   # a field's value in lower case
+    ("Delivery: leave by the bin. Cust: priyanka v. 9876543210.", ["priyanka"]),
+])
+def test_red_team_names_are_found(default_nlp, text, names):
+    """Cases of a red-team probe (benchmarks/everyday/leak_cases.jsonl), each masked by default."""
+    doc = default_nlp(text)
+    found = [s.text for s in doc.spans["pii"]]
+    assert all(name in found for name in names), found
+    assert not any(name in doc._.sanitized for name in names), doc._.sanitized
+
+
+@pytest.mark.parametrize("text", ["Signed by: the duty manager", "Customer: unable to log in after the update",
+                                  "Tom Barker (1999) wrote the first version.", "The nurse said 'Fine' Yesterday."])
+def test_red_team_rules_leave_plain_values(default_nlp, text):
+    doc = default_nlp(text)
+    assert not [s for s in doc.spans["pii"] if s._.risk_explain.get("detector", "").endswith((":field", ":age", ":nickname"))], \
+        [(s.text, s._.risk_explain) for s in doc.spans["pii"]]

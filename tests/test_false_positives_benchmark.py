@@ -43,5 +43,7 @@ def test_committed_run_pins_the_rates():
     # 10 syslog lines written first (all changed by every pipeline): 4 still change ("(root) CMD", "EXT4-fs",
     # "Starting Rotate", "11: Bye Bye"); risk_stack's doc_fence masks two texts under 22 characters whole
     # ("Insert the batteries.", "running late sorry"): 10, 56, 41 of 472
-    assert {name: results[name]["changed"] for name in ("default", "strict", "accurate")} == {"default": 10, "strict": 56, "accurate": 41}
-    assert results["default"]["changed"] < results["presidio"]["changed"]  # Presidio 2.2 in the same run: 147 of 472
+    # 24 more written before the red-team fixes (words of its names, a JSON event, a payment log):
+    # the JSON's time stamp, its currency ("GBP") and the log's "Refund" are masked: 13, 62, 44 of 496
+    assert {name: results[name]["changed"] for name in ("default", "strict", "accurate")} == {"default": 13, "strict": 62, "accurate": 44}
+    assert results["default"]["changed"] < results["presidio"]["changed"]  # Presidio 2.2 in the same run: 153 of 496

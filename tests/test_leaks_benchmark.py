@@ -41,14 +41,26 @@ def test_cases_are_well_formed(leaks):
         assert leaks.leaked(case, case["text"]) == case["must_not_appear"], case["why"]
 
 
+# Texts of the red-team probe whose identifier no detector finds (strict leaks them too): a
+# Vietnamese given name in lower case after the family and middle names, names that are words
+# in lower-case chat ("young", "bill's", "grace's"), a lower-case name after a dash, a pupil named
+# "Summer" beside a classmate, a carer named "Precious" (docs/default.md, known gaps)
+DETECTOR_MISSES = {"thu hang", "young", "gosia", "Summer", "Precious"}
+
+
 @pytest.mark.filterwarnings("ignore:\\[W011\\]:UserWarning")  # a case in Spanish words (a CSV row) is meant
-def test_default_leaks_nothing(leaks, default_nlp):
-    """Every kind, the everyday ones added before their fixes included, is at 0 for default."""
+def test_default_leaks_only_what_no_detector_finds(leaks, default_nlp):
+    """Every kind, the everyday ones added before their fixes included, is at 0 for default but
+    the red-team probe's detector misses, which mask-all (strict) leaks too."""
     cases = leaks.read_cases(leaks.CASES)
     docs = list(default_nlp.pipe([c["text"] for c in cases]))
-    found = [(c["category"], c["why"], leaks.leaked(c, d._.sanitized), d._.sanitized) for c, d in zip(cases, docs)]
-    assert [f for f in found if f[2]] == []
-    assert json.loads(RESULTS.read_text(encoding="utf8"))["default"]["leaks"] == []
+    found = [(c["why"], leaks.leaked(c, d._.sanitized), d._.sanitized) for c, d in zip(cases, docs)]
+    leaked = [f for f in found if f[1]]
+    assert [f for f in leaked if not DETECTOR_MISSES & set(f[1])] == []
+    assert len(leaked) == len(DETECTOR_MISSES)
+    results = json.loads(RESULTS.read_text(encoding="utf8"))
+    assert len(results["default"]["leaks"]) == len(DETECTOR_MISSES)
+    assert {c["index"] for c in results["default"]["leaks"]} <= {c["index"] for c in results["strict"]["leaks"]}
 
 
 def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
@@ -77,5 +89,8 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     # a group chat's speakers, one with a house number in parentheses (2 cases written first; default leaked both)
     # a red-team probe: an age in apposition, a lower-case postcode and street (3 written first; default leaked
     # all 3, strict 2; court keeps the age: 35)
-    pinned = {"default": 0, "strict": 0, "accurate": 4, "ensemble": 19, "court": 35}
+    # a red-team probe of 81 everyday texts (written first; default leaked in 21, strict in 20): JSON
+    # and log keys as tokens, name and ZIP values, plates, cashtags, app handles, chat cues, ages
+    # in parentheses, a surname after a nickname: 5 detector misses left in both (DETECTOR_MISSES)
+    pinned = {"default": 5, "strict": 5, "accurate": 12, "ensemble": 37, "court": 56}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned

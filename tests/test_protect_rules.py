@@ -250,13 +250,15 @@ def test_both_deciders_keep_a_named_persons_health_condition_masked(factory):
     ("Local man Derek Hollins, 54, of Mill Lane", "54", True),
     ("Tom Barker paid Article 6, 13 and 14", "13", False),     # no name before the comma
     ("Derek Hollins, 1999, Leeds", "1999", False),            # no age: above 120
+    ("Residents: Mrs Edna Fairbairn (94) and Tom Barker (101).", "94", True),   # in parentheses
+    ("Tom Barker (1999) wrote it", "1999", False),
 ])
 def test_an_age_is_protected_where_a_person_is_named(text, span_text, age):
     """protect_ages: a span holding the number of an age, its words inside or around it, stays
     masked in a text that names a person or holds a code; else the risk decides."""
     start = text.index(span_text)
     rules = ProtectRules([], ages=True)
-    names = frozenset({"tomasz", "wojcik", "derek", "hollins", "tom", "barker"})
+    names = frozenset({"tomasz", "wojcik", "derek", "hollins", "tom", "barker", "edna", "fairbairn"})
     assert bool(rules.reason("DATETIME", text, start, start + len(span_text), name_words=names, identified=True)) is age
     assert rules.reason("DATETIME", text, start, start + len(span_text)) is None  # names no one
     assert ProtectRules([]).reason("DATETIME", text, start, start + len(span_text), identified=True) is None  # off by default

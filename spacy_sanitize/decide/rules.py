@@ -140,15 +140,15 @@ AGE = re.compile(r"(?i)\b(?:age|aged)[ \t]*[:=]?[ \t]*(?P<n>\d{1,3})\b(?![.,:/]\
 AGE_REACH = 16  # characters read on each side of a span for its age's words
 
 
-# an age in apposition after a name ("Tomasz Wojcik, 67, NHS no", "Derek Hollins, 54, of Leeds"):
-# the word before the comma, and what may follow the number
-APPOSITION_BEFORE = re.compile(r"([^\W\d_][\w'’-]{0,39})[ \t]{0,3},[ \t]{0,3}$")
+# an age in apposition after a name ("Tomasz Wojcik, 67, NHS no", "Derek Hollins, 54, of Leeds",
+# "Edna Fairbairn (94)"): the word before the comma or parenthesis, and what may follow the number
+APPOSITION_BEFORE = re.compile(r"([^\W\d_][\w'’-]{0,39})[ \t]{0,3}[,(][ \t]{0,3}$")
 APPOSITION_AFTER = re.compile(r"[ \t]{0,3}(?:[,;.)]|of\b|from\b)")
 
 
 def apposition_age(text: str, start: int, end: int, name_words: FrozenSet[str]) -> bool:
-    """Whether the span ``text[start:end]`` is a number up to 120 between commas right after a
-    word of the text's names (``name_words``)."""
+    """Whether the span ``text[start:end]`` is a number up to 120 between commas or in
+    parentheses right after a word of the text's names (``name_words``)."""
     number = text[start:end].strip()
     if not number.isdigit() or not 0 < int(number) <= 120:
         return False

@@ -24,7 +24,6 @@ from ..doc_reads import doc_text
 from ..errors import Errors
 from ..extensions import register_extensions
 from ..spans import VALIDATED, add_pii_spans
-from ..text import csv_fields, csv_header
 from .names import ordinary_word
 
 DEFAULT_PATTERNS: Dict[str, str] = {
@@ -121,6 +120,32 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # a line start ("Calle Mayor 15, 28013 Madrid", "75001 Paris"), typed LOC
     "postcode_town": r"(?:(?<=,[ \t])|(?<=^)|(?<=\n))\d{5}[ \t]{1,3}[A-Z][^\W\d_]{1,30}(?:[ -][A-Z][^\W\d_]{1,30})?(?![\w-])",
     "what3words": r"(?<![\w/])///[a-z]{2,20}\.[a-z]{2,20}\.[a-z]{2,20}(?!\w|\.\w)",
+    # India's plates: a state's two letters, its district's number, a series of one to three
+    # letters and four digits ("MH 12 AB 3456", "KA-05-MN-2211", "DL3CAB1234")
+    "plate_in": r"(?<![\w-])[A-Z]{2}[ -]?\d{1,2}[ -]?[A-Z]{1,3}[ -]?\d{4}(?![\w-])",
+    # a person's name as the quoted value of a name key in JSON or a log ('"last":"Ige"',
+    # "cardholder='JOHNSON-OBI/ADAEZE'"), typed PERSON: letters and a name's marks, no digit;
+    # under the bare key "name" (an event's, a product's too) only a capitalised value
+    "name_value": (
+        r"(?i)(?<![\w-])[\"']?(?P<key>(?:first|last|middle|given|family|full|display|maiden|customer|patient|client|contact|"
+        r"employee|member|card_?holder|account_?holder|holder|person|applicant|tenant|student|pupil|guest|passenger|"
+        r"recipient|sender)[ _-]?name|name|surname|forename|first|last|cardholder|card_holder)[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']"
+        r"(?P<id>[^\W\d_][^\W\d_'’.-]{0,40}(?:(?:[ '’./-]|, ){1,2}[^\W\d_]{1,40}){0,5})(?=[\"'])"
+    ),
+    # a ZIP code after its label, with or without a colon ("zip 78521", '"zip":"60614"'), typed LOC
+    "zip_code": r"(?i)(?<![\w-])[\"']?(?:zip(?:[ _-]?code)?|postal[ _-]?code)[\"']?[ \t]{0,3}[:=#]?[ \t]{0,3}[\"']?(?P<id>\d{5}(?:-\d{4})?)(?![\w-])",
+    # a Cash App cashtag ("$tayjones_09"; not "$20", "$HOME")
+    "cashtag": r"(?<![\w$])\$(?=[A-Za-z0-9_]{0,19}[a-z])[A-Za-z][A-Za-z0-9_]{2,19}(?![\w$])",
+    # a handle after the app it is on ("snap its lils.x0", "insta: maya_k.93"): with a digit, a
+    # dot or an underscore ("add me on snap later" holds none)
+    "app_handle": (
+        r"(?i)\b(?:snap(?:chat)?|insta(?:gram)?|ig|tiktok|discord|telegram|kik|venmo|cash[ \t]?app)"
+        r"(?:[ \t]{1,3}(?:is|its|it's|name|handle|username|user|id)){0,2}[ \t]{0,3}[:=-]?[ \t]{0,3}@?"
+        r"(?P<id>(?=[\w.]{0,30}[\d._])[a-z0-9][\w.]{1,30}[a-z0-9])(?![\w.])"
+    ),
+    # a link without its scheme to a page of a scheduling or link site, whose path is someone's
+    # page ("calendly.com/aisling-ohare-physio", "linktr.ee/dana.k")
+    "profile_link": r"(?i)(?<![\w.@/-])(?:calendly\.com|linktr\.ee|paypal\.me|venmo\.com|cash\.app|wa\.me|t\.me|buymeacoffee\.com|ko-fi\.com|about\.me)/[\w.$~+-]{1,80}[\w$]",
     # a number read out (a voicemail, a call transcript): seven or more digit words
     # ("oh seven seven double one four eight two nine three six")
     "spoken_number": (
@@ -149,14 +174,14 @@ NUMERIC_DATE = re.compile(_DATE)
 NUMERIC_DATE_IN_TEXT = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/]|[.-]\d)")
 DATE_LABEL = "DATETIME"
 # what a match of these patterns is, whatever the component's label
-KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC", "street_number": "LOC"}
+KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC", "street_number": "LOC", "zip_code": "LOC", "name_value": "PERSON"}
 # patterns whose context verifies their format as a check digit would: a five-digit postcode with
-# its town after a comma or at a line start, a number after its label ("Employee number:"), a
-# street with its house number, a position in degrees (its degree sign and minutes, or a pair of
-# decimals: a recognizer read "26'46"N 79°58'56"W" as a date); their
+# its town after a comma or at a line start, a number after its label ("Employee number:", "zip"),
+# a name as a name key's value, a street with its house number, a position in degrees (its
+# degree sign and minutes, or a pair of decimals: a recognizer read "26'46"N 79°58'56"W" as a date); their
 # matches are marked validated, so they win over a recognizer's overlapping span ("15, 28013"
 # typed a date hid ", 28013 Madrid")
-CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number", "coordinates"})
+CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number", "coordinates", "zip_code", "name_value"})
 # Substrings without which a shipped pattern cannot match (one of them must be in the text; in
 # its lower case for a pattern read in any case, and no letter with an odd case-folding, s, i or
 # k): a court judgment seldom holds an "@", and a pattern skipped is a scan of the text less
@@ -166,6 +191,7 @@ NEEDS: Dict[str, Tuple[str, ...]] = {
     "url": ("http", "www."), "url_user": ("/",), "user_path": ("\\", "/"), "what3words": ("///",),
     "social_profile": (".com/", ".net/", ".tv/", "hub."), "chat_tag": ("#",), "chat_nick": ("] <",),
     "handle": ("(",), "snake_handle": ("_",), "sshd_user": ("for ",), "pam_user": ("session ",),
+    "name_value": ('"', "'"), "cashtag": ("$",), "profile_link": ("/",),
 }
 # what a validated match takes in right before it on its line: a postcode its town ("Leeds LS1 4AB")
 TAKES_IN_BEFORE = {
@@ -333,21 +359,11 @@ def is_numeric_date(value: str) -> bool:
     return match is not None and _valid_date(match)
 
 
-# how far around a handle its line is read for a CSV header (bounded: linear on a line of any length)
-HEADER_REACH = 2000
-
-
-def _header_field(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` is a field name of ordinary words on a CSV header line
-    ("full_name", "first_name"): a column, not someone's handle."""
-    if not all(ordinary_word(part) for part in text[start:end].split("_") if part):
-        return False
-    line_start = text.rfind("\n", max(0, start - HEADER_REACH), start) + 1
-    line_end = text.find("\n", end, end + HEADER_REACH)
-    line_end = len(text) if line_end < 0 and len(text) - end <= HEADER_REACH else line_end
-    if line_end < 0 or (line_start == 0 and start > HEADER_REACH):
-        return False  # a line longer than a header's
-    return csv_header(text, csv_fields(text[line_start:line_end], line_start))
+def _ordinary_parts(value: str) -> bool:
+    """Whether every part of a snake_case word is an ordinary word ("user_id", "password_reset",
+    a CSV header's "full_name"): a key, a column or a value of a program, not someone's handle
+    ("dana_k", "tay_jones")."""
+    return all(ordinary_word(part) for part in value.split("_") if part)
 
 
 class CodeDetector:
@@ -412,8 +428,10 @@ class CodeDetector:
                     continue
                 if key == "user_is" and ordinary_word(match.group(group)):
                     continue
-                if key == "snake_handle" and _header_field(text, match.start(), match.end()):
+                if key == "snake_handle" and _ordinary_parts(value):
                     continue
+                if key == "name_value" and match.group("key").lower() == "name" and not match.group("id")[:1].isupper():
+                    continue  # '"name":"checkout"': an event's name
                 found.append((*match.span(group), key))
         for key, pattern in self.validated.items():
             if not self._may_match(key, pattern, text, lower):

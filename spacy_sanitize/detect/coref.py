@@ -159,6 +159,56 @@ def _extend_names(doc: Doc, spans_key: str) -> None:
         doc.spans[spans_key] = spans
 
 
+QUOTES = frozenset("'\"‘’“”")
+
+
+def _surname_after_nickname(doc: Doc, spans_key: str, detector: str) -> None:
+    """A capitalised word, one or two capitalised words in quotes (a nickname) and capitalised
+    words after them that no detector found, the first word or the nickname a detected span or
+    a listed given name ("Markus 'Mark' Young"): those words are the surname, a PERSON span (a
+    surname that is a word, "Young", is left by the recognizer)."""
+    group = doc.spans.get(spans_key, [])
+    covered = {i for s in group for i in range(s.start, s.end)}
+    given = name_lists().given
+    found = []
+    for k in range(1, len(doc) - 3):
+        if doc[k].text not in QUOTES or not doc[k - 1].is_title or not doc[k - 1].whitespace_:
+            continue
+        close = next((j for j in (k + 2, k + 3) if j < len(doc) and doc[j].text == doc[k].text), None)
+        if close is None or not all(t.is_title for t in doc[k + 1 : close]) or not doc[close].whitespace_:
+            continue
+        stop = close + 1
+        while stop < len(doc) and stop not in covered and stop - close <= 3 and doc[stop].is_alpha and doc[stop].is_title:
+            stop += 1
+            if not doc[stop - 1].whitespace_:
+                break
+        if stop > close + 1 and (k - 1 in covered or k + 1 in covered or doc[k - 1].lower_ in given):
+            surname = Span(doc, close + 1, stop, label="PERSON")
+            surname._.risk_explain["detector"] = f"{detector}:nickname"
+            found.append(surname)
+            covered.update(range(close + 1, stop))
+    if found:
+        add_pii_spans(doc, found, spans_key)
+
+
+def _ages_after_names(doc: Doc, spans_key: str, detector: str) -> None:
+    """A number up to 120 in parentheses right after a PERSON span ("Mrs Edna Fairbairn (94)"):
+    the person's age, a QUANTITY span where no detector found it."""
+    group = doc.spans.get(spans_key, [])
+    covered = {i for s in group for i in range(s.start, s.end)}
+    found = []
+    for span in group:
+        k = span.end
+        if (span.label_ == "PERSON" and k + 2 < len(doc) and doc[k].text == "(" and doc[k + 2].text == ")"
+                and doc[k + 1].text.isdigit() and 0 < int(doc[k + 1].text) <= 120 and k + 1 not in covered):
+            age = Span(doc, k + 1, k + 2, label="QUANTITY")
+            age._.risk_explain["detector"] = f"{detector}:age"
+            found.append(age)
+            covered.add(k + 1)
+    if found:
+        add_pii_spans(doc, found, spans_key)
+
+
 class Coref:
     def __init__(
         self, name: str, spans_key: str, person_parts: bool, propagate: bool, min_part_length: int,
@@ -187,6 +237,8 @@ class Coref:
         if self.person_parts:
             _surname_first(doc, self.spans_key)
             _extend_names(doc, self.spans_key)
+            _surname_after_nickname(doc, self.spans_key, self.name)
+            _ages_after_names(doc, self.spans_key, self.name)
         ids: Dict[str, str] = {}
         person_parts: Dict[str, str] = {}
         acronyms: Dict[str, str] = {}

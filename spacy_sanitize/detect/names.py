@@ -132,7 +132,11 @@ DETERMINERS = frozenset("my your his her our their the a an this that ur".split(
 # particles of Arabic, Dutch and German names ("al rasheed", "van dijk", "bin salem")
 NAME_PARTICLES = frozenset("al el bin ibn abu van von".split())
 CHAT_AFTER = frozenset("said says wrote replied posted asked told wants left called rang texted messaged emailed "
-                       "will cant can't isnt isn't".split())  # not "is" or "'s": "nginx is down", "my nan's coming"
+                       "gave sent brought will cant can't isnt isn't".split())  # not "is" or "'s": "nginx is down", "my nan's coming"
+# verbs whose first object is a person when a second follows ("did u give abdulrahman my address")
+GIVING = frozenset("give gave send sent show showed lend lent pass passed tell told".split())
+# before someone's place ("went to nkechi's", "staying at kasia's")
+PLACE_BEFORE = frozenset("to at round from".split())
 
 
 # a lower-case word this frequent in general English is a word or a term ("vpn", "wifi"), not a
@@ -145,6 +149,11 @@ def _chat_name_word(word: str, lists: NameLists) -> bool:
     an everyday or dictionary word, not chat shorthand): a name in chat ("abiodun", "seyi")."""
     if not (len(word) >= 3 and word.islower() and word.replace("'", "").replace("-", "").isalpha()):
         return False
+    if word.startswith(("o'", "o’")) and len(word) >= 5 and word[2:].isalpha():
+        return True  # an Irish surname ("o'brien", "o'neill"): no English word is written so
+    if "-" in word:  # a double name: a part listed ("rose-marie") or every part rare ("eze-okoro")
+        parts = [p for p in word.split("-") if p]
+        return any(p in lists.given or p in lists.family for p in parts) or all(_rare_word(p) for p in parts)
     return word in lists.given or word in lists.family or _rare_word(word)
 
 
@@ -178,10 +187,11 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
     word in ten): a name word (``_chat_name_word``) after an initial ("j. abiodun") or before
     another ("aoife mcgrath", "chidi eze-okoro"), or a name word alone where chat puts a person
     (after "ask", "tell", "txt from", "hey its"; before "said", "left"). Text with capitals is
-    left to the recognizer: there a lower-case rare word is a term, not a name."""
+    left to the recognizer: there a lower-case rare word is a term, not a name. A word before a
+    colon (a speaker, a label: "Shaz: did u give abdulrahman...") is not counted."""
     lists = lists or name_lists()
     texts, spaces = token_texts(doc)
-    words = [w for w in texts if w.isalpha()]
+    words = [w for i, w in enumerate(texts) if w.isalpha() and texts[i + 1 : i + 2] != [":"]]
     if not words or sum(w[:1].isupper() for w in words) * 10 > len(words):
         return []
     spaced = [bool(space) for space in spaces]
@@ -215,7 +225,11 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
         # "kasia's address", "zofia's new number": what a person has, after no determiner ("my nan's house")
         possessive = (after in ("'s", "’s") and before not in DETERMINERS
                       and any(w in POSSESSIONS for w in lower[end + 1 : end + 3]))
-        if pair or start < i or before in CHAT_BEFORE or two_word_cue or after in CHAT_AFTER or possessive:
+        # "it's shirley from the surgery": "it's" is two tokens
+        its = before in ("'s", "’s") and i >= 2 and lower[i - 2] == "it"
+        given = before in GIVING and after in DETERMINERS  # "give X my address"
+        place = after in ("'s", "’s") and before in PLACE_BEFORE  # "went to X's"
+        if pair or start < i or before in CHAT_BEFORE or two_word_cue or after in CHAT_AFTER or possessive or its or given or place:
             found.append((start, end))
         i = end
     return found

@@ -74,7 +74,7 @@ DEFAULT_FIELDS: List[str] = [
     "Claimant", "Defendant", "Plaintiff", "Appellant", "Petitioner", "Tenant", "Tenants", "Tenant(s)", "Landlord",
     "Account holder", "Policy holder", "Policyholder", "Cardholder", "Student", "Employee", "Witness",
     "Emergency contact", "Next of kin", "NOK", "Attn", "Guardian", "Parent", "Mother", "Father", "Spouse",
-    "Reviewer", "Signed", "Signatory", "Customer", "Client", "Passenger", "Contact person", "Beneficiary",
+    "Reviewer", "Signed", "Signed by", "Received by", "Collected by", "Signatory", "Customer", "Cust", "Recipient", "Consignee", "Addressee", "Client", "Passenger", "Contact person", "Beneficiary",
 ]
 # a word of a name in a field value: a capitalised or all-caps word (any script's case), an
 # initial, a particle; "&" and "and" join the names of one field ("Rashida & Kwame Boateng")
@@ -93,7 +93,7 @@ DEFAULT_KINSHIP: List[str] = [
     "stepdaughter", "stepmother", "stepfather", "twin", "widow", "widower",
     # as chat and notes write them
     "auntie", "aunty", "nan", "nana", "nanna", "gran", "granny", "grandad", "granddad", "stepdad", "stepmum", "stepmom",
-    "hubby", "bf", "gf",
+    "hubby", "bf", "gf", "mama", "papa", "mummy", "daddy", "boy", "girl",
 ]
 # a title in lower case, as chat and notes write it, and the words that introduce a name,
 # before a lower-case name ("dr ahmed", "a boy called rory")
@@ -198,13 +198,16 @@ def _field_name(text: str, start: int, end: int, titles: frozenset) -> Optional[
         if any(c.isdigit() for c in word) or not FIELD_NAME_WORD.match(word):
             break
         if word[0].isalpha() and not word[0].isupper() and word not in ("and",):
-            break
+            # a value typed in lower case ("Customer: rose-marie o'brien") is a name while its
+            # words are name words (listed, rare in English: kin_name_word); none after a capital
+            if (kept and kept[0].group()[:1].isupper()) or not kin_name_word(word.rstrip("."), name_lists()):
+                break
         kept.append(m)
         if word.endswith(".") and len(word.rstrip(".")) > 2:
             break  # a sentence ends here ("Patient: Aoife Byrne. History of..."); not an initial ("J.")
     while kept and kept[-1].group() in ("&", "and"):
         kept.pop()
-    if not kept or not any(c.isupper() for c in kept[0].group()[:1]):
+    if not kept or not (kept[0].group()[:1].isupper() or kept[0].group()[:1].islower()):
         return None
     first, last = start + kept[0].start(), start + kept[-1].end()
     while last > first and text[last - 1] in ".'’":
@@ -245,7 +248,11 @@ class TitleDetector:
         labels = alternatives(fields or [], space=r"[ \t]+")
         # the value: up to the end of the line, a wide gap, a table or list separator
         # (Markdown emphasis may close the label before or after its colon: "**Name:**", "**Applicant**:")
-        self.field = re.compile(rf"(?im)(?<![^\W_])(?<![.-])(?:{labels})[*_]{{0,2}}[ \t]*[:=][ \t]*([^\n|;<>()\t]*?)(?=[ \t]{{2,}}|[\n|;<>()\t]|$)") if labels else None
+        # or the next field's label on the line ("Recipient: Ms Roisin McGrory, ... Signed by: ROSE")
+        self.field = re.compile(
+            rf"(?im)(?<![^\W_])(?<![.-])(?:{labels})[*_]{{0,2}}[ \t]*[:=][ \t]*([^\n|;<>()\t]*?)"
+            rf"(?=[ \t]{{2,}}|[\n|;<>()\t]|$|[ \t.,]{{1,3}}(?:{labels})[*_]{{0,2}}[ \t]*[:=])"
+        ) if labels else None
         address = alternatives(address_fields or [], space=r"[ \t]+")
         self.address = re.compile(rf"(?im)^[ \t>*_-]*(?:{address})[*_]{{0,2}}[ \t]*:[ \t]*(\S[^\n|<>\t]*?)[ \t]*$") if address else None
         # at the start of a line only (after quote marks): "subject to: approval" is no header
