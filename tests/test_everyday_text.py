@@ -143,7 +143,7 @@ def test_everyday_codes_are_found(text, found):
                                   '"id": "main-header"', "paid: 2019", "see the case (page 4)", "the file (2019 version)",
                                   "quote your policy number (in the letter)",
                                   '{"name":"checkout","last":"2024-01-01"}', "it costs $20 or $HOME", "add me on snap, same name",
-                                  '{"action":"password_reset","user_id":7}', "id,full_name,email"])
+                                  '{"action":"password_reset","user_id":7}', "id,full_name,email", "please ignore.1 of the list"])
 def test_everyday_code_patterns_leave_plain_words(text):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
     assert [text[s:e] for s, e, key in detector.find(text) if key in ("user_is", "mention", "log_user")] == []

@@ -139,7 +139,7 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # a handle after the app it is on ("snap its lils.x0", "insta: maya_k.93"): with a digit, a
     # dot or an underscore ("add me on snap later" holds none)
     "app_handle": (
-        r"(?i)\b(?:snap(?:chat)?|insta(?:gram)?|ig|tiktok|discord|telegram|kik|venmo|cash[ \t]?app)"
+        r"(?i)\b(?:snap(?:chat)?|insta(?:gram)?|ig|tiktok|discord|telegram|kik|venmo|cash[ \t]?app)\b"
         r"(?:[ \t]{1,3}(?:is|its|it's|name|handle|username|user|id)){0,2}[ \t]{0,3}[:=-]?[ \t]{0,3}@?"
         r"(?P<id>(?=[\w.]{0,30}[\d._])[a-z0-9][\w.]{1,30}[a-z0-9])(?![\w.])"
     ),
@@ -191,7 +191,7 @@ NEEDS: Dict[str, Tuple[str, ...]] = {
     "url": ("http", "www."), "url_user": ("/",), "user_path": ("\\", "/"), "what3words": ("///",),
     "social_profile": (".com/", ".net/", ".tv/", "hub."), "chat_tag": ("#",), "chat_nick": ("] <",),
     "handle": ("(",), "snake_handle": ("_",), "sshd_user": ("for ",), "pam_user": ("session ",),
-    "name_value": ('"', "'"), "cashtag": ("$",), "profile_link": ("/",),
+    "name_value": ('"', "'"), "cashtag": ("$",), "profile_link": ("/",), "zip_code": ("zip", "postal"),
 }
 # what a validated match takes in right before it on its line: a postcode its town ("Leeds LS1 4AB")
 TAKES_IN_BEFORE = {

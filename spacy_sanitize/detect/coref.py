@@ -32,7 +32,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from ..doc_reads import doc_text
+from ..doc_reads import doc_text, token_texts
 from ..extensions import register_extensions
 from ..text import COMMON_WORDS, NamePartRule, mention_key, occurrences
 from ..spans import add_pii_spans
@@ -171,8 +171,9 @@ def _surname_after_nickname(doc: Doc, spans_key: str, detector: str) -> None:
     covered = {i for s in group for i in range(s.start, s.end)}
     given = name_lists().given
     found = []
-    for k in range(1, len(doc) - 3):
-        if doc[k].text not in QUOTES or not doc[k - 1].is_title or not doc[k - 1].whitespace_:
+    texts = token_texts(doc)[0]
+    for k in (k for k in range(1, len(doc) - 3) if texts[k] in QUOTES):
+        if not doc[k - 1].is_title or not doc[k - 1].whitespace_:
             continue
         close = next((j for j in (k + 2, k + 3) if j < len(doc) and doc[j].text == doc[k].text), None)
         if close is None or not all(t.is_title for t in doc[k + 1 : close]) or not doc[close].whitespace_:
