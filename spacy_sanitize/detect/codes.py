@@ -188,10 +188,10 @@ CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number", 
 # (the scans are most of pii_codes' time). A pattern a config replaces is always run.
 NEEDS: Dict[str, Tuple[str, ...]] = {
     "email": ("@",), "user_at_host": ("@",), "mention": ("@",), "email_spaced": ("@",),
-    "url": ("http", "www."), "url_user": ("/",), "user_path": ("\\", "/"), "what3words": ("///",),
+    "url": ("http", "www."), "url_user": ("/",), "user_path": ("\\", "/home/", "/u"), "what3words": ("///",),
     "social_profile": (".com/", ".net/", ".tv/", "hub."), "chat_tag": ("#",), "chat_nick": ("] <",),
     "handle": ("(",), "snake_handle": ("_",), "sshd_user": ("for ",), "pam_user": ("session ",),
-    "name_value": ('"', "'"), "cashtag": ("$",), "profile_link": ("/",), "zip_code": ("zip", "postal"),
+    "name_value": ('"', "'"), "cashtag": ("$",), "profile_link": ("calendly.com/", "nktr.ee/", "paypal.me/", "venmo.com/", "h.app/", "wa.me/", "t.me/", "coffee.com/", "ko-f", "about.me/"), "zip_code": ("zip", "postal"),
 }
 # what a validated match takes in right before it on its line: a postcode its town ("Leeds LS1 4AB")
 TAKES_IN_BEFORE = {
