@@ -124,7 +124,7 @@ def test_default_is_the_distilled_detector_without_en_core_web_sm():
     assert decided["nlp"]["pipeline"] == default["nlp"]["pipeline"][:-1] + ["pii_extend", "risk_seq", "risk_stack", "risk_threshold", "masker"]
     for name in default["nlp"]["pipeline"][:-1]:
         assert decided["components"][name] == default["components"][name], name
-    ensemble_only = ["tok2vec", "tagger", "attribute_ruler", "ner", "pii_ent_mapper"]
+    ensemble_only = ["tok2vec", "tagger", "ner", "pii_ent_mapper"]
     kept = [n for n in ensemble["nlp"]["pipeline"] if n not in ensemble_only]
     assert [n for n in default["nlp"]["pipeline"] if n != "pii_propn"] == kept
     assert default["nlp"]["pipeline"].index("pii_propn") == default["nlp"]["pipeline"].index("pii_refine") + 1
@@ -177,7 +177,7 @@ def test_accurate_is_ensemble_plus_propn_and_relabel_then_defaults_decision():
     # re-types the spans after the decision, for the placeholders: the protection rules read the
     # detector's types; pii_propn sits where strict has it (after pii_refine, before
     # pii_text_view), set as strict's
-    relabel = ["tok2vec", "tagger", "attribute_ruler", "pii_relabel"]
+    relabel = ["tok2vec", "tagger", "pii_relabel"]
     assert names[names.index("risk_threshold") + 1 : -1] == relabel
     assert [n for n in names[: names.index("pii_extend")] if n != "pii_propn"] == ensemble["nlp"]["pipeline"][:-1]
     assert names.index("pii_refine") < names.index("pii_propn") == names.index("pii_text_view") - 1

@@ -179,7 +179,7 @@ def test_accurate_pipeline_relabels_after_its_decision(accurate_nlp):
     # after coreference and the decision (only the tagger it reads tags from comes in between),
     # right before the masker: the protection rules read the detector's types
     assert names.index("pii_coref") < names.index("risk_threshold") < names.index("tagger") < names.index("pii_relabel") == names.index("masker") - 1
-    assert set(names[names.index("risk_threshold") + 1 : names.index("pii_relabel")]) == {"tok2vec", "tagger", "attribute_ruler"}
+    assert set(names[names.index("risk_threshold") + 1 : names.index("pii_relabel")]) == {"tok2vec", "tagger"}
 
 
 def test_accurate_relabels_without_undoing_its_decision(accurate_nlp):
