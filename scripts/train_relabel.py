@@ -30,6 +30,7 @@ def main() -> None:
     parser.add_argument("--encoder", default=ENCODER, help="context encoder of the span vectors ('none': binary features only)")
     parser.add_argument("--encoder-scale", type=float, default=ENCODER_SCALE)
     parser.add_argument("--encoder-layers", type=int, default=ENCODER_LAYERS, help="hidden layer read (0: the last)")
+    parser.add_argument("--encoder-quantize", action="store_true", help="run the encoder's linear layers in int8 (lm/context.py)")
     args = parser.parse_args()
     encoder = None if args.encoder.lower() == "none" else args.encoder
     gold = load_tab(args.wiki)
@@ -38,7 +39,7 @@ def main() -> None:
     nlp.remove_pipe("pii_relabel")
     references = list(tab_to_docs(gold, nlp))
     predicted = detect(nlp, [d.text for d in gold])
-    params, cv_f1 = choose_params(predicted, references, gold, Tokens(), args.seed, k=args.folds, encoder=encoder, encoder_scale=args.encoder_scale, encoder_layers=args.encoder_layers)
+    params, cv_f1 = choose_params(predicted, references, gold, Tokens(), args.seed, k=args.folds, encoder=encoder, encoder_scale=args.encoder_scale, encoder_layers=args.encoder_layers, encoder_quantize=args.encoder_quantize)
     component = fit(params, predicted, references)
     component.model.meta.update(  # type: ignore[union-attr]
         cv_micro_labelled_F1=round(cv_f1, 4), cv_folds=args.folds, seed=args.seed, data=args.wiki.name, detector="spacy_sanitize/configs/accurate.cfg without pii_relabel"

@@ -129,3 +129,32 @@ def test_reading_a_lower_layer_runs_only_the_layers_up_to_it(tiny_bert):
     numpy.testing.assert_allclose(states, hidden, atol=1e-5)
     with pytest.raises(OSError, match="E420"):
         ContextEncoder(tiny_bert, layers=5).load()
+
+
+def test_an_int8_encoder_runs_quantized_linear_layers_close_to_float(tiny_bert):
+    """quantize: the linear layers run in int8 (torch's dynamic quantization), the vectors stay
+    close to float32's and the shared float model is left as it was."""
+    import torch
+
+    plain, int8 = ContextEncoder(tiny_bert), ContextEncoder(tiny_bert, quantize=True)
+    spans = [(0, 10), (23, 28)]
+    a, b = plain.span_vectors(TEXT, spans), int8.span_vectors(TEXT, spans)
+    assert not any(isinstance(m, torch.nn.Linear) and type(m) is not torch.nn.Linear for m in plain._model.modules())
+    assert any("quantized" in type(m).__module__ for m in int8._model.modules())
+    assert not numpy.array_equal(a, b)
+    assert numpy.all((a * b).sum(axis=1) > 0.95)  # unit vectors: cosine similarity
+
+
+def test_relabel_records_an_int8_encoder_and_reads_its_vectors_so(tiny_bert, tmp_path):
+    nlp = spacy.blank("en")
+    pairs = [make_pair(nlp, t, n) for t in TEMPLATES for n in NAMES[:10]]
+    relabel = nlp.add_pipe("pii_relabel", config={"C": 10.0, "min_prob": 0.5, "entity_vote": False, "min_count": 1, "encoder": tiny_bert,
+                                                  "encoder_scale": 2.0, "encoder_quantize": True})
+    relabel.fit([p for p, _ in pairs], [r for _, r in pairs])
+    assert relabel.model.meta["encoder_quantize"] is True and relabel.context_encoder().quantize
+    labels = [[s.label_ for s in relabel(doc).spans["pii"]] for doc in held_out(nlp)]
+    nlp.to_disk(tmp_path / "pipeline")
+    restored = spacy.load(tmp_path / "pipeline", config={"components": {"pii_relabel": {"encoder_quantize": False}}})
+    # the trained model's setting wins over the loading config's
+    assert restored.get_pipe("pii_relabel").context_encoder().quantize
+    assert [[s.label_ for s in restored.get_pipe("pii_relabel")(doc).spans["pii"]] for doc in held_out(restored)] == labels

@@ -56,9 +56,10 @@ def fit_boosting(params: Dict[str, Any], predicted: Sequence[Doc], references: S
     from threadpoolctl import threadpool_limits
 
     encoder, scale, layers = params.get("encoder"), params.get("encoder_scale", ENCODER_SCALE), params.get("encoder_layers", ENCODER_LAYERS)
-    component = PIIRelabel("pii_relabel", "pii", None, params["min_prob"], params["entity_vote"], params["C"], params["none_class"], 2, None, encoder, scale, layers)
+    quantize = bool(params.get("encoder_quantize", False))
+    component = PIIRelabel("pii_relabel", "pii", None, params["min_prob"], params["entity_vote"], params["C"], params["none_class"], 2, None, encoder, scale, layers, quantize)
     # The same features as the logistic regression (span vectors and min_count included).
-    rows, y = component.training_rows(predicted, references, [features_of(doc, encoder, scale, layers) for doc in predicted])
+    rows, y = component.training_rows(predicted, references, [features_of(doc, encoder, scale, layers, quantize) for doc in predicted])
     counts = Counter(name for row in rows for name in row)
     kept = [{k: v for k, v in row.items() if counts[k] >= component.min_count} for row in rows]
     vectorizer = DictVectorizer()
@@ -92,6 +93,7 @@ def main() -> None:
     parser.add_argument("--encoder", default=ENCODER, help="context encoder of the span vectors ('none': binary features only)")
     parser.add_argument("--encoder-scale", type=float, default=ENCODER_SCALE)
     parser.add_argument("--encoder-layers", type=int, default=ENCODER_LAYERS, help="hidden layer read (0: the last)")
+    parser.add_argument("--encoder-quantize", action="store_true", help="run the encoder's linear layers in int8 (lm/context.py)")
     parser.add_argument("--output", type=Path, default=Path(__file__).parents[1] / "results" / "relabel_eval.json")
     args = parser.parse_args()
     encoder = None if args.encoder.lower() == "none" else args.encoder
@@ -116,7 +118,7 @@ def main() -> None:
     for k, held in enumerate(outer):
         train = [i for i in range(len(predicted)) if i not in held]
         tr_pred, tr_ref = [predicted[i] for i in train], [references[i] for i in train]
-        params, inner_f1 = choose_params(tr_pred, tr_ref, [gold[i] for i in train], tokens, args.seed + k + 1, encoder=encoder, encoder_scale=args.encoder_scale, encoder_layers=args.encoder_layers)
+        params, inner_f1 = choose_params(tr_pred, tr_ref, [gold[i] for i in train], tokens, args.seed + k + 1, encoder=encoder, encoder_scale=args.encoder_scale, encoder_layers=args.encoder_layers, encoder_quantize=args.encoder_quantize)
         component = fit(params, tr_pred, tr_ref)
         preds = relabelled(component, [predicted[i] for i in held])
         for i, p in zip(held, preds):
@@ -127,7 +129,7 @@ def main() -> None:
         fold_rows.append({"fold": k, "params": params, "inner_cv_micro_F1": round(inner_f1, 4), "before_micro_F1": b["micro_labelled"]["F1"], "after_micro_F1": a["micro_labelled"]["F1"], "after_unlabelled_F1": a["micro_unlabelled"]["F1"], "before_unlabelled_F1": b["micro_unlabelled"]["F1"]})
         print(fold_rows[-1], f"({time.perf_counter() - start:.0f}s)")
         for family in ("lr",) if args.no_boosting else ("lr", "boosting"):
-            fixed = {**DEFAULTS, "encoder": encoder, "encoder_scale": args.encoder_scale, "encoder_layers": args.encoder_layers}
+            fixed = {**DEFAULTS, "encoder": encoder, "encoder_scale": args.encoder_scale, "encoder_layers": args.encoder_layers, "encoder_quantize": args.encoder_quantize}
             model = (fit if family == "lr" else fit_boosting)(fixed, tr_pred, tr_ref)
             for i, p in zip(held, relabelled(model, [predicted[i] for i in held])):
                 family_preds[family][i] = p

@@ -22,14 +22,14 @@ GRID: Dict[str, List[Any]] = {"C": [0.3, 1.0, 3.0], "none_class": [False, True],
 # entity_vote is fixed (not searched): mentions of one entity must get one type, or the
 # masker would write "[PERSON]" for one mention and "[ORG]" for another of the same entity.
 PARAM_NAMES = ("C", "none_class", "min_prob", "entity_vote")
-_FEATURES: Dict[Tuple[int, Optional[str], float, int], Tuple[Doc, List[Dict[str, float]]]] = {}
+_FEATURES: Dict[Tuple[int, Optional[str], float, int, bool], Tuple[Doc, List[Dict[str, float]]]] = {}
 # The context encoder of the relabeller's features, the vectors' weight and the layer read
 # (chosen by 5-fold CV by document: weights 1, 3, 5, 10 with MiniLM and 3, 5 with the domain
 # MLM; layers 2, 3, 4, 6 of the domain MLM: docs/pii_relabel.md).
 ENCODER = SHIPPED_MLM
 ENCODER_SCALE = 5.0
 ENCODER_LAYERS = 4
-_ENCODERS: Dict[Tuple[str, int], ContextEncoder] = {}
+_ENCODERS: Dict[Tuple[str, int, bool], ContextEncoder] = {}
 
 
 def detect(nlp: Language, texts: Sequence[str]) -> List[Doc]:
@@ -42,29 +42,29 @@ def folds(n: int, k: int, seed: int) -> List[List[int]]:
     return document_folds(index_ids(n), k, seed)
 
 
-def features_of(doc: Doc, encoder: Optional[str] = None, scale: float = ENCODER_SCALE, layers: int = ENCODER_LAYERS) -> List[Dict[str, float]]:
+def features_of(doc: Doc, encoder: Optional[str] = None, scale: float = ENCODER_SCALE, layers: int = ENCODER_LAYERS, quantize: bool = False) -> List[Dict[str, float]]:
     """Feature dicts of a detected doc (with the span vectors of context encoder ``encoder``
-    read at layer ``layers``), computed once per doc object (the cache holds the doc, so its
-    id cannot be reused by another one)."""
-    key = (id(doc), encoder, scale, layers)
+    read at layer ``layers``, in int8 with ``quantize``), computed once per doc object (the
+    cache holds the doc, so its id cannot be reused by another one)."""
+    key = (id(doc), encoder, scale, layers, quantize)
     cached = _FEATURES.get(key)
     if cached is None or cached[0] is not doc:
         context = None
         if encoder:
-            if (encoder, layers) not in _ENCODERS:
-                _ENCODERS[(encoder, layers)] = ContextEncoder(encoder, layers=layers)
-            context = _ENCODERS[(encoder, layers)]
+            if (encoder, layers, quantize) not in _ENCODERS:
+                _ENCODERS[(encoder, layers, quantize)] = ContextEncoder(encoder, layers=layers, quantize=quantize)
+            context = _ENCODERS[(encoder, layers, quantize)]
         cached = _FEATURES[key] = (doc, doc_features(doc, encoder=context, encoder_scale=scale))
     return cached[1]
 
 
 def fit(params: Dict[str, Any], predicted: Sequence[Doc], references: Sequence[Doc]) -> PIIRelabel:
     """A relabeller fit with ``params`` (C, none_class, min_prob, entity_vote; optional
-    keep_labels, encoder, encoder_scale)."""
+    keep_labels, encoder, encoder_scale, encoder_layers, encoder_quantize)."""
     encoder, scale = params.get("encoder"), float(params.get("encoder_scale", ENCODER_SCALE))
-    layers = int(params.get("encoder_layers", ENCODER_LAYERS))
-    component = PIIRelabel("pii_relabel", "pii", None, params["min_prob"], params["entity_vote"], params["C"], params["none_class"], 2, params.get("keep_labels"), encoder, scale, layers)
-    component.fit(predicted, references, [features_of(doc, encoder, scale, layers) for doc in predicted])
+    layers, quantize = int(params.get("encoder_layers", ENCODER_LAYERS)), bool(params.get("encoder_quantize", False))
+    component = PIIRelabel("pii_relabel", "pii", None, params["min_prob"], params["entity_vote"], params["C"], params["none_class"], 2, params.get("keep_labels"), encoder, scale, layers, quantize)
+    component.fit(predicted, references, [features_of(doc, encoder, scale, layers, quantize) for doc in predicted])
     return component
 
 
@@ -72,7 +72,7 @@ def relabelled(component: PIIRelabel, docs: Sequence[Doc]) -> List[List[list]]:
     """[start, end, label] triples of the docs' spans after relabelling."""
     out = []
     for doc in docs:
-        rows = features_of(doc, component.encoder_name, component.encoder_scale, component.encoder_layers)
+        rows = features_of(doc, component.encoder_name, component.encoder_scale, component.encoder_layers, component.encoder_quantize)
         decisions = relabel_decisions(component.model, doc, "pii", component.min_prob, component.entity_vote, rows=rows, keep_labels=component.keep_labels)  # type: ignore[arg-type]
         out.append([[s.start_char, s.end_char, d[0]] for s, d in zip(doc.spans.get("pii", []), decisions)])
     return out
@@ -93,7 +93,7 @@ def type_f1(per_doc: Sequence[Dict[str, List[int]]], label: str) -> float:
 
 def choose_params(
     predicted: Sequence[Doc], references: Sequence[Doc], gold: Sequence[TabDocument], tokens: Tokens, seed: int, k: int = 4, encoder: Optional[str] = ENCODER, encoder_scale: float = ENCODER_SCALE,
-    encoder_layers: int = ENCODER_LAYERS,
+    encoder_layers: int = ENCODER_LAYERS, encoder_quantize: bool = False,
 ) -> Tuple[Dict[str, Any], float]:
     """Grid search over ``GRID`` by ``k``-fold CV by document; returns the parameters with the
     best pooled labelled micro F1 on the held-out documents, and that F1 (ties: C nearest 1 on a log scale)."""
@@ -101,10 +101,12 @@ def choose_params(
     for held in folds(len(predicted), k, seed):
         train = [i for i in range(len(predicted)) if i not in held]
         for C, none_class in itertools.product(GRID["C"], GRID["none_class"]):
-            base = fit({"C": C, "none_class": none_class, "min_prob": 0.0, "entity_vote": False, "encoder": encoder, "encoder_scale": encoder_scale, "encoder_layers": encoder_layers}, [predicted[i] for i in train], [references[i] for i in train])
+            base = fit({"C": C, "none_class": none_class, "min_prob": 0.0, "entity_vote": False, "encoder": encoder, "encoder_scale": encoder_scale, "encoder_layers": encoder_layers,
+                        "encoder_quantize": encoder_quantize}, [predicted[i] for i in train], [references[i] for i in train])
             for min_prob, vote in itertools.product(GRID["min_prob"], GRID["entity_vote"]):
                 base.min_prob, base.entity_vote = min_prob, vote
                 preds = relabelled(base, [predicted[i] for i in held])
                 scores[(C, none_class, min_prob, vote)].extend(detection_counts(gold[i], p, tokens) for i, p in zip(held, preds))
     best = max(scores, key=lambda key: (round(micro_f1(scores[key]), 6), -abs(math.log(key[0]))))
-    return {**dict(zip(PARAM_NAMES, best)), "encoder": encoder, "encoder_scale": encoder_scale, "encoder_layers": encoder_layers}, micro_f1(scores[best])
+    params = {"encoder": encoder, "encoder_scale": encoder_scale, "encoder_layers": encoder_layers, "encoder_quantize": encoder_quantize}
+    return {**dict(zip(PARAM_NAMES, best)), **params}, micro_f1(scores[best])

@@ -73,6 +73,7 @@ class PIIRelabel:
         encoder: Optional[str] = None,
         encoder_scale: float = 5.0,
         encoder_layers: int = 0,
+        encoder_quantize: bool = False,
     ) -> None:
         self.name = name
         self.spans_key = spans_key
@@ -86,7 +87,8 @@ class PIIRelabel:
         self._encoder_name = encoder
         self._encoder_scale = float(encoder_scale)
         self._encoder_layers = int(encoder_layers)
-        self._encoders: Dict[Tuple[str, int], ContextEncoder] = {}
+        self._encoder_quantize = bool(encoder_quantize)
+        self._encoders: Dict[Tuple[str, int, bool], ContextEncoder] = {}
         self._data: Optional[str] = None  # initialize's data: where the shipped minilm_mlm encoder is
         # The configured model directory is read in initialize or at first use, not here:
         # spacy.load's from_disk gives the saved model without reading the configured path.
@@ -120,16 +122,21 @@ class PIIRelabel:
     def encoder_layers(self) -> int:
         return int(self._trained("encoder_layers", 0)) if self.load_model() is not None else self._encoder_layers
 
-    def context_encoder(self, name: Optional[str] = None, layers: Optional[int] = None) -> Optional[ContextEncoder]:
-        """The encoder ``name`` read at layer ``layers`` (defaults: those of the trained model,
-        else the configured ones), or None without one."""
+    @property
+    def encoder_quantize(self) -> bool:
+        return bool(self._trained("encoder_quantize", False)) if self.load_model() is not None else self._encoder_quantize
+
+    def context_encoder(self, name: Optional[str] = None, layers: Optional[int] = None, quantize: Optional[bool] = None) -> Optional[ContextEncoder]:
+        """The encoder ``name`` read at layer ``layers``, in int8 with ``quantize`` (defaults:
+        those of the trained model, else the configured ones), or None without one."""
         name = self.encoder_name if name is None else name
         layers = self.encoder_layers if layers is None else layers
+        quantize = self.encoder_quantize if quantize is None else quantize
         if not name:
             return None
-        if (name, layers) not in self._encoders:
-            self._encoders[(name, layers)] = ContextEncoder(name, layers=layers, data=self._data)
-        return self._encoders[(name, layers)]
+        if (name, layers, quantize) not in self._encoders:
+            self._encoders[(name, layers, quantize)] = ContextEncoder(name, layers=layers, data=self._data, quantize=quantize)
+        return self._encoders[(name, layers, quantize)]
 
     @property
     def min_prob(self) -> float:
@@ -194,7 +201,7 @@ class PIIRelabel:
         already computed)."""
         rows: List[Dict[str, float]] = []
         y: List[str] = []
-        encoder = self.context_encoder(self._encoder_name, self._encoder_layers) if self._encoder_name else None
+        encoder = self.context_encoder(self._encoder_name, self._encoder_layers, self._encoder_quantize) if self._encoder_name else None
         if features is None:
             features = docs_features(predicted, self.spans_key, encoder, self._encoder_scale)
         for doc_rows, doc, ref in zip(features, predicted, references):
@@ -215,6 +222,7 @@ class PIIRelabel:
         self.model.meta.update(
             min_prob=self.min_prob, entity_vote=self.entity_vote, keep_labels=self.keep_labels, none_class=self.none_class, n_docs=len(predicted),
             encoder=self._encoder_name or None, encoder_scale=self._encoder_scale, encoder_layers=self._encoder_layers,
+            encoder_quantize=self._encoder_quantize,
         )
         return self.model
 
@@ -287,6 +295,7 @@ class PIIRelabel:
         "encoder": None,
         "encoder_scale": 5.0,
         "encoder_layers": 0,
+        "encoder_quantize": False,
     },
     requires=["doc.spans", "doc.ents", "token.tag"],
     assigns=["doc.spans", "span._.risk_explain"],
@@ -305,6 +314,7 @@ def make_pii_relabel(
     encoder: Optional[str],
     encoder_scale: float,
     encoder_layers: int,
+    encoder_quantize: bool,
 ) -> PIIRelabel:
     """spans_key (str): span group whose labels are re-predicted.
     model (Optional[str]): a model directory, or None (nlp.initialize trains one, or loads the
@@ -325,9 +335,11 @@ def make_pii_relabel(
         encoder that cannot be loaded raises OSError E420 on the first document.
     encoder_scale (float): the vectors' weight against the binary features (training).
     encoder_layers (int): read the encoder's hidden states at this layer, running only the
-        layers up to it (0: the last layer; training)."""
+        layers up to it (0: the last layer; training).
+    encoder_quantize (bool): run the encoder's linear layers in int8 (training; a trained model
+        records it and always reads its vectors so: lm/context.py's ``quantize``)."""
     register_extensions()
-    return PIIRelabel(name, spans_key, model, min_prob, entity_vote, C, none_class, min_count, keep_labels, encoder, encoder_scale, encoder_layers)
+    return PIIRelabel(name, spans_key, model, min_prob, entity_vote, C, none_class, min_count, keep_labels, encoder, encoder_scale, encoder_layers, encoder_quantize)
 
 
 __all__ = [
