@@ -132,6 +132,15 @@ def test_refine_types_a_number_read_as_a_date_as_a_code():
     ("my cashapp is $tayjones_09 if u owe me", "$tayjones_09"),            # a cashtag
     ("yo add me on snap its lils.x0", "lils.x0"),                          # a handle after its app
     ("book a slot on calendly.com/aisling-ohare-physio or text", "calendly.com/aisling-ohare-physio"),
+    ('"name":[{"family":"Ivy","given":["Rose"]}]', "Rose"),                # a list's first value (FHIR)
+    ("Posted by u/throwaway_kasia88 · 3h", "throwaway_kasia88"),          # a Reddit user
+    ('81.2.69.160 - kwame.asante [04/Mar/2025:10:22:01 +0000] "GET / HTTP/1.1" 200', "kwame.asante"),  # an access log's user
+    ("Mar  4 09:14:02 web01 sudo:  ewakowalska : TTY=pts/0 ; PWD=/root", "ewakowalska"),
+    ("Tue Mar  4 10:01:33 2025 [pid 2211] [oisin.breathnach] OK UPLOAD: Client", "oisin.breathnach"),
+    ("meet u outside 7 dunraven rd at 8?", "7 dunraven rd"),                # a street word's abbreviation
+    ('ldap bind ok dn="CN=Murphy\\, Seán,OU=Staff,DC=hse,DC=ie"', "Murphy\\, Seán"),  # an LDAP entry's common name
+    ("ATTENDEE;CN=Summer Okafor:mailto:summer@example.ie", "Summer Okafor"),  # a calendar's attendee
+    ("P<IRLMURPHY<<DECLAN<FRANCIS<<<<<<<<<<<<<<<<<<", "MURPHY<<DECLAN<FRANCIS"),  # a passport's machine-readable name
 ])
 def test_everyday_codes_are_found(text, found):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
@@ -143,10 +152,13 @@ def test_everyday_codes_are_found(text, found):
                                   '"id": "main-header"', "paid: 2019", "see the case (page 4)", "the file (2019 version)",
                                   "quote your policy number (in the letter)",
                                   '{"name":"checkout","last":"2024-01-01"}', "it costs $20 or $HOME", "add me on snap, same name",
-                                  '{"action":"password_reset","user_id":7}', "id,full_name,email", "please ignore.1 of the list"])
+                                  '{"action":"password_reset","user_id":7}', "id,full_name,email", "please ignore.1 of the list",
+                                  "the u/s scan is booked", "Mar  4 09:14:02 web01 sudo: pam_unix(sudo:session): session closed",
+                                  "see 3 more st patrick's day photos"])
 def test_everyday_code_patterns_leave_plain_words(text):
     detector = CodeDetector("pii_codes", DEFAULT_PATTERNS, "pii", "CODE")
-    assert [text[s:e] for s, e, key in detector.find(text) if key in ("user_is", "mention", "log_user")] == []
+    keys = ("user_is", "mention", "log_user", "name_value", "cashtag", "app_handle", "reddit_user", "sudo_user", "street_abbreviated")
+    assert [text[s:e] for s, e, key in detector.find(text) if key in keys] == []
 
 
 def test_code_shaped_spans_are_protected_whatever_their_label():
@@ -261,6 +273,8 @@ def test_a_name_typed_otherwise_is_protected_by_the_texts_person_spans():
     ("NAME: G R Z E G O R Z  L E S N I A K", 6, 36, "MISC", True),   # both words in one span
     ("NAME IN CAPITALS: A G N I E S Z K A   N O W A K", 20, 47, "MISC", True),
     ("NAME: G R Z E G O R Z  Lesniak", 6, 30, "MISC", False),        # not all of it spaced
+    ("it's Gráinne, that's G-R-A-I-N-N-E, surname", 21, 34, "MISC", True),  # spelled out with hyphens
+    ("a well-to-do family", 2, 12, "MISC", False),                  # words, not letters
     ("He moved from Rose Hill to Leeds.", 14, 23, "LOC", False),     # "from" is no address cue
     ("thanks to the Council", 14, 21, "ORG", False),                 # not right after the cue
     ("hi 2015", 3, 7, "DATETIME", False),
@@ -766,6 +780,9 @@ def test_a_position_in_degrees_wins_over_a_recognizers_date(default_nlp):
     ("Recipient: Ms Roisin McGrory, 12 Glenbawn Park, Dublin. Signed by: ROSE", ["ROSE"]),   # the next field's label ends a value
     ("Support chat\nCustomer: rose-marie o'brien\nAgent: thanks", ["rose-marie o'brien"]),   # a field's value in lower case
     ("Delivery: leave by the bin. Cust: priyanka v. 9876543210.", ["priyanka"]),
+    ("Thanks for your patience,\nHope\nCustomer Support", ["Hope"]),     # a sign-off with words after it
+    ("Ticket holder: STONE / GRACE   Order 8812", ["STONE / GRACE"]),       # a surname and its given name
+    ("commit 3f9e2a1\nAuthor: Seo-yeon Park <sypark@example.kr>", ["Seo-yeon Park"]),
 ])
 def test_red_team_names_are_found(default_nlp, text, names):
     """Cases of a red-team probe (benchmarks/everyday/leak_cases.jsonl), each masked by default."""

@@ -224,6 +224,10 @@ SPACED_WORDS = re.compile(r"[ \t]{2,6}")
 SPACED_WORD = re.compile(r"(?:[^\W\d_] )+[^\W\d_]")
 
 
+# a word spelled out letter by letter with hyphens ("G-R-A-I-N-N-E": a name read out on the phone)
+SPELLED = re.compile(r"(?:[^\W\d_]-){3,20}[^\W\d_]")
+
+
 def letter_spaced(text: str) -> bool:
     """Whether ``text`` is block letters spaced out (OCR of a form's field), one word of 4 letters
     or more or several of them."""
@@ -390,8 +394,9 @@ class ProtectRules:
             return "a word of the span is part of a name elsewhere in the text (protect_names): masked whatever the votes"
         if self.names and name_words and self.nickname(text, start, name_words):
             return "a nickname in quotes right after a name of the text (protect_names): masked whatever the votes"
-        if self.names and letter_spaced(text[start:end]):
-            return "letter-spaced block letters (OCR of a form's field: 'G R Z E G O R Z'; protect_names): masked whatever the votes"
+        if self.names and (letter_spaced(text[start:end]) or SPELLED.fullmatch(text[start:end].strip())):
+            return ("letter-spaced block letters or a word spelled out (OCR of a form's field: 'G R Z E G O R Z', a "
+                    "voicemail's 'G-R-A-I-N-N-E'; protect_names): masked whatever the votes")
         if (self.names and label not in (DATE_LABEL, "QUANTITY") and text[start:start + 1].isupper()
                 and ADDRESS_CUE.search(text, max(0, start - 24), start)):
             return "a capitalised word right after a greeting or signature ('thanks', 'sent by'; protect_names): masked whatever the votes"

@@ -68,6 +68,10 @@ DEFAULT_PATTERNS: Dict[str, str] = {
         r"|(?<![\w.,/-])\d{1,4}[a-z]?[ \t]+(?:[a-z]{3,20}[ \t]+){1,2}"
         r"(?:street|road|lane|avenue|grove|crescent|terrace|gardens|mews)(?=[ \t]*(?:[,;\n]|$))"
     ),
+    # a house number and a street in lower case with a street word's abbreviation, anywhere in a
+    # clause ("42 kelvinhaugh st flat 1/2", "7 dunraven rd at 8"): a street's name that is no
+    # ordinary word ("3 more st patrick's" is none)
+    "street_abbreviated": r"(?<![\w.,/-])\d{1,4}[a-z]?[ \t]+(?P<name>(?:[a-z]{3,20}[ \t]+){1,2})(?:st|rd|ave|ln)\b(?!\.\w)",
     # a phone number with its country code, whether or not a validator knows its range ("+44 7700
     # 900391" is in the range kept for fiction; a mistyped number is still someone's): "+", 1-3
     # digits, then 2-6 groups each after a space, dot or dash, 7 digits or more in all
@@ -129,11 +133,29 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     "name_value": (
         r"(?i)(?<![\w-])[\"']?(?P<key>(?:first|last|middle|given|family|full|display|maiden|customer|patient|client|contact|"
         r"employee|member|card_?holder|account_?holder|holder|person|applicant|tenant|student|pupil|guest|passenger|"
-        r"recipient|sender)[ _-]?name|name|surname|forename|first|last|cardholder|card_holder)[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']"
+        r"recipient|sender)[ _-]?name|name|surname|forename|first|last|given|family|cardholder|card_holder)[\"']?[ \t]{0,3}[:=][ \t]{0,3}"
+        r"(?:\[[ \t]{0,3})?[\"']"  # a list's first value too (FHIR's '"given":["Rose"]')
         r"(?P<id>[^\W\d_][^\W\d_'’.-]{0,40}(?:(?:[ '’./-]|, ){1,2}[^\W\d_]{1,40}){0,5})(?=[\"'])"
     ),
     # a ZIP code after its label, with or without a colon ("zip 78521", '"zip":"60614"'), typed LOC
     "zip_code": r"(?i)(?<![\w-])[\"']?(?:zip(?:[ _-]?code)?|postal[ _-]?code)[\"']?[ \t]{0,3}[:=#]?[ \t]{0,3}[\"']?(?P<id>\d{5}(?:-\d{4})?)(?![\w-])",
+    # the common name of an LDAP entry or a calendar's attendee ('dn="CN=Murphy\, Seán,OU=..."',
+    # "ATTENDEE;CN=Summer Okafor:mailto:..."), typed PERSON: up to the next unescaped comma, ";" or ":"
+    "common_name": r"(?<![\w-])CN=(?P<id>(?:[^,;:\n\\\"=]|\\,){1,80})",
+    # the name field of a passport's machine-readable zone ("P<IRLMURPHY<<DECLAN<FRANCIS<<<"):
+    # surname, then given names, "<" between the words; typed PERSON
+    "mrz_name": r"(?<![A-Z0-9<])P[A-Z<]<?[A-Z]{3}(?P<id>[A-Z]{1,39}(?:<[A-Z]{1,39}){0,4}<<[A-Z]{1,39}(?:<[A-Z]{1,39}){0,5})(?=<)",
+    # a Reddit user ("u/throwaway_kasia88")
+    "reddit_user": r"(?<![\w/])u/(?P<id>[A-Za-z0-9_-]{3,20})(?![\w/-])",
+    # the user of a web server's access log line (Common Log Format: host, ident, user, [time])
+    "access_log_user": (
+        r"(?m)^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f:]{2,39})[ \t]+\S{1,64}[ \t]+"
+        r"(?P<id>[^\s\[\]\"-][^\s\[\]\"]{0,63})[ \t]+\[\d{1,2}/[A-Za-z]{3}/\d{4}:"
+    ),
+    # the user of a sudo log line ("sudo:  ewakowalska : TTY=pts/0 ; ...") and of a vsftpd one
+    # ("[pid 2211] [oisin.breathnach] OK UPLOAD")
+    "sudo_user": r"\bsudo:[ \t]{1,3}(?P<id>[a-z_][a-z0-9_.-]{0,31})[ \t]{1,3}:[ \t]{1,3}(?:TTY|PWD|USER)=",
+    "ftp_user": r"\[pid \d{1,10}\] \[(?P<id>[^\]\s]{1,64})\] (?:OK|FAIL)\b",
     # a Cash App cashtag ("$tayjones_09"; not "$20", "$HOME")
     "cashtag": r"(?<![\w$])\$(?=[A-Za-z0-9_]{0,19}[a-z])[A-Za-z][A-Za-z0-9_]{2,19}(?![\w$])",
     # a handle after the app it is on ("snap its lils.x0", "insta: maya_k.93"): with a digit, a
@@ -174,14 +196,15 @@ NUMERIC_DATE = re.compile(_DATE)
 NUMERIC_DATE_IN_TEXT = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/]|[.-]\d)")
 DATE_LABEL = "DATETIME"
 # what a match of these patterns is, whatever the component's label
-KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC", "street_number": "LOC", "zip_code": "LOC", "name_value": "PERSON"}
+KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC", "street_number": "LOC", "street_abbreviated": "LOC", "zip_code": "LOC", "name_value": "PERSON",
+              "common_name": "PERSON", "mrz_name": "PERSON"}
 # patterns whose context verifies their format as a check digit would: a five-digit postcode with
 # its town after a comma or at a line start, a number after its label ("Employee number:", "zip"),
 # a name as a name key's value, a street with its house number, a position in degrees (its
 # degree sign and minutes, or a pair of decimals: a recognizer read "26'46"N 79°58'56"W" as a date); their
 # matches are marked validated, so they win over a recognizer's overlapping span ("15, 28013"
 # typed a date hid ", 28013 Madrid")
-CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number", "coordinates", "zip_code", "name_value"})
+CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number", "street_abbreviated", "coordinates", "zip_code", "name_value"})
 # Substrings without which a shipped pattern cannot match (one of them must be in the text; in
 # its lower case for a pattern read in any case, and no letter with an odd case-folding, s, i or
 # k): a court judgment seldom holds an "@", and a pattern skipped is a scan of the text less
@@ -192,6 +215,8 @@ NEEDS: Dict[str, Tuple[str, ...]] = {
     "social_profile": (".com/", ".net/", ".tv/", "hub."), "chat_tag": ("#",), "chat_nick": ("] <",),
     "handle": ("(",), "snake_handle": ("_",), "sshd_user": ("for ",), "pam_user": ("session ",),
     "name_value": ('"', "'"), "cashtag": ("$",), "profile_link": ("calendly.com/", "nktr.ee/", "paypal.me/", "venmo.com/", "h.app/", "wa.me/", "t.me/", "coffee.com/", "ko-f", "about.me/"), "zip_code": ("zip", "postal"),
+    "reddit_user": ("u/",), "access_log_user": ("[",), "sudo_user": ("sudo:",), "ftp_user": ("[pid ",),
+    "common_name": ("CN=",), "mrz_name": ("<<",),
 }
 # what a validated match takes in right before it on its line: a postcode its town ("Leeds LS1 4AB")
 TAKES_IN_BEFORE = {
@@ -432,6 +457,8 @@ class CodeDetector:
                     continue
                 if key == "name_value" and match.group("key").lower() == "name" and not match.group("id")[:1].isupper():
                     continue  # '"name":"checkout"': an event's name
+                if key == "street_abbreviated" and all(ordinary_word(word) for word in match.group("name").split()):
+                    continue
                 found.append((*match.span(group), key))
         for key, pattern in self.validated.items():
             if not self._may_match(key, pattern, text, lower):

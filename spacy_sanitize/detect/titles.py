@@ -75,10 +75,12 @@ DEFAULT_FIELDS: List[str] = [
     "Account holder", "Policy holder", "Policyholder", "Cardholder", "Student", "Employee", "Witness",
     "Emergency contact", "Next of kin", "NOK", "Attn", "Guardian", "Parent", "Mother", "Father", "Spouse",
     "Reviewer", "Signed", "Signed by", "Received by", "Collected by", "Signatory", "Customer", "Cust", "Recipient", "Consignee", "Addressee", "Client", "Passenger", "Contact person", "Beneficiary",
+    "Author", "Committer", "Ticket holder",
 ]
 # a word of a name in a field value: a capitalised or all-caps word (any script's case), an
-# initial, a particle; "&" and "and" join the names of one field ("Rashida & Kwame Boateng")
-FIELD_NAME_WORD = re.compile(r"^(?:[^\W\d_][\w'’.-]*|&|and|van|von|de|der|den|da|di|du|le|la|bin|ibn|al|ó|o')$")
+# initial, a particle; "&" and "and" join the names of one field ("Rashida & Kwame Boateng"), "/" a
+# surname and its given names ("STONE / GRACE")
+FIELD_NAME_WORD = re.compile(r"^(?:[^\W\d_][\w'’.-]*|&|/|and|van|von|de|der|den|da|di|du|le|la|bin|ibn|al|ó|o')$")
 NAME_WORD = r"(?:[A-Z]\.|[A-Z][\w'’-]*|(?:van|von|de|der|den|da|di|du|le|la|bin|ibn|al)(?=[ \t]+[A-Z]))"
 NAME_RUN = rf"(?:{NAME_WORD})(?:[ \t]+(?:{NAME_WORD})){{0,3}}"
 DEFAULT_VARIANT_CUES: List[str] = [
@@ -205,7 +207,7 @@ def _field_name(text: str, start: int, end: int, titles: frozenset) -> Optional[
         kept.append(m)
         if word.endswith(".") and len(word.rstrip(".")) > 2:
             break  # a sentence ends here ("Patient: Aoife Byrne. History of..."); not an initial ("J.")
-    while kept and kept[-1].group() in ("&", "and"):
+    while kept and kept[-1].group() in ("&", "/", "and"):
         kept.pop()
     if not kept or not (kept[0].group()[:1].isupper() or kept[0].group()[:1].islower()):
         return None
@@ -258,7 +260,8 @@ class TitleDetector:
         # at the start of a line only (after quote marks): "subject to: approval" is no header
         self.header = re.compile(rf"(?m)^[ \t>]*(?i:{alternatives(headers)})[ \t]*:[ \t]*([^\n]*)") if headers else None
         self.sign_off = (
-            re.compile(rf"(?m)^[ \t>]*(?i:{alternatives(sign_offs)})(?:[ \t]*[,!.][ \t]*(?:\n[ \t>]*)?|[ \t]*\n[ \t>]*)({NAME_RUN})[ \t]*$")
+            # a few lower-case words may follow the sign-off ("Thanks for your patience,\nHope")
+            re.compile(rf"(?m)^[ \t>]*(?i:{alternatives(sign_offs)})(?:[ \t]+[a-z]{{1,15}}){{0,4}}(?:[ \t]*[,!.][ \t]*(?:\n[ \t>]*)?|[ \t]*\n[ \t>]*)({NAME_RUN})[ \t]*$")
             if sign_offs else None
         )
         self.dash_sign_off = re.compile(rf"(?m)(?:^|[ \t>])(?:--|—|–)[ \t]*({NAME_RUN})[ \t]*$") if sign_offs else None
