@@ -269,6 +269,8 @@ def test_a_name_typed_otherwise_is_protected_by_the_texts_person_spans():
     ("thanks Rose, see you at 5", 7, 11, "MISC", True),
     ("Pinned location sent by Hamish", 24, 30, "DEM", True),
     ("hi Will, the van is ready", 3, 7, "MISC", True),
+    ("first name and initial  DESHAWN T   Last name  KING", 47, 51, "DEM", True),  # a form's name field
+    ("the last name on the list: Paris", 27, 32, "LOC", False),
     ("NAME: G R Z E G O R Z  L E S N I A K", 23, 36, "MISC", True),  # letter-spaced block letters
     ("NAME: G R Z E G O R Z  L E S N I A K", 6, 36, "MISC", True),   # both words in one span
     ("NAME IN CAPITALS: A G N I E S Z K A   N O W A K", 20, 47, "MISC", True),

@@ -272,11 +272,13 @@ DASH_AFTER = re.compile(r"[ \t]{0,4}[–—-]")
 # the date of death of a lifespan: "(1520 – February 20, 1567)"
 LIFE_DEATH_BEFORE = re.compile(r"\([^()\n]{1,40}[–—-][ \t]{0,4}$")
 # a name's word, then a quote opening right before the span: 'Scott "Buster'
-# Words that address or sign a message: the capitalised word right after them is the person
-# addressed or writing ("thanks Rose", "sent by Hamish", "hi Will"), whatever a recognizer typed
-# it. Not "from" or "love": places and titles follow them in biographies and judgments.
+# Words that address or sign a message, or a form's name field: the capitalised word right after
+# them is the person addressed, writing or named ("thanks Rose", "sent by Hamish", "hi Will",
+# "Last name  KING"), whatever a recognizer typed it. Not "from" or "love": places and titles
+# follow them in biographies and judgments.
 ADDRESS_CUE = re.compile(r"(?<![^\W\d_])(?:thanks|thank[ \t]+you|thx|cheers|hi|hey|hiya|hello|dear|ask|tell|ping|cc|"
-                         r"(?:sent|signed|written|posted|reported)[ \t]+by|signed)[,:]?[ \t]{1,3}$", re.IGNORECASE)
+                         r"(?:sent|signed|written|posted|reported)[ \t]+by|signed|"
+                         r"(?:first|last|given|family|middle|full)[ \t]?names?|surname|forenames?)[,:]?[ \t]{1,3}$", re.IGNORECASE)
 NICKNAME_BEFORE = re.compile(r"([^\W\d_]{2,30})[ \t]{1,3}[\"“'‘]$")
 YEARS = re.compile(r"(?<!\d)(?:1\d|20)\d\d(?!\d)")
 
@@ -399,7 +401,8 @@ class ProtectRules:
                     "voicemail's 'G-R-A-I-N-N-E'; protect_names): masked whatever the votes")
         if (self.names and label not in (DATE_LABEL, "QUANTITY") and text[start:start + 1].isupper()
                 and ADDRESS_CUE.search(text, max(0, start - 24), start)):
-            return "a capitalised word right after a greeting or signature ('thanks', 'sent by'; protect_names): masked whatever the votes"
+            return ("a capitalised word right after a greeting, a signature or a name field's label ('thanks', 'sent by', "
+                    "'Last name'; protect_names): masked whatever the votes")
         if self.names and SOVEREIGN.match(text, start, end):
             return "a sovereign's title with its realm names one person ('Empress of Haiti'; protect_names): masked whatever the votes"
         if self._cues and label == DATE_LABEL:
