@@ -41,26 +41,19 @@ def test_cases_are_well_formed(leaks):
         assert leaks.leaked(case, case["text"]) == case["must_not_appear"], case["why"]
 
 
-# Texts of the red-team probe whose identifier no detector finds (strict leaks them too): a
-# Vietnamese given name in lower case after the family and middle names, names that are words
-# in lower-case chat ("young", "bill's", "grace's"), a lower-case name after a dash, a pupil named
-# "Summer" beside a classmate, a carer named "Precious" (docs/default.md, known gaps)
-DETECTOR_MISSES = {"thu hang", "young", "gosia", "Summer", "Precious"}
-
-
 @pytest.mark.filterwarnings("ignore:\\[W011\\]:UserWarning")  # a case in Spanish words (a CSV row) is meant
-def test_default_leaks_only_what_no_detector_finds(leaks, default_nlp):
+def test_default_leaks_only_where_mask_all_does(leaks, default_nlp):
     """Every kind, the everyday ones added before their fixes included, is at 0 for default but
-    the red-team probe's detector misses, which mask-all (strict) leaks too."""
+    identifiers of the red-team probes that no detector finds or that mask-all (strict) leaks too:
+    names that are words in chat or a court list, a Vietnamese given name, a lower-case name
+    without a cue (docs/default.md, known gaps). The run matches the committed one."""
     cases = leaks.read_cases(leaks.CASES)
     docs = list(default_nlp.pipe([c["text"] for c in cases]))
-    found = [(c["why"], leaks.leaked(c, d._.sanitized), d._.sanitized) for c, d in zip(cases, docs)]
-    leaked = [f for f in found if f[1]]
-    assert [f for f in leaked if not DETECTOR_MISSES & set(f[1])] == []
-    assert len(leaked) == len(DETECTOR_MISSES)
+    leaked = [i for i, (c, d) in enumerate(zip(cases, docs)) if leaks.leaked(c, d._.sanitized)]
     results = json.loads(RESULTS.read_text(encoding="utf8"))
-    assert len(results["default"]["leaks"]) == len(DETECTOR_MISSES)
-    assert {c["index"] for c in results["default"]["leaks"]} <= {c["index"] for c in results["strict"]["leaks"]}
+    assert leaked == sorted(leak["index"] for leak in results["default"]["leaks"])
+    assert set(leaked) <= {leak["index"] for leak in results["strict"]["leaks"]}
+    assert min(leaked, default=606) >= 606  # none of the cases before the red-team probes
 
 
 def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
@@ -91,6 +84,9 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     # all 3, strict 2; court keeps the age: 35)
     # a red-team probe of 81 everyday texts (written first; default leaked in 21, strict in 20): JSON
     # and log keys as tokens, name and ZIP values, plates, cashtags, app handles, chat cues, ages
-    # in parentheses, a surname after a nickname: 5 detector misses left in both (DETECTOR_MISSES)
-    pinned = {"default": 5, "strict": 5, "accurate": 12, "ensemble": 37, "court": 56}
+    # in parentheses, a surname after a nickname: 5 detector misses left in both
+    # a third (121 written first; default leaked in 26, strict in 22): Reddit users, access, sudo and
+    # FTP logs, FHIR, LDAP and calendar names, passports' machine-readable names, sign-offs with
+    # words, a form's name field: 17 left in both, the same texts
+    pinned = {"default": 17, "strict": 17, "accurate": 23, "ensemble": 63, "court": 85}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned
