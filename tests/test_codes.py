@@ -227,3 +227,17 @@ def test_a_postcode_and_a_street_typed_in_lower_case_are_places(codes_nlp, text,
 def test_ordinals_and_everyday_distances_are_no_address(codes_nlp, text):
     doc = codes_nlp(text)
     assert [s.text for s in doc.spans["pii"] if s.label_ == "LOC"] == []
+
+
+def test_needed_substrings_of_any_case_patterns_hold_no_s_or_i():
+    """A pattern read in any case is skipped when none of its needed substrings is in the text's
+    lower case; the regex also reads "ſ" as "s" and "ı" as "i", lower case does not: such needles
+    would skip a text the pattern matches."""
+    import re
+
+    from spacy_sanitize.detect.codes import DEFAULT_PATTERNS, NEEDS, VALIDATED_PATTERNS
+
+    for key, needs in NEEDS.items():
+        pattern = re.compile(DEFAULT_PATTERNS.get(key) or VALIDATED_PATTERNS[key])
+        if pattern.flags & re.IGNORECASE:
+            assert not [n for n in needs if set(n) & set("si")], key

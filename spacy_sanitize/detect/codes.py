@@ -206,15 +206,15 @@ KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "L
 # typed a date hid ", 28013 Madrid")
 CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number", "street_abbreviated", "coordinates", "zip_code", "name_value"})
 # Substrings without which a shipped pattern cannot match (one of them must be in the text; in
-# its lower case for a pattern read in any case, and no letter with an odd case-folding, s, i or
-# k): a court judgment seldom holds an "@", and a pattern skipped is a scan of the text less
+# its lower case for a pattern read in any case, then with no "s" or "i": the regex also reads
+# "ſ" and "ı" as those, lower case does not): a court judgment seldom holds an "@", and a pattern skipped is a scan of the text less
 # (the scans are most of pii_codes' time). A pattern a config replaces is always run.
 NEEDS: Dict[str, Tuple[str, ...]] = {
     "email": ("@",), "user_at_host": ("@",), "mention": ("@",), "email_spaced": ("@",),
     "url": ("http", "www."), "url_user": ("/",), "user_path": ("\\", "/home/", "/u"), "what3words": ("///",),
     "social_profile": (".com/", ".net/", ".tv/", "hub."), "chat_tag": ("#",), "chat_nick": ("] <",),
     "handle": ("(",), "snake_handle": ("_",), "sshd_user": ("for ",), "pam_user": ("session ",),
-    "name_value": ('"', "'"), "cashtag": ("$",), "profile_link": ("calendly.com/", "nktr.ee/", "paypal.me/", "venmo.com/", "h.app/", "wa.me/", "t.me/", "coffee.com/", "ko-f", "about.me/"), "zip_code": ("zip", "postal"),
+    "name_value": ('"', "'"), "cashtag": ("$",), "profile_link": ("calendly.com/", "nktr.ee/", "paypal.me/", "venmo.com/", "h.app/", "wa.me/", "t.me/", "coffee.com/", "ko-f", "about.me/"),
     "reddit_user": ("u/",), "access_log_user": ("[",), "sudo_user": ("sudo:",), "ftp_user": ("[pid ",),
     "common_name": ("CN=",), "mrz_name": ("<<",),
 }
