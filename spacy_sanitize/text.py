@@ -13,6 +13,8 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from .shipped import data_path
 from .types import MONTHS, PERSON_TITLES, WEEKDAYS
 
+# quote marks around a nickname or a quoted name, straight and curly
+QUOTES: FrozenSet[str] = frozenset("'\"‘’“”")
 COMMON_WORDS: FrozenSet[str] = frozenset(STOP_WORDS) | {m.lower() for m in MONTHS + WEEKDAYS} | PERSON_TITLES
 _POSSESSIVE = re.compile(r"['’]s?$")
 # A lower-case word at least this frequent in general English (wordfreq Zipf) is read as

@@ -338,6 +338,16 @@ class ProtectRules:
         if names:
             name_lists()  # read when the rules are built, not at the first document
 
+    @property
+    def reads_names(self) -> bool:
+        """Whether a rule reads the text's name words (``names``; ``ages``: an age after a name)."""
+        return self.names or self.ages
+
+    @property
+    def reads_identity(self) -> bool:
+        """Whether a rule asks if the text names a person or holds a code (``special``, ``ages``)."""
+        return self.special or self.ages
+
     def name_word(self, span_text: str) -> bool:
         """Whether a word of ``span_text`` is a given or family name of the shipped lists and
         no word of a place or nationality (``place_words``, read at the first listed word: the

@@ -244,8 +244,8 @@ class RiskVote:
         person_parts = name_parts(protected_names(doc._.protect))
         text = doc_text(doc)
         spans = list(doc.spans.get(self.spans_key, []))
-        name_words = person_words(text[s.start_char : s.end_char] for s in spans if s.label_ == "PERSON") if self.rules.names or self.rules.special or self.rules.ages else frozenset()
-        identified = (self.rules.special or self.rules.ages) and any(s.label_ in ("PERSON", "CODE") for s in spans)
+        name_words = person_words(text[s.start_char : s.end_char] for s in spans if s.label_ == "PERSON") if self.rules.reads_names else frozenset()
+        identified = self.rules.reads_identity and any(s.label_ in ("PERSON", "CODE") for s in spans)
         for span in spans:
             mask, explain = self.decide(span, person_parts, text, name_words, identified)
             span._.mask = mask

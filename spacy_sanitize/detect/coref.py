@@ -34,7 +34,7 @@ from spacy.tokens import Doc, Span
 
 from ..doc_reads import doc_text, token_texts
 from ..extensions import register_extensions
-from ..text import COMMON_WORDS, NamePartRule, mention_key, occurrences
+from ..text import COMMON_WORDS, QUOTES, NamePartRule, mention_key, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
 from .names import chat_given_names, chat_names, chat_speakers, login_forms, lower_case_names, name_handles, name_lists, word_names
@@ -157,9 +157,6 @@ def _extend_names(doc: Doc, spans_key: str) -> None:
             changed = True
     if changed:
         doc.spans[spans_key] = spans
-
-
-QUOTES = frozenset("'\"‘’“”")
 
 
 def _surname_after_nickname(doc: Doc, spans_key: str, detector: str) -> None:

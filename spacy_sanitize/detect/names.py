@@ -191,7 +191,7 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
     colon (a speaker, a label: "Shaz: did u give abdulrahman...") is not counted."""
     lists = lists or name_lists()
     texts, spaces = token_texts(doc)
-    words = [w for i, w in enumerate(texts) if w.isalpha() and texts[i + 1 : i + 2] != [":"]]
+    words = [w for i, w in enumerate(texts) if w.isalpha() and (i + 1 == len(texts) or texts[i + 1] != ":")]
     if not words or sum(w[:1].isupper() for w in words) * 10 > len(words):
         return []
     spaced = [bool(space) for space in spaces]

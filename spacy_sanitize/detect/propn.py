@@ -27,7 +27,7 @@ from spacy.tokens import Doc, Span
 
 from ..doc_reads import token_texts
 from ..extensions import register_extensions
-from ..text import COMMON_WORDS
+from ..text import COMMON_WORDS, QUOTES
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from .gazetteer.filters import SENTENCE_BREAKS, term_zipf
@@ -52,7 +52,6 @@ DEFAULT_MAX_ZIPF = 4.0
 NOT_NAMES = FIELD_LABELS | FIELD_WORDS | {role.lower() for role in ROLE_ABBREVIATIONS}
 # a quote or bracket before a word says nothing about the sentence: look at the word before it
 _OPENERS = frozenset({'"', "“", "‘", "'", "(", "["})
-_QUOTES = frozenset({'"', "“", "”", "‘", "’", "'"})
 _LINE_END = ("\n", "\r", "\u2028", "\u2029")
 _HYPHENS = frozenset({"-", "‐", "‑"})
 
@@ -164,7 +163,7 @@ class ProperNounDetector:
         """Whether a PERSON span ends right before ``start``, quotes between ("Byron Scott
         "Buster" Brannon": the nickname and the surname are the person's name too)."""
         k = start - 1
-        while k >= 0 and words[k] in _QUOTES:
+        while k >= 0 and words[k] in QUOTES:
             k -= 1
         return k >= 0 and k in persons and "\n" not in spaces[k]
 

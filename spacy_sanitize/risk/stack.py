@@ -420,8 +420,9 @@ class RiskStack(LearnedState):
             risks.append(scores)
             missing.append(why)
             rows.append(span_row(span, explains))
-        features = model.features(doc_text(doc), rows, risks) if spans else numpy.zeros((0, 0))
-        unlike = model.unlike(doc_text(doc), len(spans), self.doc_fence) if spans and self.doc_fence is not None else None
+        text = doc_text(doc)
+        features = model.features(text, rows, risks) if spans else numpy.zeros((0, 0))
+        unlike = model.unlike(text, len(spans), self.doc_fence) if spans and self.doc_fence is not None else None
         if unlike:  # not decided: every span fails closed with the reason
             missing = [why or unlike for why in missing]
         return spans, risks, missing, features
