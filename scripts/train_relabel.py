@@ -14,11 +14,10 @@ import argparse
 import json
 from pathlib import Path
 
-from spacy_sanitize import load_pipeline  # noqa: E402
 from spacy_sanitize.corpus import load_tab, tab_to_docs  # noqa: E402
 from spacy_sanitize.evaluation import Tokens  # noqa: E402
 from spacy_sanitize.evaluation.provenance import write_training_data  # noqa: E402
-from spacy_sanitize.training.relabel_cv import ENCODER, ENCODER_LAYERS, ENCODER_SCALE, choose_params, detect, fit  # noqa: E402
+from spacy_sanitize.training.relabel_cv import ENCODER, ENCODER_LAYERS, ENCODER_SCALE, choose_params, detect, detector, fit  # noqa: E402
 
 
 def main() -> None:
@@ -34,9 +33,8 @@ def main() -> None:
     args = parser.parse_args()
     encoder = None if args.encoder.lower() == "none" else args.encoder
     gold = load_tab(args.wiki)
-    # The ensemble detector pii_relabel runs after in accurate (its features read doc.ents and tags).
-    nlp = load_pipeline("accurate")
-    nlp.remove_pipe("pii_relabel")
+    # The ensemble detector pii_relabel runs after in accurate (its features read doc.ents).
+    nlp = detector()
     references = list(tab_to_docs(gold, nlp))
     predicted = detect(nlp, [d.text for d in gold])
     params, cv_f1 = choose_params(predicted, references, gold, Tokens(), args.seed, k=args.folds, encoder=encoder, encoder_scale=args.encoder_scale, encoder_layers=args.encoder_layers, encoder_quantize=args.encoder_quantize)

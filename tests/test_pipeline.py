@@ -98,7 +98,7 @@ def test_shipped_configs_share_the_accurate_detector(name):
     base = Config().from_disk(config_path("accurate"), interpolate=False)
     config = Config().from_disk(config_path(name), interpolate=False)
     # the detector the paper's tables were measured with: accurate's, less the pii_propn it got
-    # for everyday text, then pii_relabel (with its tagger); accurate's decision (pii_extend to
+    # for everyday text, then pii_relabel; accurate's decision (pii_extend to
     # risk_threshold), before which accurate relabels, is not part of it
     names = base["nlp"]["pipeline"]
     relabel = names[names.index("risk_threshold") + 1 : names.index("pii_relabel") + 1]
@@ -124,7 +124,7 @@ def test_default_is_the_distilled_detector_without_en_core_web_sm():
     assert decided["nlp"]["pipeline"] == default["nlp"]["pipeline"][:-1] + ["pii_extend", "risk_seq", "risk_stack", "risk_threshold", "masker"]
     for name in default["nlp"]["pipeline"][:-1]:
         assert decided["components"][name] == default["components"][name], name
-    ensemble_only = ["tok2vec", "tagger", "ner", "pii_ent_mapper"]
+    ensemble_only = ["ner", "pii_ent_mapper"]
     kept = [n for n in ensemble["nlp"]["pipeline"] if n not in ensemble_only]
     assert [n for n in default["nlp"]["pipeline"] if n != "pii_propn"] == kept
     assert default["nlp"]["pipeline"].index("pii_propn") == default["nlp"]["pipeline"].index("pii_refine") + 1
@@ -173,11 +173,10 @@ def test_accurate_is_ensemble_plus_propn_and_relabel_then_defaults_decision():
     decision = ["pii_extend", "risk_seq", "risk_stack", "risk_threshold", "masker"]
     names = accurate["nlp"]["pipeline"]
     assert [n for n in names if n in decision] == decision == default["nlp"]["pipeline"][-len(decision):]
-    # pii_relabel (with en_core_web_sm's tagger for its tag features; the default reads no tags)
-    # re-types the spans after the decision, for the placeholders: the protection rules read the
-    # detector's types; pii_propn sits where strict has it (after pii_refine, before
-    # pii_text_view), set as strict's
-    relabel = ["tok2vec", "tagger", "pii_relabel"]
+    # pii_relabel re-types the spans after the decision, for the placeholders: the protection
+    # rules read the detector's types; pii_propn sits where strict has it (after pii_refine,
+    # before pii_text_view), set as strict's
+    relabel = ["pii_relabel"]
     assert names[names.index("risk_threshold") + 1 : -1] == relabel
     assert [n for n in names[: names.index("pii_extend")] if n != "pii_propn"] == ensemble["nlp"]["pipeline"][:-1]
     assert names.index("pii_refine") < names.index("pii_propn") == names.index("pii_text_view") - 1

@@ -21,13 +21,12 @@ import numpy
 import srsly
 from spacy.tokens import Doc
 
-from spacy_sanitize import load_pipeline
 from spacy_sanitize.corpus import load_tab, tab_to_docs, wiki_dev_path
 from spacy_sanitize.evaluation import Tokens, pool_detection_counts
 from spacy_sanitize.types import PII_TYPES
 from spacy_sanitize.detect.relabel import PIIRelabel, gold_span_labels
 from spacy_sanitize.evaluation.tab_metrics import detection_counts
-from spacy_sanitize.training.relabel_cv import ENCODER, ENCODER_LAYERS, ENCODER_SCALE, GRID, choose_params, detect, features_of, fit, folds, micro_f1, relabelled, type_f1, unchanged
+from spacy_sanitize.training.relabel_cv import ENCODER, ENCODER_LAYERS, ENCODER_SCALE, GRID, choose_params, detect, detector, features_of, fit, folds, micro_f1, relabelled, type_f1, unchanged
 
 DEFAULT_WIKI = wiki_dev_path()
 TYPES = PII_TYPES
@@ -99,8 +98,7 @@ def main() -> None:
     encoder = None if args.encoder.lower() == "none" else args.encoder
     start = time.perf_counter()
     gold = load_tab(args.wiki)
-    nlp = load_pipeline("accurate")  # the ensemble detector pii_relabel follows
-    nlp.remove_pipe("pii_relabel")
+    nlp = detector()  # the ensemble detector pii_relabel follows
     references = list(tab_to_docs(gold, nlp))
     predicted = detect(nlp, [d.text for d in gold])
     tokens = Tokens()

@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc
+from spacy.util import load_config
 
 from ..corpus.tab import TabDocument
 from ..evaluation.folds import document_folds, index_ids
@@ -28,8 +29,17 @@ _FEATURES: Dict[Tuple[int, Optional[str], float, int, bool], Tuple[Doc, List[Dic
 # MLM; layers 2, 3, 4, 6 of the domain MLM: docs/pii_relabel.md).
 ENCODER = SHIPPED_MLM
 ENCODER_SCALE = 5.0
-ENCODER_LAYERS = 4
+ENCODER_LAYERS = 3
 _ENCODERS: Dict[Tuple[str, int, bool], ContextEncoder] = {}
+
+
+def detector() -> Language:
+    """``accurate``'s pipeline up to pii_relabel, the detector the relabeller follows: built
+    without pii_relabel, so a shipped model of older features does not stop its retraining."""
+    from ..pipeline import config_path, load_pipeline
+
+    names = [name for name in load_config(config_path("accurate"))["nlp"]["pipeline"] if name != "pii_relabel"]
+    return load_pipeline("accurate", {"nlp.pipeline": names})
 
 
 def detect(nlp: Language, texts: Sequence[str]) -> List[Doc]:

@@ -297,7 +297,7 @@ class PIIRelabel:
         "encoder_layers": 0,
         "encoder_quantize": False,
     },
-    requires=["doc.spans", "doc.ents", "token.tag"],
+    requires=["doc.spans", "doc.ents"],
     assigns=["doc.spans", "span._.risk_explain"],
 )
 def make_pii_relabel(

@@ -139,7 +139,6 @@ def span_features(span: Span, ents: Optional[Dict[int, Tuple[str, int, int]]] = 
         add("title_case")
     if n > 1 and any(t.is_stop for t in words[1:-1]):
         add("inner_stop")
-    add(f"tag_last={words[-1].tag_ or 'none'}")
     for k, name in ((1, "prev1"), (2, "prev2")):
         add(f"{name}={_word(doc, span.start - k)}")
     for k, name in ((0, "next1"), (1, "next2")):

@@ -16,7 +16,7 @@ from ...types import DEFAULT_SPANS_KEY, PII_TYPES
 from .features import doc_features
 
 MODEL_FORMAT = "spacy_sanitize.pii_relabel.v1"
-FEATURES_VERSION = "spacy_sanitize.pii_relabel_features.v1"
+FEATURES_VERSION = "spacy_sanitize.pii_relabel_features.v2"
 NONE_LABEL = "NONE"  # training class of detected spans that overlap no gold mention
 
 
