@@ -800,3 +800,53 @@ def test_red_team_rules_leave_plain_values(default_nlp, text):
     doc = default_nlp(text)
     assert not [s for s in doc.spans["pii"] if s._.risk_explain.get("detector", "").endswith((":field", ":age", ":nickname"))], \
         [(s.text, s._.risk_explain) for s in doc.spans["pii"]]
+
+
+@pytest.mark.parametrize("text, names", [
+    ("hey its bill here lol, bill okafor from the 5 aside", ["bill", "bill okafor"]),  # a word the corpora capitalise, then a name word
+    ("name as rohit kumar sharma", ["rohit kumar sharma"]),                         # a lead word between two name words
+    ("siema, to ja ola, moj nr to 512", ["ola"]),                                    # Polish "it's me"
+    ("hey! i'm Rose 😊 not on here much, add me on insta or whatsapp", ["Rose"]),   # a capital where a writer names themself
+    ("pls call back tmrw, the bill is paid", []),                                    # "bill" alone and no name word: a bill
+    ("hunter young txted, said bill's dropping the kids at grace's", ["hunter young", "bill", "grace"]),  # someone doing, someone's place
+    ("the bill's coming tmrw lol", []),                                              # after a determiner: a thing's
+    ("a new cycle lane will be built", []),                                          # a name that is a stop word: a verb
+    ("she's in room 2.14 w kayode", ["kayode"]),                                     # "w": with
+    ("i'm Sure it will work", []),                                                   # an everyday word capitalised
+])
+def test_chat_names_with_words_that_are_names(text, names):
+    from spacy_sanitize.detect.names import chat_names
+
+    doc = spacy.blank("en")(text)
+    assert [doc[a:b].text for a, b in chat_names(doc)] == names
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("INTERVIEWER: Spell it?\nWITNESS: It's Darren Kirkpatrick, K-I-R-K-P-A-T-R-I-C-K.", "K-I-R-K"),  # spelled out
+    ("> Can you send the minutes?\nSure, attached.\n-- \nPat", "Pat"),                                 # a mail's signature delimiter
+    ("Re: Tenancy of Flat 12, Marlowe House, 40 Queen's Road, Reading RG1 4AR", "40 Queen's Road"),
+    ("CNIC holder Muhammad Bilal Qureshi, House 14, Street 7, G-9/2, Islamabad", "Street 7"),
+    ("Date of birth: 2 9 / 0 3 / 1 9 7 1   PPS No: 8 7 6 5 4 3 2 W", "6 5 4"),                           # boxed digits
+    ("Surname: ___O'DONOGHUE___  Forename(s): ___Mary Kate___", "Mary Kate"),                           # "(s)" after a field's label
+    ("ur parcel is at mine. text me before u come x\n- Rose Whitfield", "Rose"),                        # a name that is a word opens it
+    ("NAME              ACCOUNT\nHOPE ABIOLA       7741029385", "HOPE"),
+])
+def test_fourth_probe_identifiers_are_masked(default_nlp, text, secret):
+    assert secret not in default_nlp(text)._.sanitized
+
+
+@pytest.mark.parametrize("text", [
+    "Bill me for the extra hours when you send the invoice.",   # a verb before its object
+    "Can you call me back?",
+    "INTERVIEWER: Can you state your name for the tape?",        # a turn after a speaker's label
+])
+def test_a_verb_opening_a_sentence_is_no_name(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Frank the plumber called about the boiler.", "Frank"),     # "the": an apposition, kept masked
+    ("WITNESS: Yvonne Clarke", "Yvonne"),
+])
+def test_names_before_the_or_addressed_stay_masked(default_nlp, text, name):
+    assert name not in default_nlp(text)._.sanitized

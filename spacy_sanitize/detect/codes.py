@@ -72,6 +72,17 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # clause ("42 kelvinhaugh st flat 1/2", "7 dunraven rd at 8"): a street's name that is no
     # ordinary word ("3 more st patrick's" is none)
     "street_abbreviated": r"(?<![\w.,/-])\d{1,4}[a-z]?[ \t]+(?P<name>(?:[a-z]{3,20}[ \t]+){1,2})(?:st|rd|ave|ln)\b(?!\.\w)",
+    # a house number and a street's capitalised name and word ("40 Queen's Road"), whole even
+    # where a recognizer reads the number and a name word apart
+    "street_titled": (
+        r"(?<![\w.,/-])\d{1,4}[A-Za-z]?[ \t]{1,3}(?:[A-Z][^\W\d_]{1,30}(?:['’]s)?[ \t]{1,3}){1,3}"
+        r"(?:Street|Road|Lane|Avenue|Close|Grove|Walk|Crescent|Mews|Drive|Terrace|Gardens|Square|Rise|Parade)\b"
+    ),
+    # a number written a digit to a box, as paper forms print them ("8 7 6 5 4 3 2 W", a date
+    # "2 9 / 0 3 / 1 9 7 1"): six digits or more, each alone, with a check letter or two
+    "boxed_digits": r"(?<![\w/.,])\d(?:[ \t]{1,2}(?:/[ \t]{1,2})?\d){5,24}(?:[ \t][A-Z]){0,2}(?![\w/]|[.,]\d)",
+    # a house and a street by their numbers, as Pakistan's and India's sectors write them ("House 14, Street 7")
+    "house_street": r"\b(?:House|H\.[ \t]?No\.?)[ \t]{0,2}\d{1,4}[A-Z]?,[ \t]{0,2}(?:Street|St\.?|Lane|Road)[ \t]{0,2}(?:No\.?[ \t]{0,2})?\d{1,4}\b",
     # a phone number with its country code, whether or not a validator knows its range ("+44 7700
     # 900391" is in the range kept for fiction; a mistyped number is still someone's): "+", 1-3
     # digits, then 2-6 groups each after a space, dot or dash, 7 digits or more in all
@@ -196,7 +207,7 @@ NUMERIC_DATE = re.compile(_DATE)
 NUMERIC_DATE_IN_TEXT = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/]|[.-]\d)")
 DATE_LABEL = "DATETIME"
 # what a match of these patterns is, whatever the component's label
-KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC", "street_number": "LOC", "street_abbreviated": "LOC", "zip_code": "LOC", "name_value": "PERSON",
+KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC", "street_number": "LOC", "street_abbreviated": "LOC", "street_titled": "LOC", "house_street": "LOC", "zip_code": "LOC", "name_value": "PERSON",
               "common_name": "PERSON", "mrz_name": "PERSON"}
 # patterns whose context verifies their format as a check digit would: a five-digit postcode with
 # its town after a comma or at a line start, a number after its label ("Employee number:", "zip"),
@@ -204,7 +215,7 @@ KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "L
 # degree sign and minutes, or a pair of decimals: a recognizer read "26'46"N 79°58'56"W" as a date); their
 # matches are marked validated, so they win over a recognizer's overlapping span ("15, 28013"
 # typed a date hid ", 28013 Madrid")
-CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number", "street_abbreviated", "coordinates", "zip_code", "name_value"})
+CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number", "street_abbreviated", "street_titled", "house_street", "coordinates", "zip_code", "name_value"})
 # Substrings without which a shipped pattern cannot match (one of them must be in the text; in
 # its lower case for a pattern read in any case, then with no "s" or "i": the regex also reads
 # "ſ" and "ı" as those, lower case does not): a court judgment seldom holds an "@", and a pattern skipped is a scan of the text less

@@ -343,6 +343,9 @@ class Coref:
                 last = span[-1].text
                 if len(last) == 2 and last.isalpha() and self.short_last.accepts(last):
                     pieces.append(last)
+            if span.label_ == "PERSON" and self.person_parts:
+                # a name spelled out letter by letter ("Kirkpatrick, K-I-R-K-P-A-T-R-I-C-K")
+                pieces += ["-".join(t.text) for t in span if len(t.text) >= 3 and t.is_alpha and self.part_rule.accepts(t.text)]
             for piece in pieces:
                 targets.setdefault(piece, (span.label_, span._.entity_id))
             if span.label_ == "PERSON" and self.person_parts:
@@ -358,6 +361,8 @@ class Coref:
         for start, end, piece in occurrences(doc_text(doc), targets, overlapping=True, any_case=names):
             label, entity_id = targets[piece]
             span = doc.char_span(start, end, label=label)
+            if span is None and piece[1:2] == "-":  # a spelled name's last letter and a period read as an initial ("K.")
+                span = doc.char_span(start, end, label=label, alignment_mode="expand")
             if span is not None:
                 found.append((span, entity_id))
         covered = {i for s in spans for i in range(s.start, s.end)}

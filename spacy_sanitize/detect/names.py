@@ -14,8 +14,9 @@ import re
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
-from typing import FrozenSet, List, Optional, Tuple
+from typing import FrozenSet, List, Optional, Set, Tuple
 
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
 
 from ..doc_reads import token_texts
@@ -120,8 +121,13 @@ CHAT_WORDS = frozenset(
 )
 # Words around a person in chat: "ask lily", "tell priyanka", "txt from raj", "its ngoc from",
 # "u know chidi"; "kev said", "seyi left"
-CHAT_BEFORE = frozenset("ask tell ping call thanks thx ty cheers hi hey hiya its it's know with cc seen saw met meet asked told pinged "
+CHAT_BEFORE = frozenset("ask tell ping call thanks thx ty cheers hi hey hiya its it's know with w cc seen saw met meet asked told pinged "
                         "messaged texted emailed".split())
+# the two words before a writer's own name: "this is sunita", Polish "to ja ola" ("it's me, ola")
+TWO_WORD_CUES = frozenset({("this", "is"), ("to", "ja"), ("name", "is"), ("name", "as")})
+# where a writer names themself, after which a capitalised word in a lower-case text is a name
+# ("hey! i'm Rose", "its Frank here"): a lower-case text capitalises little else
+SELF_CUES = frozenset("i'm im its it's".split())
 # "txt from raj", "msg from raj": "from" alone is followed by places ("from uni")
 CHAT_FROM = frozenset("txt text msg message call email mail".split())
 _INITIAL = re.compile(r"[a-z]\.")
@@ -137,6 +143,8 @@ CHAT_AFTER = frozenset("said says wrote replied posted asked told wants left cal
 GIVING = frozenset("give gave send sent show showed lend lent pass passed tell told".split())
 # before someone's place ("went to nkechi's", "staying at kasia's")
 PLACE_BEFORE = frozenset("to at round from".split())
+# the words that point at a person after them: never the first word of that person's name
+CUE_WORDS = CHAT_BEFORE | CHAT_FROM | GIVING | CHAT_AFTER | PLACE_BEFORE | {"this", "is", "name", "as", "ja", "to"}
 
 
 # a lower-case word this frequent in general English is a word or a term ("vpn", "wifi"), not a
@@ -155,6 +163,13 @@ def _chat_name_word(word: str, lists: NameLists) -> bool:
         parts = [p for p in word.split("-") if p]
         return any(p in lists.given or p in lists.family for p in parts) or all(_rare_word(p) for p in parts)
     return word in lists.given or word in lists.family or _rare_word(word)
+
+
+def lead_word(word: str) -> bool:
+    """A lower-case word that may open a name before a name word: one the corpora write
+    capitalised as often as not and no everyday list holds ("bill", "frank", "kumar"; not
+    "call", "told"), so "bill okafor" and "rohit kumar sharma" are names where "call sharma" is not."""
+    return len(word) >= 3 and word.isalpha() and word.islower() and word not in CHAT_WORDS and not everyday_word(word)
 
 
 def kin_name_word(word: str, lists: Optional[NameLists] = None) -> bool:
@@ -198,6 +213,7 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
     lower = [w.lower() for w in texts]
     size = len(texts)
     found: List[Tuple[int, int]] = []
+    leads: Set[str] = set()
     i = 0
     while i < size:
         if lower[i] in NAME_PARTICLES and i + 1 < size:  # "al rasheed", "al-rashid": a particle and a name word
@@ -206,18 +222,36 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
                 found.append((i, _hyphenated(texts, spaced, j + 1)))
                 i = found[-1][1]
                 continue
-        if not _chat_name_word(texts[i], lists):
+        before = lower[i - 1] if i else ""
+        # "its Frank here", "i'm Rose": a capital where a writer names themself
+        introduced = (texts[i][:1].isupper() and texts[i][1:].islower() and (before in SELF_CUES or (before in ("'m", "’m", "'s", "’s") and i >= 2 and lower[i - 2] in ("i", "it")))
+                      and (_chat_name_word(lower[i], lists) or lead_word(lower[i])))
+        # a word the corpora capitalise before a name word opens the name ("bill okafor", "frank doyle")
+        after_word = lower[i + 1] if i + 1 < size else ""
+        # a lead word as someone's place or doing something ("at grace's", "bill's dropping the kids")
+        owner = (after_word in ("'s", "’s") and before not in DETERMINERS and i + 2 <= size
+                 and (before in PLACE_BEFORE or (i + 2 < size and lower[i + 2].endswith("ing") and len(lower[i + 2]) > 4)))
+        # (not a cue of its own, nor before a given name that opens the name: "ping emily dickinson")
+        lead = (not _chat_name_word(texts[i], lists) and lead_word(texts[i]) and i + 1 < size and lower[i] not in CUE_WORDS
+                and not (after_word in lists.given and after_word not in lists.family)
+                and ((spaced[i] and (_chat_name_word(texts[i + 1], lists) or (lower[i + 1] in word_names() and lower[i + 1] not in STOP_WORDS))) or owner))
+        if not (_chat_name_word(texts[i], lists) or lead or introduced):
             i += 1
             continue
         end = _hyphenated(texts, spaced, i + 1)
         if end + 1 < size and lower[end] in NAME_PARTICLES and _chat_name_word(texts[end + 1], lists):
             end = _hyphenated(texts, spaced, end + 2)  # "ahmed al rasheed"
-        pair = end < size and spaced[end - 1] and _chat_name_word(texts[end], lists)
+        # the next name word, or a lead word and a name word ("rohit kumar sharma")
+        pair = (lead and not owner) or (end < size and spaced[end - 1] and _chat_name_word(texts[end], lists))
+        if not pair and end + 1 < size and spaced[end - 1] and spaced[end] and lead_word(texts[end]) and _chat_name_word(texts[end + 1], lists):
+            end += 1
+            pair = True
         if pair:
             end = _hyphenated(texts, spaced, end + 1)
-        before = lower[i - 1] if i else ""
+        if lead:
+            leads.add(lower[i])
         # "txt from raj", "hi this is sunita"
-        two_word_cue = i >= 2 and ((before == "from" and lower[i - 2] in CHAT_FROM) or (before == "is" and lower[i - 2] == "this"))
+        two_word_cue = i >= 2 and ((before == "from" and lower[i - 2] in CHAT_FROM) or (lower[i - 2], before) in TWO_WORD_CUES)
         start = i - 1 if i and _INITIAL.fullmatch(texts[i - 1]) else i  # "j. abiodun"
         if end < size and _INITIAL.fullmatch(texts[end]):
             end += 1  # "seyi b. left"
@@ -229,9 +263,16 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
         its = before in ("'s", "’s") and i >= 2 and lower[i - 2] == "it"
         given = before in GIVING and after in DETERMINERS  # "give X my address"
         place = after in ("'s", "’s") and before in PLACE_BEFORE  # "went to X's"
-        if pair or start < i or before in CHAT_BEFORE or two_word_cue or after in CHAT_AFTER or possessive or its or given or place:
+        if pair or introduced or (lead and owner) or start < i or before in CHAT_BEFORE or two_word_cue or after in CHAT_AFTER or possessive or its or given or place:
             found.append((start, end))
         i = end
+    if leads:  # the lead word alone where chat puts a person ("its bill here lol, bill okafor ...")
+        taken = {k for start, end in found for k in range(start, end)}
+        for k in range(1, size):
+            cue = lower[k - 1] in CHAT_BEFORE or (lower[k - 1] in ("'s", "’s") and k >= 2 and lower[k - 2] == "it")
+            if lower[k] in leads and k not in taken and cue:
+                found.append((k, k + 1))
+        found.sort()
     return found
 
 

@@ -31,7 +31,7 @@ from ..text import COMMON_WORDS, QUOTES
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from .gazetteer.filters import SENTENCE_BREAKS, term_zipf
-from .names import NameLists, name_lists
+from .names import NameLists, lead_word, name_lists, word_names
 from .refine import FIELD_LABELS, FIELD_WORDS, ROLE_ABBREVIATIONS, is_plain_span, is_product_span, lazy_capitalised, medication, names_no_one
 from .syslog import log_noise
 
@@ -135,7 +135,7 @@ class ProperNounDetector:
             # titles stay in clear (as pii_titles leaves them), so does a sentence's first common word
             while start < end and (
                 words[start].lower().rstrip(".") in PERSON_TITLES
-                or (start == i and self._sentence_start(words, spaces, start) and not self._rare(words[start]))
+                or (start == i and self._sentence_start(words, spaces, start) and not self._rare(words[start]) and not self._name_opener(words, start, end))
             ):
                 start += 1
                 while start < end and not caps[start]:
@@ -144,6 +144,16 @@ class ProperNounDetector:
                 found.append((start, end))
             i = max(end, i + 1)
         return found
+
+    def _name_opener(self, words: List[str], start: int, end: int) -> bool:
+        """Whether a run's first word, a common one the corpora write capitalised as often as
+        not ("Rose", "Mark", "HOPE"), opens a two-word name with a name word after it ("- Rose
+        Whitfield", "HOPE ABIOLA"): a sentence's first word then belongs to the name."""
+        if end - start != 2 or not words[start + 1].isalpha():
+            return False
+        lists = name_lists()
+        second = words[start + 1].lower()
+        return (lead_word(words[start].lower()) or words[start].lower() in word_names()) and (second in lists.family or second in lists.given or self._rare(words[start + 1]))
 
     def _label(self, words: List[str], spaces: List[str], start: int, end: int, lists: NameLists) -> str:
         if words[end - 1].lower() in self.org_heads:

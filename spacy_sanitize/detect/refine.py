@@ -526,6 +526,8 @@ def _line_or_sentence_start(doc: Doc, i: int) -> bool:
     before = j - 1 if token.is_space else j
     if before >= 0 and doc[before].text == ",":
         return False  # the line after a sign-off or salutation ("Kind regards,\nHope")
+    if token.text == ":" and j >= 1 and not token.whitespace_.count("\n") and (j == 1 or "\n" in doc[j - 2].whitespace_ or "\n" in doc[j - 2].text):
+        return True  # a turn after a one-word speaker's label ("INTERVIEWER: Can you state...")
     return "\n" in token.text or "\n" in token.whitespace_ or token.text in (".", "!", "?", "…")
 
 
@@ -605,6 +607,26 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
     return plain and (options or (heading if heading is not None else _heading_line(span)))
 
 
+# what an imperative or a question's verb takes right after it ("Bill me", "Can you", "Hope
+# you're well"); not "the": "Frank the plumber called" names Frank
+VERB_OBJECTS = frozenset("me you us them it your my our their this these those a an".split())
+
+
+def is_verb_at_start(span: Span) -> bool:
+    """A recognizer's one-word PERSON span at a sentence or line start that is a common English
+    word followed right away by an object ("Mark these boxes", "Can you state your name",
+    "Bill me for it"): the sentence's verb, not a name (a name goes on with a verb: "Mark said")."""
+    if span.label_ != "PERSON" or len(span) != 1 or span.end >= len(span.doc):
+        return False
+    word, nxt = span[0], span.doc[span.end]
+    if not (word.is_alpha and word.is_title and nxt.is_lower and nxt.lower_ in VERB_OBJECTS and word.whitespace_):
+        return False
+    if nxt.lower_ in ("you", "your") and word.lower_ in word_names():
+        return False  # a name that is a word, addressed: "Grace you are a star"
+    given, family = name_lists()
+    return is_common_word(word.lower_) and word.lower_ not in given and word.lower_ not in family and _line_or_sentence_start(span.doc, span.start)
+
+
 def _everyday(word: str) -> bool:
     """``everyday_word``, also in the plural ("Mitigations", "Intolerances")."""
     return everyday_word(word) or (len(word) > 4 and word.endswith("s") and everyday_word(word[:-1]))
@@ -670,7 +692,7 @@ class SpanRefiner:
                 # sentence or a line is as plain as any ("Firefighters brought", "Executive Summary")
                 gazetteer_word = span.label_ == "DEM" and len(span) == 1 and _line_or_sentence_start(doc, span.start)
                 if self.drop_plain_words and (detector != "pii_gazetteer" or gazetteer_word):
-                    parts = [part for part in parts if not is_plain_span(part, proper) and not is_product_span(part)]
+                    parts = [part for part in parts if not is_plain_span(part, proper) and not is_product_span(part) and not is_verb_at_start(part)]
                 dropped += len(parts) == 0
                 spans += parts
         # judged on the spans left once plain words are out ("Knead for 10 minutes": "Knead" is no

@@ -176,6 +176,10 @@ MULTI_WORD_CUES = frozenset({"born"})
 POSSESSIVE = re.compile(r"['’]s$")
 
 
+# the words a spoken answer opens with, never a name (a transcript's "WITNESS:" is a label too)
+SPEECH_OPENERS = frozenset("yeah yes yep yup no nope nah sure okay ok well um uh er erm hmm oh right so".split())
+
+
 def _field_name(text: str, start: int, end: int, titles: frozenset) -> Optional[Tuple[int, int]]:
     """The name at the start of the field value ``text[start:end]``: its words up to the
     first word that is no name word (None: no name there)."""
@@ -197,6 +201,8 @@ def _field_name(text: str, start: int, end: int, titles: frozenset) -> Optional[
             continue
         if not kept and word.rstrip(".").lower() in titles:
             continue  # a title: pii_titles' own rule marks what follows
+        if not kept and word.lower() in SPEECH_OPENERS:
+            return None  # a transcript's answer ("WITNESS: Yeah, it's ..."), no form's value
         if any(c.isdigit() for c in word) or not FIELD_NAME_WORD.match(word):
             break
         if word[0].isalpha() and not word[0].isupper() and word not in ("and",):
@@ -252,7 +258,7 @@ class TitleDetector:
         # (Markdown emphasis may close the label before or after its colon: "**Name:**", "**Applicant**:")
         # or the next field's label on the line ("Recipient: Ms Roisin McGrory, ... Signed by: ROSE")
         self.field = re.compile(
-            rf"(?im)(?<![^\W_])(?<![.-])(?:{labels})[*_]{{0,2}}[ \t]*[:=][ \t]*([^\n|;<>()\t]*?)"
+            rf"(?im)(?<![^\W_])(?<![.-])(?:{labels})(?:\(s\))?[*_]{{0,2}}[ \t]*[:=][ \t]*([^\n|;<>()\t]*?)"
             rf"(?=[ \t]{{2,}}|[\n|;<>()\t]|$|[ \t.,]{{1,3}}(?:{labels})[*_]{{0,2}}[ \t]*[:=])"
         ) if labels else None
         address = alternatives(address_fields or [], space=r"[ \t]+")
@@ -264,7 +270,8 @@ class TitleDetector:
             re.compile(rf"(?m)^[ \t>]*(?i:{alternatives(sign_offs)})(?:[ \t]+[a-z]{{1,15}}){{0,4}}(?:[ \t]*[,!.][ \t]*(?:\n[ \t>]*)?|[ \t]*\n[ \t>]*)({NAME_RUN})[ \t]*$")
             if sign_offs else None
         )
-        self.dash_sign_off = re.compile(rf"(?m)(?:^|[ \t>])(?:--|—|–)[ \t]*({NAME_RUN})[ \t]*$") if sign_offs else None
+        # the name after the dash on its line, or alone on the next ("-- \nPat": a mail's signature delimiter)
+        self.dash_sign_off = re.compile(rf"(?m)(?:^|[ \t>])(?:--|—|–)[ \t]*(?:\n[ \t>]*)?({NAME_RUN})[ \t]*$") if sign_offs else None
         self.caption = (
             re.compile(rf"(?m)^[ \t]*(?:\(\d{{1,2}}\)[ \t]*)?([^\s(][^\n(]{{0,118}}?[^\s(])[ \t]*\n[ \t]*\(?(?i:{CAPTION_ROLES})\)?[ \t]*$")
             if captions else None
