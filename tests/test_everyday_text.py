@@ -850,3 +850,33 @@ def test_a_verb_opening_a_sentence_is_no_name(default_nlp, text):
 ])
 def test_names_before_the_or_addressed_stay_masked(default_nlp, text, name):
     assert name not in default_nlp(text)._.sanitized
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("Pt presented w/ partner Will. Safety plan agreed.", "Will"),                       # a kinship word, a name that is a word
+    ("Congratulations to Dawn and Gary Pettigrew on their ruby wedding!", "Dawn"),         # joined to a person
+    ("Dear Will,\nYour membership lapsed on 31 March.", "Will"),                           # the greeting inside the recognizer's span
+    ("Perp: Lee Bright (ex-partner), DOB 5/5/1991, car black Audi", "5/5/1991"),            # a numeric date typed otherwise
+    ("she'll need your DOB - 14 Feb 1950 - and your postcode.", "14 Feb 1950"),           # a birth date after its cue
+    ("hi my name is precious okoro i live at flat 9b", "precious"),                        # a word-name before a name word
+    ("[19:02] Aunty Bisi: has anyone heard from tunde?? his phone off since morning\n[19:04] Kemi: he's at the "
+     "general, ward c. bed near window\n[19:05] Aunty Bisi: send me the address i will go", "tunde"),
+    ("school report child (ruby-mae, yr1) came in with a bruise", "ruby-mae"),             # a kinship word, a parenthesis
+    ("address 4 hawthorn way, leigh wn7 1ff", "hawthorn way"),
+])
+def test_fifth_probe_identifiers_are_masked(default_nlp, text, secret):
+    assert secret not in default_nlp(text)._.sanitized
+
+
+@pytest.mark.parametrize("text", [
+    "Joy and laughter filled the hall.",                                   # "and" and an everyday word
+    "Young carers can get a free bus pass from the council offices.",      # a plural noun and its verb
+    "Faith groups are invited to the community cohesion forum next month.",
+])
+def test_a_word_modifying_a_noun_at_a_sentence_start_is_no_name(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text
+
+
+def test_a_name_at_a_sentence_start_before_a_verb_stays_masked(default_nlp):
+    assert "Grace" not in default_nlp("Grace walks to school with her brother.")._.sanitized
+    assert "Dorothy" not in default_nlp("Congratulations to Ralph and Dorothy Brenda, known as Brenda.")._.sanitized

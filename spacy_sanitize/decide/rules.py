@@ -279,6 +279,10 @@ LIFE_DEATH_BEFORE = re.compile(r"\([^()\n]{1,40}[–—-][ \t]{0,4}$")
 ADDRESS_CUE = re.compile(r"(?<![^\W\d_])(?:thanks|thank[ \t]+you|thx|cheers|hi|hey|hiya|hello|dear|ask|tell|ping|cc|"
                          r"(?:sent|signed|written|posted|reported)[ \t]+by|signed|"
                          r"(?:first|last|given|family|middle|full)[ \t]?names?|surname|forenames?)[,:]?[ \t]{1,3}$", re.IGNORECASE)
+# a recognizer's span that holds the greeting with the name ("Dear Will")
+GREETING_OPENS = re.compile(r"(?:Dear|Hi|Hello|Hey|Hiya)[ \t]{1,3}[A-Z]")
+# a span that is a numeric date and nothing else, whatever its label ("5/5/1991" typed MISC)
+NUMERIC_DATE_ONLY = re.compile(r"[ \t]{0,3}\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}[ \t.,]{0,3}")
 NICKNAME_BEFORE = re.compile(r"([^\W\d_]{2,30})[ \t]{1,3}[\"“'‘]$")
 YEARS = re.compile(r"(?<!\d)(?:1\d|20)\d\d(?!\d)")
 
@@ -393,7 +397,7 @@ class ProtectRules:
         if self.code_shaped and (code_shaped(text[start:end]) if label != DATE_LABEL else date_like_code(text[start:end])):
             return ("shaped like an identifier (a run of 4 digits, or letters and digits in one word: a house or staff "
                     "number, a postcode) is protected (protect_code_shaped): masked whatever the votes")
-        if self.numeric_dates and label == DATE_LABEL and NUMERIC_DATE_IN_TEXT.search(text[start:end]):
+        if self.numeric_dates and (label == DATE_LABEL or NUMERIC_DATE_ONLY.fullmatch(text[start:end])) and NUMERIC_DATE_IN_TEXT.search(text[start:end]):
             return "a date in digits with its day, month and year is protected (protect_numeric_dates): masked whatever the votes"
         if self.special and identified and special_term_in(text[start:end]):
             return ("a health condition, sexual orientation, religion or ethnic group (special categories of personal data) "
@@ -410,7 +414,7 @@ class ProtectRules:
             return ("letter-spaced block letters or a word spelled out (OCR of a form's field: 'G R Z E G O R Z', a "
                     "voicemail's 'G-R-A-I-N-N-E'; protect_names): masked whatever the votes")
         if (self.names and label not in (DATE_LABEL, "QUANTITY") and text[start:start + 1].isupper()
-                and ADDRESS_CUE.search(text, max(0, start - 24), start)):
+                and (ADDRESS_CUE.search(text, max(0, start - 24), start) or GREETING_OPENS.match(text, start, end))):
             return ("a capitalised word right after a greeting, a signature or a name field's label ('thanks', 'sent by', "
                     "'Last name'; protect_names): masked whatever the votes")
         if self.names and SOVEREIGN.match(text, start, end):

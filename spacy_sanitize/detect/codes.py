@@ -66,7 +66,7 @@ DEFAULT_PATTERNS: Dict[str, str] = {
         # a house number and a street typed in lower case, ending a clause ("14 birch grove, m14 5rt");
         # street words no everyday phrase ends on ("10 min drive", "2 very close" are none)
         r"|(?<![\w.,/-])\d{1,4}[a-z]?[ \t]+(?:[a-z]{3,20}[ \t]+){1,2}"
-        r"(?:street|road|lane|avenue|grove|crescent|terrace|gardens|mews)(?=[ \t]*(?:[,;\n]|$))"
+        r"(?:street|road|lane|avenue|grove|crescent|terrace|gardens|mews|way)(?=[ \t]*(?:[,;\n]|$))"
     ),
     # a house number and a street in lower case with a street word's abbreviation, anywhere in a
     # clause ("42 kelvinhaugh st flat 1/2", "7 dunraven rd at 8"): a street's name that is no
@@ -81,6 +81,12 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # a number written a digit to a box, as paper forms print them ("8 7 6 5 4 3 2 W", a date
     # "2 9 / 0 3 / 1 9 7 1"): six digits or more, each alone, with a check letter or two
     "boxed_digits": r"(?<![\w/.,])\d(?:[ \t]{1,2}(?:/[ \t]{1,2})?\d){5,24}(?:[ \t][A-Z]){0,2}(?![\w/]|[.,]\d)",
+    # a date of birth in words after its cue, however it is punctuated ("DOB - 14 Feb 1950 -",
+    # "D.O.B: 3rd March 1961"); numeric ones are numeric_date's
+    "birth_date": (
+        r"(?i:\bDOB|\bD\.O\.B\.?|date[ \t]of[ \t]birth|born(?:[ \t]on)?)[ \t:.–—-]{1,5}"
+        r"(?P<id>\d{1,2}(?:st|nd|rd|th)?[ \t](?i:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]{0,6}\.?,?[ \t]\d{4})\b"
+    ),
     # a house and a street by their numbers, as Pakistan's and India's sectors write them ("House 14, Street 7")
     "house_street": r"\b(?:House|H\.[ \t]?No\.?)[ \t]{0,2}\d{1,4}[A-Z]?,[ \t]{0,2}(?:Street|St\.?|Lane|Road)[ \t]{0,2}(?:No\.?[ \t]{0,2})?\d{1,4}\b",
     # a phone number with its country code, whether or not a validator knows its range ("+44 7700
@@ -207,7 +213,7 @@ NUMERIC_DATE = re.compile(_DATE)
 NUMERIC_DATE_IN_TEXT = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/]|[.-]\d)")
 DATE_LABEL = "DATETIME"
 # what a match of these patterns is, whatever the component's label
-KEY_LABELS = {"numeric_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC", "street_number": "LOC", "street_abbreviated": "LOC", "street_titled": "LOC", "house_street": "LOC", "zip_code": "LOC", "name_value": "PERSON",
+KEY_LABELS = {"numeric_date": DATE_LABEL, "birth_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC", "street_number": "LOC", "street_abbreviated": "LOC", "street_titled": "LOC", "house_street": "LOC", "zip_code": "LOC", "name_value": "PERSON",
               "common_name": "PERSON", "mrz_name": "PERSON"}
 # patterns whose context verifies their format as a check digit would: a five-digit postcode with
 # its town after a comma or at a line start, a number after its label ("Employee number:", "zip"),

@@ -37,7 +37,7 @@ from ..extensions import register_extensions
 from ..text import COMMON_WORDS, QUOTES, NamePartRule, mention_key, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
-from .names import chat_given_names, chat_names, chat_speakers, login_forms, lower_case_names, name_handles, name_lists, word_names
+from .names import chat_given_names, chat_names, chat_speakers, lead_word, login_forms, lower_case_names, name_handles, name_lists, word_names
 
 # Linking compares folded words: any word but a title or a single character.
 LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
@@ -189,6 +189,41 @@ def _surname_after_nickname(doc: Doc, spans_key: str, detector: str) -> None:
         add_pii_spans(doc, found, spans_key)
 
 
+# what joins two people ("Dawn and Gary Pettigrew", "Grace & Bola")
+COORDINATORS = frozenset({"and", "&"})
+
+
+def _coordinated_names(doc: Doc, spans_key: str, detector: str) -> None:
+    """A capitalised word that no detector found joined by "and" or "&" to a PERSON span, when
+    it may be a given name (a listed name, a name that is a word, or a word the corpora write
+    capitalised as often as not): "Congratulations to Dawn and Gary Pettigrew" names Dawn too;
+    "Law and Mr Smith" does not (an everyday word), nor does a word before another capital."""
+    group = doc.spans.get(spans_key, [])
+    persons = [s for s in group if s.label_ == "PERSON"]
+    if not persons:
+        return
+    covered = {i for s in group for i in range(s.start, s.end)}
+    lists = name_lists()
+    found = []
+    for span in persons:
+        for k, joint in ((span.start - 2, span.start - 1), (span.end + 1, span.end)):
+            if not (0 <= k < len(doc) and 0 <= joint < len(doc)) or k in covered or doc[joint].lower_ not in COORDINATORS:
+                continue
+            word = doc[k]
+            lower = word.lower_
+            if not (word.is_alpha and word.is_title and len(word) >= 3 and lower not in PERSON_TITLES):
+                continue
+            if k + 1 < len(doc) and k + 1 != joint and doc[k + 1].is_title:
+                continue  # "Marks and Spencer" reads on: one name of several words, the recognizer's
+            if lower in lists.given or lower in lists.family or lower in word_names() or lead_word(lower):
+                name = Span(doc, k, k + 1, label="PERSON")
+                name._.risk_explain["detector"] = f"{detector}:coordinated"
+                found.append(name)
+                covered.add(k)
+    if found:
+        add_pii_spans(doc, found, spans_key)
+
+
 def _ages_after_names(doc: Doc, spans_key: str, detector: str) -> None:
     """A number up to 120 in parentheses right after a PERSON span ("Mrs Edna Fairbairn (94)"):
     the person's age, a QUANTITY span where no detector found it."""
@@ -236,6 +271,7 @@ class Coref:
             _surname_first(doc, self.spans_key)
             _extend_names(doc, self.spans_key)
             _surname_after_nickname(doc, self.spans_key, self.name)
+            _coordinated_names(doc, self.spans_key, self.name)
             _ages_after_names(doc, self.spans_key, self.name)
         ids: Dict[str, str] = {}
         person_parts: Dict[str, str] = {}

@@ -129,7 +129,7 @@ TWO_WORD_CUES = frozenset({("this", "is"), ("to", "ja"), ("name", "is"), ("name"
 # ("hey! i'm Rose", "its Frank here"): a lower-case text capitalises little else
 SELF_CUES = frozenset("i'm im its it's".split())
 # "txt from raj", "msg from raj": "from" alone is followed by places ("from uni")
-CHAT_FROM = frozenset("txt text msg message call email mail".split())
+CHAT_FROM = frozenset("txt text msg message call email mail heard".split())
 _INITIAL = re.compile(r"[a-z]\.")
 # what chat says a person has ("kasia's address"), and the words before a noun that is no name ("my nan's")
 POSSESSIONS = frozenset("address addy number no phone mobile email house flat place home birthday bday party wedding "
@@ -253,6 +253,8 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
         # "txt from raj", "hi this is sunita"
         two_word_cue = i >= 2 and ((before == "from" and lower[i - 2] in CHAT_FROM) or (lower[i - 2], before) in TWO_WORD_CUES)
         start = i - 1 if i and _INITIAL.fullmatch(texts[i - 1]) else i  # "j. abiodun"
+        if i >= 3 and (lower[i - 3], lower[i - 2]) in TWO_WORD_CUES and texts[i - 1].isalpha() and texts[i - 1].islower() and spaced[i - 1]:
+            start = i - 1  # a given name that is a word before the name word: "my name is precious okoro"
         if end < size and _INITIAL.fullmatch(texts[end]):
             end += 1  # "seyi b. left"
         after = lower[end] if end < size else ""

@@ -612,14 +612,34 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
 VERB_OBJECTS = frozenset("me you us them it your my our their this these those a an".split())
 
 
+# what a plural noun's sentence goes on with ("Faith groups are invited", "Young carers can")
+PLURAL_VERBS = frozenset("are were can will must should may need have do".split())
+
+
+def _adjective_use(nxt: Token, third: Token) -> bool:
+    """Whether the two words after a sentence's first word make it a noun's modifier or one of
+    two nouns: a plural noun and its verb ("Sunny spells are"), "and" and an everyday word ("Joy
+    and laughter"); a name goes on with a verb or another name ("Joy and tom", "Grace walks")."""
+    if nxt.lower_ == "and":
+        given, family = name_lists()
+        return third.is_alpha and everyday_word(third.text) and third.lower_ not in given and third.lower_ not in family
+    return nxt.is_alpha and len(nxt) > 3 and nxt.lower_.endswith("s") and everyday_word(nxt.text[:-1]) and third.lower_ in PLURAL_VERBS
+
+
 def is_verb_at_start(span: Span) -> bool:
     """A recognizer's one-word PERSON span at a sentence or line start that is a common English
     word followed right away by an object ("Mark these boxes", "Can you state your name",
-    "Bill me for it"): the sentence's verb, not a name (a name goes on with a verb: "Mark said")."""
+    "Bill me for it"): the sentence's verb, not a name (a name goes on with a verb: "Mark said");
+    or before a plural noun and its verb or "and" and an everyday word ("Young carers can",
+    "Joy and laughter"): a modifier or a noun (``_adjective_use``)."""
     if span.label_ != "PERSON" or len(span) != 1 or span.end >= len(span.doc):
         return False
-    word, nxt = span[0], span.doc[span.end]
-    if not (word.is_alpha and word.is_title and nxt.is_lower and nxt.lower_ in VERB_OBJECTS and word.whitespace_):
+    doc = span.doc
+    word, nxt = span[0], doc[span.end]
+    third = doc[span.end + 1] if span.end + 1 < len(doc) else None
+    if not (word.is_alpha and word.is_title and word.whitespace_ and nxt.is_lower):
+        return False
+    if nxt.lower_ not in VERB_OBJECTS and not (third is not None and third.is_lower and _adjective_use(nxt, third)):
         return False
     if nxt.lower_ in ("you", "your") and word.lower_ in word_names():
         return False  # a name that is a word, addressed: "Grace you are a star"

@@ -96,6 +96,8 @@ DEFAULT_KINSHIP: List[str] = [
     # as chat and notes write them
     "auntie", "aunty", "nan", "nana", "nanna", "gran", "granny", "grandad", "granddad", "stepdad", "stepmum", "stepmom",
     "hubby", "bf", "gf", "mama", "papa", "mummy", "daddy", "boy", "girl",
+    # the people around someone that care and case notes name
+    "neighbour", "neighbor", "carer", "sibling",
 ]
 # a title in lower case, as chat and notes write it, and the words that introduce a name,
 # before a lower-case name ("dr ahmed", "a boy called rory")
@@ -246,7 +248,8 @@ class TitleDetector:
         # cues are matched in any casing ("Née", "Married name:"); the name words are not
         self.variant = re.compile(rf"(?<!\w)(?i:{alternatives(variant_cues)})(?:[ \t]*[:,][ \t]*|[ \t]+)({NAME_RUN})") if variant_cues else None
         self.kinship = (
-            re.compile(rf"(?<!\w)(?i:{alternatives(kinship)})(?:,[ \t]*|[ \t]+)(?:(?:named|called)[ \t]+)?({NAME_RUN}|[a-z]+\b)") if kinship else None
+            # the name after the word, a comma or an opening parenthesis ("child (ruby-mae, yr1)")
+            re.compile(rf"(?<!\w)(?i:{alternatives(kinship)})(?:,[ \t]*|[ \t]+\(?)(?:(?:named|called)[ \t]+)?({NAME_RUN}|[a-z]+(?:-[a-z]+)?\b)") if kinship else None
         )
         self.lower_title = re.compile(rf"(?<![\w.])(?:{alternatives(list(LOWER_CASE_TITLES))})\.?[ \t]+([a-z]+)\b")
         # a listed given name and an initial in lower case, before a mark or the end of a line ("lily m:")
@@ -441,9 +444,9 @@ class TitleDetector:
         month or weekday; leading titles, final periods and a possessive 's left out."""
         words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text[start:end])]
         first = text[start + words[0][0] : start + words[0][1]].rstrip(".").lower()
-        # a stop word opens no name, but after a sign-off a given name that is also a word does
-        # ("Best wishes,\nWill", "Thanks!\nMay")
-        if first in COMMON_WORDS and first not in PERSON_TITLES and not (kind == "sign_off" and first in word_names()):
+        # a stop word opens no name, but after a sign-off or a kinship word a capitalised given
+        # name that is also a word does ("Best wishes,\nWill", "Thanks!\nMay", "partner Will")
+        if first in COMMON_WORDS and first not in PERSON_TITLES and not (kind in ("sign_off", "kinship") and first in word_names() and text[start:start + 1].isupper()):
             return []
         while words and text[start + words[0][0] : start + words[0][1]].rstrip(".").lower() in PERSON_TITLES:
             words.pop(0)
