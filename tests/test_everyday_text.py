@@ -880,3 +880,21 @@ def test_a_word_modifying_a_noun_at_a_sentence_start_is_no_name(default_nlp, tex
 def test_a_name_at_a_sentence_start_before_a_verb_stays_masked(default_nlp):
     assert "Grace" not in default_nlp("Grace walks to school with her brother.")._.sanitized
     assert "Dorothy" not in default_nlp("Congratulations to Ralph and Dorothy Brenda, known as Brenda.")._.sanitized
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("1. The claimant, who was 52 at the date of dismissal, worked as a supervisor for Mr Tom Hale.", "52"),  # after "was"
+    ("1. The father is Mr Dean Coulter. He is 44. He lives with his mother.", "44"),
+    ("The Child and Family Agency v. M.O'D. and P.O'D.\n1. The mother, Ms Aoife Dunne, attends.", "P.O'D."),  # initials for a party
+    ("R v. K.L.M. The appellant struck the complainant, A.B.-C., a student, with his car.", "A.B.-C."),
+    ("The children are Blessing (7) and Marvellous Okafor (5). They live with their mother.", "Blessing"),  # a sibling with an age
+])
+def test_sixth_probe_identifiers_are_masked(default_nlp, text, secret):
+    assert secret not in default_nlp(text)._.sanitized
+
+
+def test_copula_ages_and_initials_are_protected_by_the_decision():
+    from spacy_sanitize.decide.rules import AGE, INITIALS, NOT_INITIALS
+
+    assert [m.group("k") for m in AGE.finditer("He is 44. She was 15 at the time; the fee was 15.5 pounds")] == ["44", "15"]
+    assert INITIALS.fullmatch("K.L.M.") and INITIALS.fullmatch("P.O'D.") and "U.S." in NOT_INITIALS

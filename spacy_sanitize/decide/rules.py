@@ -133,10 +133,12 @@ def special_term_in(span_text: str) -> bool:
                for i in range(len(keys)) for j in range(i + 1, min(len(keys), i + longest) + 1))
 
 
-# an age, with its digits in group "n": "age 52", "aged 17", "Age: 47", "11 years old",
-# "23 years of age", "75 year old", "29-year-old"
+# an age, with its digits in group "n", "m" or "k": "age 52", "aged 17", "Age: 47", "11 years old",
+# "23 years of age", "75 year old", "29-year-old"; after "is", "was", "turned" before the end of a
+# clause or "at", "when" ("He is 44.", "who was 15 at the time", "was 52 when dismissed")
 AGE = re.compile(r"(?i)\b(?:age|aged)[ \t]*[:=]?[ \t]*(?P<n>\d{1,3})\b(?![.,:/]\d)"
-                 r"|\b(?P<m>\d{1,3})(?:[ \t]*-[ \t]*|[ \t]+)(?:years?|yrs?)(?:[ \t]*-[ \t]*|[ \t]+)(?:old\b|of[ \t]+age\b)")
+                 r"|\b(?P<m>\d{1,3})(?:[ \t]*-[ \t]*|[ \t]+)(?:years?|yrs?)(?:[ \t]*-[ \t]*|[ \t]+)(?:old\b|of[ \t]+age\b)"
+                 r"|\b(?:is|was|turned|turns)[ \t]+(?P<k>\d{1,3})(?=[ \t]*(?:[,;]|\.(?!\d)|$)|[ \t]+(?:at|when|on|and)\b)")
 AGE_REACH = 16  # characters read on each side of a span for its age's words
 
 
@@ -160,7 +162,7 @@ def age_in(text: str, start: int, end: int) -> bool:
     """Whether the span ``text[start:end]`` holds the number of an age (its words may lie
     around the span: "age [52]", "[11] years old")."""
     for match in AGE.finditer(text, max(0, start - AGE_REACH), min(len(text), end + AGE_REACH)):
-        group = "n" if match.group("n") is not None else "m"
+        group = next(g for g in ("n", "m", "k") if match.group(g) is not None)
         if start <= match.start(group) and match.end(group) <= end:
             return True
     return False
@@ -279,6 +281,11 @@ LIFE_DEATH_BEFORE = re.compile(r"\([^()\n]{1,40}[–—-][ \t]{0,4}$")
 ADDRESS_CUE = re.compile(r"(?<![^\W\d_])(?:thanks|thank[ \t]+you|thx|cheers|hi|hey|hiya|hello|dear|ask|tell|ping|cc|"
                          r"(?:sent|signed|written|posted|reported)[ \t]+by|signed|"
                          r"(?:first|last|given|family|middle|full)[ \t]?names?|surname|forenames?)[,:]?[ \t]{1,3}$", re.IGNORECASE)
+# a person's initials written for the name, as courts write a child's or a party's ("K.L.M.",
+# "A.B.-C.", "P.O'D."); not the abbreviations written so (NOT_INITIALS)
+INITIALS = re.compile(r"[A-Z]\.(?:[ \t]?[A-Z]\.){1,3}(?:-[A-Z]\.)?|[A-Z]\.[A-Z]['’][A-Z][a-z]?\.")
+NOT_INITIALS = frozenset("U.S. U.K. U.N. E.U. U.S.A. U.S.S.R. D.C. A.D. B.C. A.M. P.M. N.B. P.S. I.E. E.G. U.A.E. N.Z. S.A. B.V. "
+                         "N.V. P.C. Q.C. K.C. M.P. R.I.P. A.S.A.P. B.A. M.A. B.SC. M.D. PH.D. L.L.B. E.C. E.E.C.".split())
 # a recognizer's span that holds the greeting with the name ("Dear Will")
 GREETING_OPENS = re.compile(r"(?:Dear|Hi|Hello|Hey|Hiya)[ \t]{1,3}[A-Z]")
 # a span that is a numeric date and nothing else, whatever its label ("5/5/1991" typed MISC)
@@ -417,6 +424,9 @@ class ProtectRules:
                 and (ADDRESS_CUE.search(text, max(0, start - 24), start) or GREETING_OPENS.match(text, start, end))):
             return ("a capitalised word right after a greeting, a signature or a name field's label ('thanks', 'sent by', "
                     "'Last name'; protect_names): masked whatever the votes")
+        if self.names and label not in (DATE_LABEL, "QUANTITY") and INITIALS.fullmatch(text[start:end].strip()) and text[start:end].strip().upper() not in NOT_INITIALS:
+            return ("a person's initials standing for the name ('K.L.M.', \"P.O'D.\", 'A.B.-C.', as courts write a child's or "
+                    "a party's name; protect_names): masked whatever the votes")
         if self.names and SOVEREIGN.match(text, start, end):
             return "a sovereign's title with its realm names one person ('Empress of Haiti'; protect_names): masked whatever the votes"
         if self._cues and label == DATE_LABEL:

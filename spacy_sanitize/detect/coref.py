@@ -205,17 +205,30 @@ def _coordinated_names(doc: Doc, spans_key: str, detector: str) -> None:
     covered = {i for s in group for i in range(s.start, s.end)}
     lists = name_lists()
     found = []
+
+    def age_after(i: int) -> int:
+        """The token after a name's age in parentheses starting at ``i`` ("(7)"), or ``i``."""
+        if i + 2 < len(doc) and doc[i].text == "(" and doc[i + 1].is_digit and doc[i + 2].text == ")":
+            return i + 3
+        return i
+
     for span in persons:
-        for k, joint in ((span.start - 2, span.start - 1), (span.end + 1, span.end)):
+        before = span.start - 1  # the joint before the span; a sibling's age in parentheses may stand before it
+        left = before - 1
+        if left >= 2 and doc[left].text == ")" and doc[left - 2].text == "(" and doc[left - 1].is_digit:
+            left -= 3  # "Blessing (7) and Marvellous (5)"
+        right_joint = age_after(span.end)
+        for k, joint in ((left, before), (right_joint + 1, right_joint)):
             if not (0 <= k < len(doc) and 0 <= joint < len(doc)) or k in covered or doc[joint].lower_ not in COORDINATORS:
                 continue
             word = doc[k]
             lower = word.lower_
             if not (word.is_alpha and word.is_title and len(word) >= 3 and lower not in PERSON_TITLES):
                 continue
-            if k + 1 < len(doc) and k + 1 != joint and doc[k + 1].is_title:
+            if k + 1 < len(doc) and k + 1 != joint and doc[k + 1].is_title and k > joint:
                 continue  # "Marks and Spencer" reads on: one name of several words, the recognizer's
-            if lower in lists.given or lower in lists.family or lower in word_names() or lead_word(lower):
+            aged = age_after(k + 1) > k + 1  # a capitalised word with an age beside a person: a sibling ("Blessing (7)")
+            if aged or lower in lists.given or lower in lists.family or lower in word_names() or lead_word(lower):
                 name = Span(doc, k, k + 1, label="PERSON")
                 name._.risk_explain["detector"] = f"{detector}:coordinated"
                 found.append(name)
