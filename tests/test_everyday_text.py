@@ -379,12 +379,14 @@ def test_a_listed_occupation_starting_a_sentence_is_a_plain_word(default_nlp):
 
 def test_numbers_in_a_text_that_names_no_one(default_nlp):
     """A sentence's first word the recognizer typed a name ("Knead", "Add 200") names no one:
-    the measures of the text stay; with a person in the text they are masked as before."""
+    the measures of the text stay; with a person in the text they stay spans the decision judges."""
     for text in ("Knead for 10 minutes until smooth and elastic.", "Add 200 g of flour and a pinch of salt.",
                  "Running 10 mins late, start without me.", "Repeat steps 4 to 6 for the other side.",
                  "Bake for 25 to 30 minutes until golden.", "Section 3 of 5", "WARN slow query took 2300 ms"):
         assert default_nlp(text)._.sanitized == text
-    assert "200" not in default_nlp("Add 200 g of flour, she said.")._.sanitized
+    # with someone in the text the number stays a span for the decision to judge (not dropped)
+    doc = default_nlp("Add 200 g of flour, she said.")
+    assert "200" in [s.text for s in doc.spans["pii"]]
     # a count in a range, not an age: the recognizer's age spans are left to the decision
     assert "[" in default_nlp("Patient age: 52")._.sanitized
     assert default_nlp("Marchetti, 1990-06-11, Ward 4")._.sanitized.count("[") >= 2  # the surname and the date
@@ -879,6 +881,7 @@ def test_a_word_modifying_a_noun_at_a_sentence_start_is_no_name(default_nlp, tex
 
 def test_a_name_at_a_sentence_start_before_a_verb_stays_masked(default_nlp):
     assert "Grace" not in default_nlp("Grace walks to school with her brother.")._.sanitized
+    assert "Faith" not in default_nlp("Faith and her brother Bill arrived late to the hearing.")._.sanitized
     assert "Dorothy" not in default_nlp("Congratulations to Ralph and Dorothy Brenda, known as Brenda.")._.sanitized
 
 

@@ -148,6 +148,17 @@ APPOSITION_BEFORE = re.compile(r"([^\W\d_][\w'’-]{0,39})[ \t]{0,3}[,(][ \t]{0,
 APPOSITION_AFTER = re.compile(r"[ \t]{0,3}(?:[,;.)]|of\b|from\b)")
 
 
+# a capitalised word and a number up to 120 in parentheses, one span ("Justice (9)" typed DEM in
+# "children Serenity (12), Justice (9) and Royal (3)"): a person and their age
+NAMED_AGE = re.compile(r"[ \t]{0,2}[A-Z][^\W\d_]{1,30}[ \t]{0,2}\((\d{1,3})\)[ \t]{0,2}")
+
+
+def named_age(span_text: str) -> bool:
+    """Whether the span is a capitalised word with an age in parentheses after it."""
+    match = NAMED_AGE.fullmatch(span_text)
+    return bool(match) and 0 < int(match.group(1)) <= 120
+
+
 def apposition_age(text: str, start: int, end: int, name_words: FrozenSet[str]) -> bool:
     """Whether the span ``text[start:end]`` is a number up to 120 between commas or in
     parentheses right after a word of the text's names (``name_words``)."""
@@ -409,7 +420,7 @@ class ProtectRules:
         if self.special and identified and special_term_in(text[start:end]):
             return ("a health condition, sexual orientation, religion or ethnic group (special categories of personal data) "
                     "in a text that names a person or holds a code (protect_special): masked whatever the votes")
-        if self.ages and identified and (age_in(text, start, end) or apposition_age(text, start, end, name_words)):
+        if self.ages and identified and (age_in(text, start, end) or apposition_age(text, start, end, name_words) or named_age(text[start:end])):
             return "an age in a text that names a person or holds a code (protect_ages): masked whatever the votes"
         if self.names and self.name_word(text[start:end]):
             return "a word of the span is in the shipped name lists (protect_names): masked whatever the votes"

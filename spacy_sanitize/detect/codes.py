@@ -186,10 +186,10 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # page ("calendly.com/aisling-ohare-physio", "linktr.ee/dana.k")
     "profile_link": r"(?i)(?<![\w.@/-])(?:calendly\.com|linktr\.ee|paypal\.me|venmo\.com|cash\.app|wa\.me|t\.me|buymeacoffee\.com|ko-fi\.com|about\.me)/[\w.$~+-]{1,80}[\w$]",
     # a number read out (a voicemail, a call transcript): seven or more digit words
-    # ("oh seven seven double one four eight two nine three six")
+    # ("oh seven seven double one four eight two nine three six"; digits may end it: "oh-seven-seven double-oh 900 261")
     "spoken_number": (
         r"(?i)(?<![\w-])(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple)"
-        r"(?:[ \t-]{1,3}(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple)){6,24}(?![\w-])"
+        r"(?:[ \t-]{1,3}(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple|\d{1,4})){6,24}(?![\w-])"
     ),
 }
 FILE_EXTENSIONS = frozenset(

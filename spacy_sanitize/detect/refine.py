@@ -622,7 +622,8 @@ def _adjective_use(nxt: Token, third: Token) -> bool:
     and laughter"); a name goes on with a verb or another name ("Joy and tom", "Grace walks")."""
     if nxt.lower_ == "and":
         given, family = name_lists()
-        return third.is_alpha and everyday_word(third.text) and third.lower_ not in given and third.lower_ not in family
+        # a noun after "and", not a pronoun or a determiner: "Faith and her brother Bill" names Faith
+        return third.is_alpha and not third.is_stop and everyday_word(third.text) and third.lower_ not in given and third.lower_ not in family
     return nxt.is_alpha and len(nxt) > 3 and nxt.lower_.endswith("s") and everyday_word(nxt.text[:-1]) and third.lower_ in PLURAL_VERBS
 
 
