@@ -45,5 +45,7 @@ def test_committed_run_pins_the_rates():
     # ("Insert the batteries.", "running late sorry"): 10, 56, 41 of 472
     # 24 more written before the red-team fixes (words of its names, a JSON event, a payment log):
     # the JSON's time stamp, its currency ("GBP") and the log's "Refund" are masked: 13, 62, 44 of 496
-    assert {name: results[name]["changed"] for name in ("default", "strict", "accurate")} == {"default": 13, "strict": 62, "accurate": 44}
-    assert results["default"]["changed"] < results["presidio"]["changed"]  # Presidio 2.2 in the same run: 153 of 496
+    # 79 more from three red-team probes (written first, words that are names and codes, the legal
+    # register): default changes 36 of them (13 of the 496 before, unchanged): 49, 119, 90 of 575
+    assert {name: results[name]["changed"] for name in ("default", "strict", "accurate")} == {"default": 49, "strict": 119, "accurate": 90}
+    assert results["default"]["changed"] < results["presidio"]["changed"]  # Presidio 2.2 in the same run: 209 of 575

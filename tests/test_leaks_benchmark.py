@@ -88,5 +88,9 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     # a third (121 written first; default leaked in 26, strict in 22): Reddit users, access, sudo and
     # FTP logs, FHIR, LDAP and calendar names, passports' machine-readable names, sign-offs with
     # words, a form's name field: 17 left in both, the same texts
-    pinned = {"default": 17, "strict": 17, "accurate": 23, "ensemble": 63, "court": 85}
+    # three probes more (100 everyday texts, 100 of care, school, housing and family chats, 80 legal
+    # texts; written first: default leaked in 10, 18 and 13, strict in 9, 14 and 5): kinship and
+    # coordinated names that are words, chat lead words, copula ages, initials, spoken numbers,
+    # boxed digits, titled streets: 25 left in both, the same texts
+    pinned = {"default": 25, "strict": 25, "accurate": 34, "ensemble": 97, "court": 139}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned
