@@ -865,6 +865,7 @@ def test_names_before_the_or_addressed_stay_masked(default_nlp, text, name):
      "general, ward c. bed near window\n[19:05] Aunty Bisi: send me the address i will go", "tunde"),
     ("school report child (ruby-mae, yr1) came in with a bruise", "ruby-mae"),             # a kinship word, a parenthesis
     ("address 4 hawthorn way, leigh wn7 1ff", "hawthorn way"),
+    ("Table 5: work lot - Kirsty, Big Mike, Precious & her bf Jerome", "Precious"),       # a partner after "& her bf"
 ])
 def test_fifth_probe_identifiers_are_masked(default_nlp, text, secret):
     assert secret not in default_nlp(text)._.sanitized

@@ -91,6 +91,6 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     # three probes more (100 everyday texts, 100 of care, school, housing and family chats, 80 legal
     # texts; written first: default leaked in 10, 18 and 13, strict in 9, 14 and 5): kinship and
     # coordinated names that are words, chat lead words, copula ages, initials, spoken numbers,
-    # boxed digits, titled streets: 25 left in both, the same texts
-    pinned = {"default": 25, "strict": 25, "accurate": 34, "ensemble": 97, "court": 139}
+    # boxed digits, titled streets, a partner after "& her bf": 24 left in both, the same texts
+    pinned = {"default": 24, "strict": 24, "accurate": 33, "ensemble": 97, "court": 139}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned

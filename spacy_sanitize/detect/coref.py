@@ -38,6 +38,7 @@ from ..text import COMMON_WORDS, QUOTES, NamePartRule, mention_key, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
 from .names import chat_given_names, chat_names, chat_speakers, lead_word, login_forms, lower_case_names, name_handles, name_lists, word_names
+from .titles import DEFAULT_KINSHIP
 
 # Linking compares folded words: any word but a title or a single character.
 LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
@@ -191,6 +192,8 @@ def _surname_after_nickname(doc: Doc, spans_key: str, detector: str) -> None:
 
 # what joins two people ("Dawn and Gary Pettigrew", "Grace & Bola")
 COORDINATORS = frozenset({"and", "&"})
+# a person's relative named after "and her ...", "& his ..." (pii_titles' kinship words)
+KINSHIP_WORDS = frozenset(w.lower() for w in DEFAULT_KINSHIP)
 
 
 def _coordinated_names(doc: Doc, spans_key: str, detector: str) -> None:
@@ -214,6 +217,11 @@ def _coordinated_names(doc: Doc, spans_key: str, detector: str) -> None:
 
     for span in persons:
         before = span.start - 1  # the joint before the span; a sibling's age in parentheses may stand before it
+        # "Precious & her bf Jerome": the person's partner or relative, named after "and her ..."
+        related = (before >= 2 and doc[before].lower_ in KINSHIP_WORDS and doc[before - 1].lower_ in ("her", "his", "their")
+                   and doc[before - 2].lower_ in COORDINATORS)
+        if related:
+            before -= 2
         left = before - 1
         if left >= 2 and doc[left].text == ")" and doc[left - 2].text == "(" and doc[left - 1].is_digit:
             left -= 3  # "Blessing (7) and Marvellous (5)"
@@ -228,7 +236,7 @@ def _coordinated_names(doc: Doc, spans_key: str, detector: str) -> None:
             if k + 1 < len(doc) and k + 1 != joint and doc[k + 1].is_title and k > joint:
                 continue  # "Marks and Spencer" reads on: one name of several words, the recognizer's
             aged = age_after(k + 1) > k + 1  # a capitalised word with an age beside a person: a sibling ("Blessing (7)")
-            if aged or lower in lists.given or lower in lists.family or lower in word_names() or lead_word(lower):
+            if aged or (related and k < span.start) or lower in lists.given or lower in lists.family or lower in word_names() or lead_word(lower):
                 name = Span(doc, k, k + 1, label="PERSON")
                 name._.risk_explain["detector"] = f"{detector}:coordinated"
                 found.append(name)

@@ -223,19 +223,20 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
                 i = found[-1][1]
                 continue
         before = lower[i - 1] if i else ""
+        name_word = _chat_name_word(texts[i], lists)
         # "its Frank here", "i'm Rose": a capital where a writer names themself
         introduced = (texts[i][:1].isupper() and texts[i][1:].islower() and (before in SELF_CUES or (before in ("'m", "’m", "'s", "’s") and i >= 2 and lower[i - 2] in ("i", "it")))
                       and (_chat_name_word(lower[i], lists) or lead_word(lower[i])))
-        # a word the corpora capitalise before a name word opens the name ("bill okafor", "frank doyle")
         after_word = lower[i + 1] if i + 1 < size else ""
         # a lead word as someone's place or doing something ("at grace's", "bill's dropping the kids")
-        owner = (after_word in ("'s", "’s") and before not in DETERMINERS and i + 2 <= size
+        owner = (after_word in ("'s", "’s") and before not in DETERMINERS
                  and (before in PLACE_BEFORE or (i + 2 < size and lower[i + 2].endswith("ing") and len(lower[i + 2]) > 4)))
-        # (not a cue of its own, nor before a given name that opens the name: "ping emily dickinson")
-        lead = (not _chat_name_word(texts[i], lists) and lead_word(texts[i]) and i + 1 < size and lower[i] not in CUE_WORDS
+        # a word the corpora capitalise before a name word opens the name ("bill okafor", "frank doyle"):
+        # not a cue of its own, nor before a given name that opens the name ("ping emily dickinson")
+        lead = (not name_word and lead_word(texts[i]) and i + 1 < size and lower[i] not in CUE_WORDS
                 and not (after_word in lists.given and after_word not in lists.family)
-                and ((spaced[i] and (_chat_name_word(texts[i + 1], lists) or (lower[i + 1] in word_names() and lower[i + 1] not in STOP_WORDS))) or owner))
-        if not (_chat_name_word(texts[i], lists) or lead or introduced):
+                and ((spaced[i] and (_chat_name_word(texts[i + 1], lists) or (after_word in word_names() and after_word not in STOP_WORDS))) or owner))
+        if not (name_word or lead or introduced):
             i += 1
             continue
         end = _hyphenated(texts, spaced, i + 1)

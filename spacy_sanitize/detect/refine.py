@@ -526,7 +526,7 @@ def _line_or_sentence_start(doc: Doc, i: int) -> bool:
     before = j - 1 if token.is_space else j
     if before >= 0 and doc[before].text == ",":
         return False  # the line after a sign-off or salutation ("Kind regards,\nHope")
-    if token.text == ":" and j >= 1 and not token.whitespace_.count("\n") and (j == 1 or "\n" in doc[j - 2].whitespace_ or "\n" in doc[j - 2].text):
+    if token.text == ":" and j >= 1 and "\n" not in token.whitespace_ and (j == 1 or "\n" in doc[j - 2].whitespace_ or "\n" in doc[j - 2].text):
         return True  # a turn after a one-word speaker's label ("INTERVIEWER: Can you state...")
     return "\n" in token.text or "\n" in token.whitespace_ or token.text in (".", "!", "?", "…")
 
@@ -610,8 +610,6 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
 # what an imperative or a question's verb takes right after it ("Bill me", "Can you", "Hope
 # you're well"); not "the": "Frank the plumber called" names Frank
 VERB_OBJECTS = frozenset("me you us them it your my our their this these those a an".split())
-
-
 # what a plural noun's sentence goes on with ("Faith groups are invited", "Young carers can")
 PLURAL_VERBS = frozenset("are were can will must should may need have do".split())
 
