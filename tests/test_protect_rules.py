@@ -143,7 +143,9 @@ def test_numeric_dates_are_protected_when_set(date, full):
     reason = ProtectRules([], numeric_dates=True).reason("DATETIME", text, start, start + len(date))
     assert bool(reason) is full
     assert ProtectRules([]).reason("DATETIME", text, start, start + len(date)) is None  # off by default
-    assert ProtectRules([], numeric_dates=True).reason("QUANTITY", text, start, start + len(date)) is None
+    # a span that is the date and nothing else is protected whatever its label ("5/5/1991" typed MISC)
+    assert bool(ProtectRules([], numeric_dates=True).reason("QUANTITY", text, start, start + len(date))) is full
+    assert ProtectRules([], numeric_dates=True).reason("QUANTITY", text, start, start + len(date) + 3) is None  # "... at": more than a date
     with pytest.raises(ValueError, match="E531"):
         ProtectRules([], numeric_dates="yes")  # type: ignore[arg-type]
 

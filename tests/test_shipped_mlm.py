@@ -76,6 +76,6 @@ def test_relabel_reads_its_encoder_from_its_data_folder(tmp_path):
     relabel.initialize(lambda: [], shipped="pii_relabel", data=str(tmp_path))
     encoder = relabel.context_encoder()
     assert resolve_model(encoder.model_name, encoder.data) == str(tmp_path / SHIPPED_MLM)
-    # It reads the tiny stand-in (2 layers), not the package's MLM (6): layer 4 is not there.
-    with pytest.raises(OSError, match="cannot read layer 4"):
+    # It reads the tiny stand-in (2 layers), not the package's MLM (6): layer 3 is not there.
+    with pytest.raises(OSError, match="cannot read layer 3"):
         encoder.load()
