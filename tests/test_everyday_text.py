@@ -902,3 +902,10 @@ def test_copula_ages_and_initials_are_protected_by_the_decision():
 
     assert [m.group("k") for m in AGE.finditer("He is 44. She was 15 at the time; the fee was 15.5 pounds")] == ["44", "15"]
     assert INITIALS.fullmatch("K.L.M.") and INITIALS.fullmatch("P.O'D.") and "U.S." in NOT_INITIALS
+
+
+def test_a_greeting_read_with_its_name_stays_outside_the_mask(default_nlp):
+    """pii_refine trims a greeting off the front of a recognizer's span ("Dear Will" typed MISC):
+    the name is masked, the greeting stays."""
+    out = default_nlp("From: membership@rowingclub.org.uk\nDear Will,\nYour membership lapsed on 31 March.")._.sanitized
+    assert "\nDear [" in out and "Will" not in out

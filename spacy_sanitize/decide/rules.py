@@ -297,8 +297,14 @@ ADDRESS_CUE = re.compile(r"(?<![^\W\d_])(?:thanks|thank[ \t]+you|thx|cheers|hi|h
 INITIALS = re.compile(r"[A-Z]\.(?:[ \t]?[A-Z]\.){1,3}(?:-[A-Z]\.)?|[A-Z]\.[A-Z]['’][A-Z][a-z]?\.")
 NOT_INITIALS = frozenset("U.S. U.K. U.N. E.U. U.S.A. U.S.S.R. D.C. A.D. B.C. A.M. P.M. N.B. P.S. I.E. E.G. U.A.E. N.Z. S.A. B.V. "
                          "N.V. P.C. Q.C. K.C. M.P. R.I.P. A.S.A.P. B.A. M.A. B.SC. M.D. PH.D. L.L.B. E.C. E.E.C.".split())
-# a recognizer's span that holds the greeting with the name ("Dear Will")
-GREETING_OPENS = re.compile(r"(?:Dear|Hi|Hello|Hey|Hiya)[ \t]{1,3}[A-Z]")
+
+
+def initials(span_text: str) -> bool:
+    """Whether the span is a person's initials (``INITIALS``), not an abbreviation written so."""
+    stripped = span_text.strip()
+    return bool(INITIALS.fullmatch(stripped)) and stripped.upper() not in NOT_INITIALS
+
+
 # a span that is a numeric date and nothing else, whatever its label ("5/5/1991" typed MISC)
 NUMERIC_DATE_ONLY = re.compile(r"[ \t]{0,3}\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}[ \t.,]{0,3}")
 NICKNAME_BEFORE = re.compile(r"([^\W\d_]{2,30})[ \t]{1,3}[\"“'‘]$")
@@ -432,10 +438,10 @@ class ProtectRules:
             return ("letter-spaced block letters or a word spelled out (OCR of a form's field: 'G R Z E G O R Z', a "
                     "voicemail's 'G-R-A-I-N-N-E'; protect_names): masked whatever the votes")
         if (self.names and label not in (DATE_LABEL, "QUANTITY") and text[start:start + 1].isupper()
-                and (ADDRESS_CUE.search(text, max(0, start - 24), start) or GREETING_OPENS.match(text, start, end))):
+                and ADDRESS_CUE.search(text, max(0, start - 24), start)):
             return ("a capitalised word right after a greeting, a signature or a name field's label ('thanks', 'sent by', "
                     "'Last name'; protect_names): masked whatever the votes")
-        if self.names and label not in (DATE_LABEL, "QUANTITY") and INITIALS.fullmatch(text[start:end].strip()) and text[start:end].strip().upper() not in NOT_INITIALS:
+        if self.names and label not in (DATE_LABEL, "QUANTITY") and initials(text[start:end]):
             return ("a person's initials standing for the name ('K.L.M.', \"P.O'D.\", 'A.B.-C.', as courts write a child's or "
                     "a party's name; protect_names): masked whatever the votes")
         if self.names and SOVEREIGN.match(text, start, end):

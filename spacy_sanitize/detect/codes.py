@@ -24,8 +24,12 @@ from ..doc_reads import doc_text
 from ..errors import Errors
 from ..extensions import register_extensions
 from ..spans import VALIDATED, add_pii_spans
+from ..types import MONTHS
+from .extend import STREET_ABBREVIATIONS, STREET_WORDS
 from .names import ordinary_word
 
+# the street words written whole, capitalised: pii_codes' street_titled and its needles
+TITLED_STREET_WORDS = tuple(sorted(w.capitalize() for w in STREET_WORDS - STREET_ABBREVIATIONS))
 DEFAULT_PATTERNS: Dict[str, str] = {
     "email": r"[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)+",
     "url": r"(?:https?://|www\.)[^\s<>\"]+[^\s<>\".,;:!?)\]]",
@@ -76,7 +80,7 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # where a recognizer reads the number and a name word apart
     "street_titled": (
         r"(?<![\w.,/-])\d{1,4}[A-Za-z]?[ \t]{1,3}(?:[A-Z][^\W\d_]{1,30}(?:['’]s)?[ \t]{1,3}){1,3}"
-        r"(?:Street|Road|Lane|Avenue|Close|Grove|Walk|Crescent|Mews|Drive|Terrace|Gardens|Square|Rise|Parade)\b"
+        rf"(?:{'|'.join(TITLED_STREET_WORDS)})\b"
     ),
     # a number written a digit to a box, as paper forms print them ("8 7 6 5 4 3 2 W", a date
     # "2 9 / 0 3 / 1 9 7 1"): six digits or more, each alone, with a check letter or two
@@ -84,8 +88,8 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # a date of birth in words after its cue, however it is punctuated ("DOB - 14 Feb 1950 -",
     # "D.O.B: 3rd March 1961"); numeric ones are numeric_date's
     "birth_date": (
-        r"(?i:\bDOB|\bD\.O\.B\.?|date[ \t]of[ \t]birth|born(?:[ \t]on)?)[ \t:.–—-]{1,5}"
-        r"(?P<id>\d{1,2}(?:st|nd|rd|th)?[ \t](?i:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]{0,6}\.?,?[ \t]\d{4})\b"
+        r"(?i)(?:\bDOB|\bD\.O\.B\.?|date[ \t]of[ \t]birth|born(?:[ \t]on)?)[ \t:.–—-]{1,5}"
+        rf"(?P<id>\d{{1,2}}(?:st|nd|rd|th)?[ \t](?:{'|'.join(m[:3].lower() for m in MONTHS)})[a-z]{{0,6}}\.?,?[ \t]\d{{4}})\b"
     ),
     # a house and a street by their numbers, as Pakistan's and India's sectors write them ("House 14, Street 7")
     "house_street": r"\b(?:House|H\.[ \t]?No\.?)[ \t]{0,2}\d{1,4}[A-Z]?,[ \t]{0,2}(?:Street|St\.?|Lane|Road)[ \t]{0,2}(?:No\.?[ \t]{0,2})?\d{1,4}\b",
@@ -233,7 +237,8 @@ NEEDS: Dict[str, Tuple[str, ...]] = {
     "handle": ("(",), "snake_handle": ("_",), "sshd_user": ("for ",), "pam_user": ("session ",),
     "name_value": ('"', "'"), "cashtag": ("$",), "profile_link": ("calendly.com/", "nktr.ee/", "paypal.me/", "venmo.com/", "h.app/", "wa.me/", "t.me/", "coffee.com/", "ko-f", "about.me/"),
     "reddit_user": ("u/",), "access_log_user": ("[",), "sudo_user": ("sudo:",), "ftp_user": ("[pid ",),
-    "common_name": ("CN=",), "mrz_name": ("<<",),
+    "common_name": ("CN=",), "mrz_name": ("<<",), "street_titled": TITLED_STREET_WORDS, "house_street": ("House", "H."),
+    "birth_date": ("dob", "d.o.b", "date", "born"),
 }
 # what a validated match takes in right before it on its line: a postcode its town ("Leeds LS1 4AB")
 TAKES_IN_BEFORE = {

@@ -37,7 +37,7 @@ from ..extensions import register_extensions
 from ..text import COMMON_WORDS, QUOTES, NamePartRule, mention_key, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
-from .names import chat_given_names, chat_names, chat_speakers, lead_word, login_forms, lower_case_names, name_handles, name_lists, word_names
+from .names import chat_given_names, chat_names, chat_speakers, login_forms, lower_case_names, may_be_given_name, name_handles, name_lists, word_names
 from .titles import DEFAULT_KINSHIP
 
 # Linking compares folded words: any word but a title or a single character.
@@ -223,8 +223,8 @@ def _coordinated_names(doc: Doc, spans_key: str, detector: str) -> None:
         if related:
             before -= 2
         left = before - 1
-        if left >= 2 and doc[left].text == ")" and doc[left - 2].text == "(" and doc[left - 1].is_digit:
-            left -= 3  # "Blessing (7) and Marvellous (5)"
+        if left >= 2 and age_after(left - 2) == left + 1:
+            left -= 3  # "Blessing (7) and Marvellous (5)": the sibling's age before the joint
         right_joint = age_after(span.end)
         for k, joint in ((left, before), (right_joint + 1, right_joint)):
             if not (0 <= k < len(doc) and 0 <= joint < len(doc)) or k in covered or doc[joint].lower_ not in COORDINATORS:
@@ -236,7 +236,7 @@ def _coordinated_names(doc: Doc, spans_key: str, detector: str) -> None:
             if k + 1 < len(doc) and k + 1 != joint and doc[k + 1].is_title and k > joint:
                 continue  # "Marks and Spencer" reads on: one name of several words, the recognizer's
             aged = age_after(k + 1) > k + 1  # a capitalised word with an age beside a person: a sibling ("Blessing (7)")
-            if aged or (related and k < span.start) or lower in lists.given or lower in lists.family or lower in word_names() or lead_word(lower):
+            if aged or (related and k < span.start) or may_be_given_name(lower, lists):
                 name = Span(doc, k, k + 1, label="PERSON")
                 name._.risk_explain["detector"] = f"{detector}:coordinated"
                 found.append(name)

@@ -64,6 +64,9 @@ INSTITUTION_SUFFIXES = frozenset({"prison", "police", "constabulary", "district"
 # the last word of a street's name (not "Court", "Hill", "Park": courts and places end so too)
 STREET_WORDS = frozenset({"road", "rd", "street", "st", "lane", "ln", "avenue", "ave", "close", "grove", "walk", "crescent", "mews", "way",
                           "drive", "place", "terrace", "gardens", "row", "square", "boulevard", "blvd", "rise", "parade", "vale", "wynd"})
+# the street words above written short: pii_codes' capitalised streets take the whole words only
+# ("12 Main St" is the recognizer's; "in 1990 Pope St John" is no address)
+STREET_ABBREVIATIONS = frozenset({"rd", "st", "ln", "ave", "blvd"})
 HOUSE_NUMBER = re.compile(r"\d{1,4}[A-Za-z]?(?:/\d{1,4}[A-Za-z]?)?")
 UNIT_WORDS = frozenset({"flat", "apt", "apartment", "unit", "suite"})
 NUMBER_WORD = re.compile(r"^(?:\d[\d,.\u00a0]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|\w+ty(?:-\w+)?|hundred|thousand|million|billion)$", re.I)

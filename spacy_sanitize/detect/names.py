@@ -144,7 +144,7 @@ GIVING = frozenset("give gave send sent show showed lend lent pass passed tell t
 # before someone's place ("went to nkechi's", "staying at kasia's")
 PLACE_BEFORE = frozenset("to at round from".split())
 # the words that point at a person after them: never the first word of that person's name
-CUE_WORDS = CHAT_BEFORE | CHAT_FROM | GIVING | CHAT_AFTER | PLACE_BEFORE | {"this", "is", "name", "as", "ja", "to"}
+CUE_WORDS = CHAT_BEFORE | CHAT_FROM | GIVING | CHAT_AFTER | PLACE_BEFORE | {word for cue in TWO_WORD_CUES for word in cue}
 
 
 # a lower-case word this frequent in general English is a word or a term ("vpn", "wifi"), not a
@@ -170,6 +170,14 @@ def lead_word(word: str) -> bool:
     capitalised as often as not and no everyday list holds ("bill", "frank", "kumar"; not
     "call", "told"), so "bill okafor" and "rohit kumar sharma" are names where "call sharma" is not."""
     return len(word) >= 3 and word.isalpha() and word.islower() and word not in CHAT_WORDS and not everyday_word(word)
+
+
+def may_be_given_name(word: str, lists: Optional[NameLists] = None) -> bool:
+    """Whether a lower-cased word may be someone's given name where the layout says a person
+    stands: a listed name, a name that is also a word ("hope", "will") or a lead word ("dawn",
+    "rose"); pii_coref's coordinated names and pii_propn's name openers."""
+    lists = lists or name_lists()
+    return word in lists.given or word in lists.family or word in word_names() or lead_word(word)
 
 
 def kin_name_word(word: str, lists: Optional[NameLists] = None) -> bool:

@@ -31,7 +31,7 @@ from ..text import COMMON_WORDS, QUOTES
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from .gazetteer.filters import SENTENCE_BREAKS, term_zipf
-from .names import NameLists, lead_word, name_lists, word_names
+from .names import NameLists, may_be_given_name, name_lists
 from .refine import FIELD_LABELS, FIELD_WORDS, ROLE_ABBREVIATIONS, is_plain_span, is_product_span, lazy_capitalised, medication, names_no_one
 from .syslog import log_noise
 
@@ -153,7 +153,7 @@ class ProperNounDetector:
             return False
         lists = name_lists()
         second = words[start + 1].lower()
-        return (lead_word(words[start].lower()) or words[start].lower() in word_names()) and (second in lists.family or second in lists.given or self._rare(words[start + 1]))
+        return may_be_given_name(words[start].lower(), lists) and (second in lists.family or second in lists.given or self._rare(words[start + 1]))
 
     def _label(self, words: List[str], spaces: List[str], start: int, end: int, lists: NameLists) -> str:
         if words[end - 1].lower() in self.org_heads:

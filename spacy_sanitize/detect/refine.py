@@ -129,6 +129,9 @@ LEADING_NUMBER_WORDS = frozenset(
 # "Tel" before a number): trimmed from the start of a PERSON span, and a PERSON span of
 # such words only is dropped.
 FIELD_WORDS = frozenset({"tel", "tlf", "phone", "ring", "call", "fax", "mob", "mobile", "cell", "contact", "email", "e-mail", "mail"})
+# a greeting a recognizer read with the name it opens ("Dear Will" typed MISC): trimmed off any
+# span, so the name stands right after its greeting (the decision's ADDRESS_CUE)
+GREETINGS = frozenset({"dear", "hi", "hello", "hey", "hiya"})
 # Labels of form fields and records: never an entity themselves. CODE_LABELS: the value after
 # them is an identifier ("ID: 4471" is no date, "Tel 555-1234" no place).
 CODE_LABELS = frozenset(
@@ -880,7 +883,7 @@ class SpanRefiner:
 
     def _trim(self, doc: Doc, start: int, end: int, label: str) -> Tuple[int, int]:
         leading = LEADING_DATE_WORDS if label == "DATETIME" else LEADING_NUMBER_WORDS if label == "QUANTITY" else FIELD_WORDS if label == "PERSON" else frozenset()
-        while start < end and (doc[start].lower_ in leading or doc[start].is_punct or doc[start].lower_ in DASHES):
+        while start < end and (doc[start].lower_ in leading or doc[start].lower_ in GREETINGS or doc[start].is_punct or doc[start].lower_ in DASHES):
             start += 1
         while end > start and (doc[end - 1].lower_ in TRAILING_WORDS or doc[end - 1].is_punct):
             end -= 1
