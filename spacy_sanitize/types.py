@@ -15,6 +15,9 @@ IDENTIFIER_TYPES: Tuple[str, ...] = ("DIRECT", "QUASI", "NO_MASK")
 MASK_LABELS: Tuple[str, ...] = ("DIRECT", "QUASI")
 
 DEFAULT_SPANS_KEY = "pii"
+# the rule detectors: refine trusts their spans as found, and a recognizer's span of the same
+# characters keeps the rule's name (the rule is why it is there)
+RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles", "pii_propn")
 
 # English month and weekday names (dates strategy; never a name part on their own).
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]

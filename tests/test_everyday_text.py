@@ -909,3 +909,63 @@ def test_a_greeting_read_with_its_name_stays_outside_the_mask(default_nlp):
     the name is masked, the greeting stays."""
     out = default_nlp("From: membership@rowingclub.org.uk\nDear Will,\nYour membership lapsed on 31 March.")._.sanitized
     assert "\nDear [" in out and "Will" not in out
+
+
+@pytest.mark.parametrize("text, secret", [
+    ('On Friday a man I know as "Tank" came in.', "Tank"),                      # an alias in quotes after its cue
+    ('Def: SMITH, John-Paul (a.k.a. "JP", "Smithy")   DOB 03.03.1998', '"JP"'),
+    ('IN THE MATTER OF THE CHILD BABY "PEARL"\n1. Pearl was born at home.', "Pearl"),  # after a kinship word
+    ("We announce the death of Margaret 'Peggy' O'Sullivan (née Brennan).", "Margaret"),  # given 'nick' family
+    ("CROWN COURT – Court 7\nR v Amari JOY-WILLIAMS and Dean PRICE   T20248003   Trial", "PRICE"),  # a court list
+    ("Before District Judge Harrison\nH00LV123  Hughes v Brown  Small claim", "Hughes"),
+    ("Class: ___2G___   Tel: ___07733 451 980___", "07733"),                     # a form's blanks
+    ("Mob 0412 558 903. Tayla's Centrelink CRN 204 339 817A.", "817A"),          # digits in threes and a check letter
+    ("To: Rebecca Lindqvist <becks.l@icloud.com>\n\nno problem", "becks"),       # an address in a longer NER span
+    ("Found on the train: a lanyard, badge no 20931.", "20931"),                 # "no" without its period
+    ("Hi Precious,\nWelcome to the gym!", "Precious"),                           # a greeted name that is a word
+    ("owner:\n  name: Oğuzhan Demir\non_call_backup: kdemir", "kdemir"),         # an initial and a person's family name
+    ("ok so Rocky n Sunny r coming at 7, tell ivy to bring the speaker", "ivy"),  # chat with capitalised names
+    ("hi miss, aaliyah wont be in today. thanks, shaz (aaliyah's mum)", "shaz"),  # a chat's sign-off and comma
+    ("no problem, i'll take yusuf and ella on wed. see you at the gate", "ella"),  # two name words joined by "and"
+    ("Next review with HR (ask kerry in payroll re deductions).", "kerry"),      # prose: a listed name after "ask"
+    ("Panel: me, dave o., and Chioma Eze.", "dave"),                             # a given name and an initial
+    ("CLAIMANT'S NAME (BLOCK CAPITALS) : OGUNLEYE-BAKARE, BLESSING\nNINO: JT 45 67 89 A", "BLESSING"),
+    ("[00:03:19] Sunita: great, and Hope's off next week so ping me instead", "Hope"),  # a word name mid-sentence
+    ("Lost keys! if found ring Hamish 0131 496 0055.", "Hamish"),               # after a contact cue
+    ("ok final numbers: raj owes £42.50, meg owes £61, and tolu owes me £18.", "tolu"),
+])
+def test_seventh_probe_identifiers_are_masked(default_nlp, text, secret):
+    assert secret not in default_nlp(text)._.sanitized
+
+
+@pytest.mark.parametrize("text", [
+    "Will you send it before lunch?",      # a modal before its subject
+    "May I ask a question?",
+    "Hi all,\nthe meeting moved to 3.",    # greetings that address no one by name
+    "Dear Customer,\nyour parcel is on its way.",
+    "Hi Mum, home soon",
+    "The case no longer applies.",         # "no" before no number
+])
+def test_seventh_probe_plain_sentences_stay_plain(default_nlp, text):
+    assert default_nlp(text)._.sanitized == text
+
+
+def test_a_rules_span_keeps_its_detector_when_the_recognizer_agrees(default_nlp):
+    """pii_ner finds "JP" too: the span keeps pii_titles' name (the rule is why it is there), so
+    pii_refine trusts it as a rule's span instead of dropping two capitals as a plain word."""
+    doc = default_nlp('Def: SMITH, John-Paul (a.k.a. "JP", "Smithy")')
+    detectors = {s.text: s._.risk_explain["detector"] for s in doc.spans["pii"]}
+    assert detectors["JP"] == "pii_titles:alias" and detectors["SMITH"] == "pii_ner"
+
+
+def test_greeted_names_and_word_names_inside_a_sentence():
+    from spacy_sanitize.decide.rules import mid_sentence_word_name
+    from spacy_sanitize.detect.names import greeted_name
+
+    assert greeted_name("Precious") and greeted_name("Will") and greeted_name("Okonkwo")
+    assert not any(greeted_name(w) for w in ("all", "Team", "Customer", "Parents", "Mum", "there"))
+    text = "Hope is here, and Hope's off next week. Grace periods apply."
+    assert mid_sentence_word_name(text, 18, 22)          # inside a sentence
+    assert not mid_sentence_word_name(text, 0, 4)        # a sentence's first word
+    assert not mid_sentence_word_name(text, 40, 45)      # after a period
+    assert not mid_sentence_word_name("the HOPE fund", 4, 8)

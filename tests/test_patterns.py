@@ -35,7 +35,7 @@ def test_patterns_merge_into_the_group_and_explain_their_score():
     # context words raise the score; a match without them keeps the pattern's own score
     assert spans["EMP-1234"]._.risk_explain["pii_patterns"] == {"pattern": "employee", "score": 0.75, "context": ["employee"]}
     assert spans["EMP-9999"]._.risk_explain["pii_patterns"]["score"] == 0.4
-    assert spans["anna@example.org"]._.risk_explain == {"detector": "pii_codes:email"}
+    assert spans["anna@example.org"]._.risk_explain == {"detector": "pii_codes:email_address", "validated": "CODE"}
 
 
 def test_the_longest_span_wins_either_way():

@@ -107,3 +107,16 @@ def test_a_word_hyphenated_across_a_line_break_is_read_whole(default_nlp):
     out = default_nlp(text)._.sanitized
     assert "pański" not in out and "Szcze" not in out and out.startswith("Name of applicant: ")
     assert text_view("well-\nKnown")[0] == "well-\nKnown"  # a capital after the break: two words
+
+
+def test_a_forms_blank_of_underscores_is_a_line_break_in_the_view(default_nlp):
+    """"Tel: ___07733 451 980___": "_" is a word character, so no pattern saw the number; in the
+    view each run of underscores is one line break (the values stay apart), mapped back whole."""
+    text = "Name: ___Aisha Bello___   Tel: ___07733 451 980___"
+    assert needs_view(text) and not needs_view("snake_case_name and __init__")
+    view, starts, ends = text_view(text)
+    assert view == "Name: \nAisha Bello\n   Tel: \n07733 451 980\n"
+    run = view.index("\n")
+    assert (starts[run], ends[run]) == (6, 9)  # the whole run of three underscores
+    out = default_nlp(text)._.sanitized
+    assert "07733" not in out and "Bello" not in out and out.count("___") == 4, out

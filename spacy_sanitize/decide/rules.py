@@ -65,7 +65,7 @@ from ..detect.extend import HOUSE_NUMBER, STREET_WORDS
 from ..detect.gazetteer.loading import shipped_gazetteer_path
 from ..detect.gazetteer.filters import cached_term_key
 from ..detect.gazetteer.normalize import term_key
-from ..detect.names import name_lists
+from ..detect.names import name_lists, word_names
 from ..detect.refine import MONTHS
 from ..detect.text_view import LETTER_SPACED
 from ..text import is_common_word
@@ -286,10 +286,11 @@ DASH_AFTER = re.compile(r"[ \t]{0,4}[–—-]")
 LIFE_DEATH_BEFORE = re.compile(r"\([^()\n]{1,40}[–—-][ \t]{0,4}$")
 # a name's word, then a quote opening right before the span: 'Scott "Buster'
 # Words that address or sign a message, or a form's name field: the capitalised word right after
-# them is the person addressed, writing or named ("thanks Rose", "sent by Hamish", "hi Will",
+# them is the person addressed, writing, named or to be reached ("thanks Rose", "sent by Hamish", "hi Will", "ring Hamish",
 # "Last name  KING"), whatever a recognizer typed it. Not "from" or "love": places and titles
 # follow them in biographies and judgments.
 ADDRESS_CUE = re.compile(r"(?<![^\W\d_])(?:thanks|thank[ \t]+you|thx|cheers|hi|hey|hiya|hello|dear|ask|tell|ping|cc|"
+                         r"ring|call|phone|text|txt|contact|message|msg|e-?mail|"
                          r"(?:sent|signed|written|posted|reported)[ \t]+by|signed|"
                          r"(?:first|last|given|family|middle|full)[ \t]?names?|surname|forenames?)[,:]?[ \t]{1,3}$", re.IGNORECASE)
 # a person's initials written for the name, as courts write a child's or a party's ("K.L.M.",
@@ -297,6 +298,16 @@ ADDRESS_CUE = re.compile(r"(?<![^\W\d_])(?:thanks|thank[ \t]+you|thx|cheers|hi|h
 INITIALS = re.compile(r"[A-Z]\.(?:[ \t]?[A-Z]\.){1,3}(?:-[A-Z]\.)?|[A-Z]\.[A-Z]['’][A-Z][a-z]?\.")
 NOT_INITIALS = frozenset("U.S. U.K. U.N. E.U. U.S.A. U.S.S.R. D.C. A.D. B.C. A.M. P.M. N.B. P.S. I.E. E.G. U.A.E. N.Z. S.A. B.V. "
                          "N.V. P.C. Q.C. K.C. M.P. R.I.P. A.S.A.P. B.A. M.A. B.SC. M.D. PH.D. L.L.B. E.C. E.E.C.".split())
+
+
+def mid_sentence_word_name(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is one capitalised word of ``names.word_names`` ("Hope",
+    "Will") inside a sentence: a recognizer found it, and only a name is written so there."""
+    word = text[start:end]
+    if not word.isalpha() or not word[:1].isupper() or word.isupper() or word.lower() not in word_names():
+        return False
+    before = text[max(0, start - 3) : start].rstrip(" \t")
+    return bool(before) and before[-1] not in ".!?:\n\"“'‘(-–—*#>|"
 
 
 def initials(span_text: str) -> bool:
@@ -430,6 +441,9 @@ class ProtectRules:
             return "an age in a text that names a person or holds a code (protect_ages): masked whatever the votes"
         if self.names and self.name_word(text[start:end]):
             return "a word of the span is in the shipped name lists (protect_names): masked whatever the votes"
+        if self.names and label not in (DATE_LABEL, "QUANTITY") and mid_sentence_word_name(text, start, end):
+            return ("a name that is also a word, capitalised inside a sentence ('and Hope's off next week'; protect_names): "
+                    "masked whatever the votes")
         if self.names and name_words and label not in (DATE_LABEL, "QUANTITY") and person_words([text[start:end]]) & name_words:
             return "a word of the span is part of a name elsewhere in the text (protect_names): masked whatever the votes"
         if self.names and name_words and self.nickname(text, start, name_words):

@@ -50,12 +50,13 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # an employee, staff, student, patient, policy, claim, case or National Insurance number after its
     # label, also in parentheses ("Employee number: 004-77812", "Policy no. 77 1203 44", "Staff ID
     # 00-4471", "National Insurance number (QQ 12 34 56 C)": HMRC's example prefix, no validator's): digits
-    # and letters with dashes, slashes or spaces before digits; a label's number is someone's
+    # and letters with dashes, slashes or spaces before digits ("badge no 20931": "no" without its
+    # period too); a label's number is someone's
     "labelled_id": (
         r"(?i)\b(?:employee|staff|personnel|payroll|badge|student|pupil|patient|hospital|policy|policyholder|claim|"
         r"membership|tenant|tenancy|client|case|file|reference|ref|national[ \t]insurance|nino)"
         r"(?:[ \t]+(?:id|no\.?|nr\.?|number|num|\#|ref(?:erence)?))?"
-        r"[ \t]*(?:[:#=][ \t]*|(?<=[.dDrRfF#])[ \t]+\(?)"
+        r"[ \t]*(?:[:#=][ \t]*|(?<=[.dDrRfFoO#])[ \t]+\(?)"
         r"(?P<id>(?=[A-Z0-9/ -]{0,24}\d)[A-Z0-9](?:[A-Z0-9]|[/-](?=[A-Z0-9])|[ ](?=\d)){3,24})(?![\w/-])"
     ),
     # a street written before its house number, as most of Europe writes it ("Calle Mayor 15",
@@ -85,6 +86,9 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # a number written a digit to a box, as paper forms print them ("8 7 6 5 4 3 2 W", a date
     # "2 9 / 0 3 / 1 9 7 1"): six digits or more, each alone, with a check letter or two
     "boxed_digits": r"(?<![\w/.,])\d(?:[ \t]{1,2}(?:/[ \t]{1,2})?\d){5,24}(?:[ \t][A-Z]){0,2}(?![\w/]|[.,]\d)",
+    # nine digits in threes and a check letter, as Australia's Centrelink writes a customer's
+    # reference number ("CRN 204 339 817A"): no phone number ends with a letter
+    "grouped_check_letter": r"(?<![\w/.,-])\d{3}[ \t]\d{3}[ \t]\d{3}[ \t]?[A-Z](?![\w-])",
     # a date of birth in words after its cue, however it is punctuated ("DOB - 14 Feb 1950 -",
     # "D.O.B: 3rd March 1961"); numeric ones are numeric_date's
     "birth_date": (
@@ -231,7 +235,7 @@ CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number", 
 # "ſ" and "ı" as those, lower case does not): a court judgment seldom holds an "@", and a pattern skipped is a scan of the text less
 # (the scans are most of pii_codes' time). A pattern a config replaces is always run.
 NEEDS: Dict[str, Tuple[str, ...]] = {
-    "email": ("@",), "user_at_host": ("@",), "mention": ("@",), "email_spaced": ("@",),
+    "email": ("@",), "email_address": ("@",), "user_at_host": ("@",), "mention": ("@",), "email_spaced": ("@",),
     "url": ("http", "www."), "url_user": ("/",), "user_path": ("\\", "/home/", "/u"), "what3words": ("///",),
     "social_profile": (".com/", ".net/", ".tv/", "hub."), "chat_tag": ("#",), "chat_nick": ("] <",),
     "handle": ("(",), "snake_handle": ("_",), "sshd_user": ("for ",), "pam_user": ("session ",),
@@ -256,6 +260,9 @@ VALIDATED_PATTERNS: Dict[str, str] = {
     "ipv4": rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?:/\d{{1,2}})?(?![\w]|\.\d)",
     "ipv6": r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])",
     "email_obfuscated": rf"(?<![\w.+-])[\w.+-]{{1,64}}{_AT}[\w-]{{1,63}}(?:{_DOT}[\w-]{{1,63}}){{1,4}}",
+    # an e-mail address ending in a letter domain: validated, so a recognizer's longer span ("Rebecca
+    # Lindqvist <becks.l@icloud.com>" read as one PERSON) cannot take it over
+    "email_address": r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){0,4}\.[A-Za-z]{2,24}(?![\w-]|\.\w)",
     # an "@" with spaces beside it ("zeb.quack @ example.org"), a letter TLD at the end ("me @ 5.30" is no address)
     "email_spaced": r"(?<![\w.+-])[\w.+-]{1,64}(?:[ \t]{1,2}@[ \t]{0,2}|@[ \t]{1,2})[\w-]{1,63}(?:\.[\w-]{1,63}){0,3}\.[A-Za-z]{2,6}(?![\w-])",
     "phone_number": r"(?<![\w+/.,-])(?:\+|00|\()?\d(?:[ .()\-\u00a0]{0,3}\d){6,16}\)?(?![\w/]|[.,-]\d)",

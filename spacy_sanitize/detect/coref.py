@@ -34,7 +34,7 @@ from spacy.tokens import Doc, Span
 
 from ..doc_reads import doc_text, token_texts
 from ..extensions import register_extensions
-from ..text import COMMON_WORDS, QUOTES, NamePartRule, mention_key, occurrences
+from ..text import COMMON_WORDS, QUOTES, NamePartRule, is_common_word, mention_key, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
 from .names import chat_given_names, chat_names, chat_speakers, login_forms, lower_case_names, may_be_given_name, name_handles, name_lists, word_names
@@ -327,7 +327,8 @@ class Coref:
     def _lower_case_names(self, doc: Doc) -> None:
         # over a shorter detected span the name wins ("sophie" typed DEM of "sophie larsen");
         # a login written from a name ("fatima.zahra") is a CODE
-        found = [Span(doc, start, end, label="PERSON") for start, end in lower_case_names(doc) + chat_names(doc)]
+        detected = frozenset(i for s in doc.spans.get(self.spans_key, []) for i in range(s.start, s.end))
+        found = [Span(doc, start, end, label="PERSON") for start, end in lower_case_names(doc) + chat_names(doc, detected=detected)]
         # a chat log's speakers ("[14:03] anna: late"), in any casing
         speakers = chat_speakers(doc_text(doc))
         for start, end in speakers:
@@ -393,6 +394,7 @@ class Coref:
             doc.spans[self.spans_key] = []
             return
         targets = {}
+        families = {}  # a detected person's family name (lower case) -> the person's entity
         for span in spans:
             pieces = [span.text]
             if span.label_ == "PERSON" and self.person_parts and len(span) > 1:
@@ -411,6 +413,8 @@ class Coref:
                 if len(parts) >= 2:
                     for login in login_forms(parts[0], parts[-1]):
                         targets.setdefault(login, ("CODE", span._.entity_id))
+                    if len(parts[-1]) >= 4:
+                        families.setdefault(parts[-1].lower(), span._.entity_id)
         found = []
         # a repeat of a name in other casing is the name too ("INGRID SOLHEIM", "kodnani")
         names = [piece for piece, (label, _) in targets.items() if label == "PERSON"]
@@ -422,6 +426,12 @@ class Coref:
                 span = doc.char_span(start, end, label=label, alignment_mode="expand")
             if span is not None:
                 found.append((span, entity_id))
+        if families:
+            # an initial and the family name, whatever the initial: a relative's or a namesake's
+            # login beside the person ("Oğuzhan Demir ... on_call_backup: kdemir")
+            for i, word in enumerate(token_texts(doc)[0]):
+                if len(word) >= 5 and word.islower() and word[1:] in families and word.isalpha() and not is_common_word(word):
+                    found.append((Span(doc, i, i + 1, label="CODE"), families[word[1:]]))
         covered = {i for s in spans for i in range(s.start, s.end)}
         new = [(s, e) for s, e in found if not any(i in covered for i in range(s.start, s.end))]
         if not new:

@@ -138,7 +138,11 @@ DETERMINERS = frozenset("my your his her our their the a an this that ur".split(
 # particles of Arabic, Dutch and German names ("al rasheed", "van dijk", "bin salem")
 NAME_PARTICLES = frozenset("al el bin ibn abu van von".split())
 CHAT_AFTER = frozenset("said says wrote replied posted asked told wants left called rang texted messaged emailed "
-                       "gave sent brought will cant can't isnt isn't".split())  # not "is" or "'s": "nginx is down", "my nan's coming"
+                       "gave sent brought will cant can't isnt isn't owes paid".split())  # not "is" or "'s": "nginx is down", "my nan's coming"
+# the cues before a given name that prose with capitals types in lower case ("ask kerry in payroll")
+PROSE_CUES = frozenset("ask tell ping cc thank thanks".split())
+# a chat's sign-offs before a comma and the writer's name ("thanks, shaz")
+SIGN_OFF_CUES = frozenset("thanks thx ty cheers love ta regards xx".split())
 # verbs whose first object is a person when a second follows ("did u give abdulrahman my address")
 GIVING = frozenset("give gave send sent show showed lend lent pass passed tell told".split())
 # before someone's place ("went to nkechi's", "staying at kasia's")
@@ -180,6 +184,29 @@ def may_be_given_name(word: str, lists: Optional[NameLists] = None) -> bool:
     return word in lists.given or word in lists.family or word in word_names() or lead_word(word)
 
 
+# whom a greeting addresses when it names no one ("Hi all,", "Dear Customer,", "Hi Mum", "Hey babe")
+ADDRESSEES = frozenset(
+    "all everyone everybody team there world guys folks friends friend both you sir madam sirs colleague colleagues customer "
+    "customers member members resident residents neighbour neighbours neighbor neighbors parent parents carer carers applicant "
+    "candidate patient student students tenant tenants client clients reader readers diary santa editor manager doctor nurse "
+    "teacher coach officer love babe baby sweetie darling honey hun mate buddy pal bro sis lads ladies gentlemen boys girls "
+    "kids class people community user users subscriber subscribers supporter supporters volunteer volunteers partner partners "
+    "valued hiring recruiter admin support mum mom mummy dad daddy mother father nan nana gran granny grandma grandpa grandad "
+    "auntie aunty aunt uncle son daughter sister brother cousin hubby wife husband".split()
+)
+
+
+def greeted_name(word: str, lists: Optional[NameLists] = None) -> bool:
+    """Whether the capitalised word a message's greeting addresses is a name ("Hi Precious,",
+    "Dear Will"): any word but a group, a role, a relative or an endearment (``ADDRESSEES``) and
+    the plural of a common word ("Dear Parents,")."""
+    lists = lists or name_lists()
+    word = word.lower()
+    if word in lists.given or word in lists.family or word in word_names():
+        return True
+    return word.isalpha() and word not in ADDRESSEES and not (word.endswith("s") and is_common_word(word[:-1]))
+
+
 def kin_name_word(word: str, lists: Optional[NameLists] = None) -> bool:
     """A lower-case word after a kinship word that is a name ("his kid tomek", "my son lucas"):
     a listed given name, or a chat name word (``_chat_name_word``) not inflected like the verb
@@ -205,18 +232,46 @@ def _hyphenated(texts: List[str], spaced: List[bool], end: int) -> int:
     return end
 
 
-def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, int]]:
+def _few_capitals(texts: List[str], counted: List[int]) -> bool:
+    """At most one of the ``counted`` words in ten starts with a capital."""
+    return bool(counted) and sum(texts[i][:1].isupper() for i in counted) * 10 <= len(counted)
+
+
+def _lower_case_openings(texts: List[str], spaces: List[str], detected: FrozenSet[int]) -> bool:
+    """Whether most sentences and lines open with a lower-case word (chat: "ok so Rocky n Sunny r
+    coming. tell ivy ..."; prose capitalises them whatever its names), the words of ``detected``
+    spans not counted."""
+    opening, lower, total = True, 0, 0
+    for i, (word, space) in enumerate(zip(texts, spaces)):
+        if word.isalpha() and opening:
+            if i not in detected:
+                total += 1
+                lower += word[:1].islower()
+            opening = False
+        if word in (".", "!", "?") or "\n" in word or "\n" in space:
+            opening = True
+    return total > 0 and lower * 2 > total
+
+
+def chat_names(doc: Doc, lists: Optional[NameLists] = None, detected: FrozenSet[int] = frozenset()) -> List[Tuple[int, int]]:
     """Token ranges of person names in a lower-case text (chat, SMS: at most one capitalised
-    word in ten): a name word (``_chat_name_word``) after an initial ("j. abiodun") or before
+    word in ten; or so without the words of spans already ``detected``, the token indices of the
+    names and places a chat capitalises, where most sentences open in lower case: "ok so Rocky n
+    Sunny r coming at 7, tell ivy..."): a name word (``_chat_name_word``) after an initial ("j. abiodun") or before
     another ("aoife mcgrath", "chidi eze-okoro"), or a name word alone where chat puts a person
     (after "ask", "tell", "txt from", "hey its"; before "said", "left"). Text with capitals is
     left to the recognizer: there a lower-case rare word is a term, not a name. A word before a
-    colon (a speaker, a label: "Shaz: did u give abdulrahman...") is not counted."""
+    colon (a speaker, a label: "Shaz: did u give abdulrahman...") is not counted. In text with
+    capitals, a listed given name in lower case after a cue that asks for a person ("ask kerry")."""
     lists = lists or name_lists()
     texts, spaces = token_texts(doc)
-    words = [w for i, w in enumerate(texts) if w.isalpha() and (i + 1 == len(texts) or texts[i + 1] != ":")]
-    if not words or sum(w[:1].isupper() for w in words) * 10 > len(words):
-        return []
+    counted = [i for i, w in enumerate(texts) if w.isalpha() and (i + 1 == len(texts) or texts[i + 1] != ":")]
+    if not counted or not (_few_capitals(texts, counted) or (_few_capitals(texts, [i for i in counted if i not in detected])
+                                                            and _lower_case_openings(texts, spaces, detected))):
+        # text with capitals: only a listed given name typed in lower case right after a cue that
+        # asks for a person ("Next review with HR (ask kerry in payroll)")
+        return [(i, i + 1) for i in range(1, len(texts)) if texts[i - 1].lower() in PROSE_CUES and texts[i].isalpha() and texts[i].islower()
+                and texts[i] in lists.given and texts[i] not in word_names() and texts[i] not in CHAT_WORDS and not everyday_word(texts[i])]
     spaced = [bool(space) for space in spaces]
     lower = [w.lower() for w in texts]
     size = len(texts)
@@ -273,9 +328,17 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None) -> List[Tuple[int, i
         # "it's shirley from the surgery": "it's" is two tokens
         its = before in ("'s", "’s") and i >= 2 and lower[i - 2] == "it"
         given = before in GIVING and after in DETERMINERS  # "give X my address"
+        # a chat's sign-off, its comma, the writer's name word ("thanks, shaz (aaliyah's mum)")
+        signed = name_word and before == "," and i >= 2 and lower[i - 2] in SIGN_OFF_CUES
+        # two name words joined by "and" ("i'll take yusuf and ella"): the second is a name as surely
+        joined = (name_word and end + 1 < size and lower[end] in ("and", "&", "n") and _chat_name_word(texts[end + 1], lists)
+                  and lower[end + 1] not in CUE_WORDS)
         place = after in ("'s", "’s") and before in PLACE_BEFORE  # "went to X's"
-        if pair or introduced or (lead and owner) or start < i or before in CHAT_BEFORE or two_word_cue or after in CHAT_AFTER or possessive or its or given or place:
+        if pair or introduced or (lead and owner) or start < i or before in CHAT_BEFORE or two_word_cue or after in CHAT_AFTER or possessive or its or given or place or signed:
             found.append((start, end))
+        elif joined:
+            found += [(start, end), (end + 1, _hyphenated(texts, spaced, end + 2))]
+            end = found[-1][1]
         i = end
     if leads:  # the lead word alone where chat puts a person ("its bill here lol, bill okafor ...")
         taken = {k for start, end in found for k in range(start, end)}

@@ -99,12 +99,11 @@ from spacy.tokens import Doc, Span, Token
 
 from ..extensions import register_extensions
 from ..text import is_common_word
-from ..types import DEFAULT_SPANS_KEY, PERSON_TITLES
+from ..types import DEFAULT_SPANS_KEY, PERSON_TITLES, RULE_DETECTORS  # noqa: F401 (RULE_DETECTORS: re-exported)
 from .codes import NUMERIC_DATE_IN_TEXT
-from .names import PRODUCT_NAMES, PRODUCT_ONLY_WITH, everyday_word, name_lists, word_names
+from .names import PRODUCT_NAMES, PRODUCT_ONLY_WITH, everyday_word, greeted_name, name_lists, word_names
 from .syslog import log_noise, syslog_lines
 
-RULE_DETECTORS = ("pii_codes", "pii_script", "pii_titles", "pii_propn")
 # Words that open a reference to a provision of law, which NER models read as a PERSON
 LEGAL_REFERENCE_WORDS = frozenset({"article", "articles", "art", "rule", "rules", "section", "sections", "§", "§§", "paragraph",
                                    "paragraphs", "chapter", "protocol", "regulation", "regulations"})
@@ -132,6 +131,9 @@ FIELD_WORDS = frozenset({"tel", "tlf", "phone", "ring", "call", "fax", "mob", "m
 # a greeting a recognizer read with the name it opens ("Dear Will" typed MISC): trimmed off any
 # span, so the name stands right after its greeting (the decision's ADDRESS_CUE)
 GREETINGS = frozenset({"dear", "hi", "hello", "hey", "hiya"})
+# the marks around an address that spaCy counts no punctuation ("Rebecca Lindqvist <" once the
+# address inside is a span of its own): trimmed off a span's edges like punctuation
+EDGE_MARKS = frozenset({"<", ">", "|"})
 # Labels of form fields and records: never an entity themselves. CODE_LABELS: the value after
 # them is an identifier ("ID: 4471" is no date, "Tel 555-1234" no place).
 CODE_LABELS = frozenset(
@@ -515,6 +517,18 @@ def _without_field_label(span: Span, name: str) -> Optional[Span]:
     return new
 
 
+def greets_name(span: Span) -> bool:
+    """A span that opens a line with a greeting and the one name it addresses, before a comma,
+    "!", ":" or the line's end ("Hi Precious,"): a name that is a word, kept (the trim drops the
+    greeting) where its plain word alone would be dropped."""
+    doc = span.doc
+    if len(span) != 2 or span[0].lower_ not in GREETINGS or not span[1].text[:1].isupper() or not greeted_name(span[1].text):
+        return False
+    if span.start > 0 and "\n" not in doc[span.start - 1].text + doc[span.start - 1].whitespace_:
+        return False
+    return span.end == len(doc) or doc[span.end].text in (",", "!", ":") or "\n" in doc[span.end - 1].whitespace_ + doc[span.end].text
+
+
 def _line_or_sentence_start(doc: Doc, i: int) -> bool:
     j = i - 1
     # at most MAX_OPENERS openers: the walk is short for every word, so a run of them ("Hi Hi
@@ -628,10 +642,16 @@ def _adjective_use(nxt: Token, third: Token) -> bool:
     return nxt.is_alpha and len(nxt) > 3 and nxt.lower_.endswith("s") and everyday_word(nxt.text[:-1]) and third.lower_ in PLURAL_VERBS
 
 
+# a modal verb that is also a name ("Will", "May") opens a question before its subject and a verb
+MODAL_VERBS = frozenset({"will", "may", "can", "shall", "must", "could", "would", "should", "might"})
+SUBJECT_PRONOUNS = frozenset({"i", "you", "we", "they", "he", "she", "it", "u"})
+
+
 def is_verb_at_start(span: Span) -> bool:
     """A recognizer's one-word PERSON span at a sentence or line start that is a common English
     word followed right away by an object ("Mark these boxes", "Can you state your name",
-    "Bill me for it"): the sentence's verb, not a name (a name goes on with a verb: "Mark said");
+    "Bill me for it"), or a modal before its subject and a verb ("Will you send it", "May I ask"):
+    the sentence's verb, not a name (a name goes on with a verb: "Mark said");
     or before a plural noun and its verb or "and" and an everyday word ("Young carers can",
     "Joy and laughter"): a modifier or a noun (``_adjective_use``)."""
     if span.label_ != "PERSON" or len(span) != 1 or span.end >= len(span.doc):
@@ -643,6 +663,8 @@ def is_verb_at_start(span: Span) -> bool:
         return False
     if nxt.lower_ not in VERB_OBJECTS and not (third is not None and third.is_lower and _adjective_use(nxt, third)):
         return False
+    if word.lower_ in MODAL_VERBS and nxt.lower_ in SUBJECT_PRONOUNS and third is not None and third.is_lower and third.is_alpha:
+        return _line_or_sentence_start(doc, span.start)  # a question's modal before its subject: "Will you send it"
     if nxt.lower_ in ("you", "your") and word.lower_ in word_names():
         return False  # a name that is a word, addressed: "Grace you are a star"
     given, family = name_lists()
@@ -714,7 +736,7 @@ class SpanRefiner:
                 # sentence or a line is as plain as any ("Firefighters brought", "Executive Summary")
                 gazetteer_word = span.label_ == "DEM" and len(span) == 1 and _line_or_sentence_start(doc, span.start)
                 if self.drop_plain_words and (detector != "pii_gazetteer" or gazetteer_word):
-                    parts = [part for part in parts if not is_plain_span(part, proper) and not is_product_span(part) and not is_verb_at_start(part)]
+                    parts = [part for part in parts if greets_name(part) or (not is_plain_span(part, proper) and not is_product_span(part) and not is_verb_at_start(part))]
                 dropped += len(parts) == 0
                 spans += parts
         # judged on the spans left once plain words are out ("Knead for 10 minutes": "Knead" is no
@@ -883,9 +905,10 @@ class SpanRefiner:
 
     def _trim(self, doc: Doc, start: int, end: int, label: str) -> Tuple[int, int]:
         leading = LEADING_DATE_WORDS if label == "DATETIME" else LEADING_NUMBER_WORDS if label == "QUANTITY" else FIELD_WORDS if label == "PERSON" else frozenset()
-        while start < end and (doc[start].lower_ in leading or doc[start].lower_ in GREETINGS or doc[start].is_punct or doc[start].lower_ in DASHES):
+        while start < end and (doc[start].lower_ in leading or doc[start].lower_ in GREETINGS or doc[start].is_punct or doc[start].lower_ in DASHES
+                               or doc[start].text in EDGE_MARKS):
             start += 1
-        while end > start and (doc[end - 1].lower_ in TRAILING_WORDS or doc[end - 1].is_punct):
+        while end > start and (doc[end - 1].lower_ in TRAILING_WORDS or doc[end - 1].is_punct or doc[end - 1].text in EDGE_MARKS):
             end -= 1
         return start, end
 

@@ -9,7 +9,7 @@ all spans), builds a *view*: each character cluster (a starter and its combining
 composed to NFC, each control character other than tab and line breaks and each space of
 another width (no-break, narrow) replaced by a space, invisible characters (zero-width space,
 joiners, BOM, soft hyphen) left out, fullwidth and small forms of ASCII ("＠", "﹫", "．") read as
-ASCII (NFKC), a word hyphenated across a line break joined ("Szcze-\npański"), and markup shown as a reader sees it (``markup``: tags and ANSI escapes
+ASCII (NFKC), a word hyphenated across a line break joined ("Szcze-\npański"), a form's blank of underscores a line break ("Tel: ___07733 451 980___"), and markup shown as a reader sees it (``markup``: tags and ANSI escapes
 hidden, character references such as ``&eacute;`` decoded; the masker keeps the hidden
 pieces of a masked span in place). When the view differs from the text, the detector components named in
 ``components`` (default: every component before this one) run on a Doc of the view, and
@@ -55,6 +55,12 @@ LETTER_SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_] ){3,}[^\W\d_](?![^\W\d_])"
 LINE_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]{0,3}\r?\n[ \t]{0,3}(?=[^\W\d_])")
 
 
+# a form's blank, filled in ("Tel: ___07733 451 980___"): underscores join the value to the
+# line for a detector ("_" is a word character); in the view each run is a line break, which
+# parts the values as the blank's lines do on paper ("Aisha Bello" is not "Bello   Class")
+FORM_BLANK = re.compile(r"_{3,}")
+
+
 def _left_out(text: str) -> set:
     """The positions the view leaves out: the spaces inside letter-spaced words
     (``LETTER_SPACED``), the hyphen and line break of a word broken across lines (``LINE_HYPHEN``)."""
@@ -83,6 +89,7 @@ def text_view(text: str, found: Optional[List[Any]] = None) -> Tuple[str, List[i
         found = markup_pieces(text)
     markup = {p.start: p for p in found}
     left_out = _left_out(text)
+    blanks = {m.start(): m.end() for m in FORM_BLANK.finditer(text)} if "___" in text else {}
     i, n = 0, len(text)
     while i < n:
         if i in left_out and i not in markup:  # a space inside a letter-spaced word, a line-end hyphen: left out
@@ -91,6 +98,8 @@ def text_view(text: str, found: Optional[List[Any]] = None) -> Tuple[str, List[i
         if i in markup:
             piece = markup.pop(i)
             composed, j = piece.view, piece.end
+        elif i in blanks:
+            composed, j = "\n", blanks[i]
         else:
             j = i + 1
             while j < n and (unicodedata.combining(text[j]) or INVISIBLE.match(text[j])) and j not in markup:
@@ -121,6 +130,7 @@ def needs_view(text: str, found: Optional[List[Any]] = None) -> bool:
         or COMPAT.search(text) is not None
         or LETTER_SPACED.search(text) is not None
         or LINE_HYPHEN.search(text) is not None
+        or ("___" in text and FORM_BLANK.search(text) is not None)
         or bool(markup_pieces(text) if found is None else found)
     )
 

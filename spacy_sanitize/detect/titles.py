@@ -32,6 +32,9 @@ Names also stand where the layout of a message, a caption or a table puts them:
   French, Spanish, Dutch forms), only at the start of a line (after quote marks ">"): "To:
   Hale, Simone; Sato, Keiko": each recipient is a name ("Surname, Given" or "Given Surname");
   "subject to: approval" is no header;
+- **greetings** ("Hi", "Dear", "Good morning"... at the start of a line) before a name and a
+  comma, "!", ":" or the line's end: any capitalised word but a group, a role
+  or a relative ("Hi Precious,"; "Hi all,", "Dear Customer,", "Hi Mum" name no one);
 - **sign-offs** (``sign_offs``: "Best,", "Regards,", "Thanks,", "Cheers,"... at the end of a
   line, or "--"/"—" before the end of a line): the capitalised words that follow them on
   their line or alone on the next line are the writer's name ("Cheers,\nTomasz", "-- Ingo");
@@ -63,7 +66,7 @@ from ..text import COMMON_WORDS, csv_fields, csv_header, is_common_word
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from ._regex import alternatives
-from .names import PRODUCT_NAMES, kin_name_word, name_lists, ordinary_word, word_names
+from .names import PRODUCT_NAMES, everyday_word, greeted_name, kin_name_word, may_be_given_name, name_lists, ordinary_word, word_names
 
 DEFAULT_TITLES: List[str] = ["Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Lady", "Lord", "Judge", "Justice", "Madam", "Monsieur", "Madame", "Herr", "Frau"]
 # A period ends a name word only after an initial ("J. R. Smith"): after a longer word it
@@ -83,6 +86,12 @@ DEFAULT_FIELDS: List[str] = [
 FIELD_NAME_WORD = re.compile(r"^(?:[^\W\d_][\w'’.-]*|&|/|and|van|von|de|der|den|da|di|du|le|la|bin|ibn|al|ó|o')$")
 NAME_WORD = r"(?:[A-Z]\.|[A-Z][\w'’-]*|(?:van|von|de|der|den|da|di|du|le|la|bin|ibn|al)(?=[ \t]+[A-Z]))"
 NAME_RUN = rf"(?:{NAME_WORD})(?:[ \t]+(?:{NAME_WORD})){{0,3}}"
+# NAME_RUN with bounded words and gaps, for the patterns that may start at any word (a scan of a
+# long run of name characters stays linear)
+SHORT_WORD = r"(?:[A-Z]\.|[A-Z][\w'’-]{0,40}|(?:van|von|de|der|den|da|di|du|le|la|bin|ibn|al)(?=[ \t]{1,3}[A-Z]))"
+SHORT_RUN = rf"(?:{SHORT_WORD})(?:[ \t]{{1,3}}(?:{SHORT_WORD})){{0,3}}"
+# a party's words on one side of a case's "v": one space apart (a court list's columns are wider)
+SIDE_RUN = rf"(?:{SHORT_WORD})(?:[ \t](?:{SHORT_WORD})){{0,3}}"
 DEFAULT_VARIANT_CUES: List[str] = [
     "née", "nee", "born", "married name", "maiden name", "birth name", "stage name", "pen name",
     "real name", "also known as", "a.k.a.", "aka", "nicknamed",
@@ -99,6 +108,20 @@ DEFAULT_KINSHIP: List[str] = [
     # the people around someone that care and case notes name
     "neighbour", "neighbor", "carer", "sibling",
 ]
+# words before a quoted alias only: without quotes "known as" names places and songs too
+QUOTED_CUES: List[str] = ["known as", "know as", "know him as", "know her as", "know them as", "goes by", "went by", "alias"]
+# the words that stand for the Crown or a public prosecutor in a case's name ("R v Levi FOX")
+CROWN = frozenset({"r", "regina", "rex", "crown", "dpp", "state", "people"})
+# words of a party that is a body, not a person ("Lloyds Bank plc", "Leeds City Council")
+PARTY_BODIES = frozenset(
+    "bank plc ltd limited llp llc inc council borough county city district trust authority secretary state home department "
+    "ministry commissioner commissioners police chief constable insurance services group company association university "
+    "hospital nhs board office society club union school college church government revenue customs agency".split()
+)
+# the vocabulary of a court list or a judgment: a text without it writes "v" between teams and bands
+COURT_WORDS = re.compile(r"(?i)\b(?:court|judge|tribunal|claim|claimant|hearing|trial|case|sentenc\w*|magistrates?|justice|defendant|appeal)\b")
+# the greetings a message opens with, before the name of the one it is for
+GREETINGS: List[str] = ["Hi", "Hello", "Hey", "Hiya", "Dear", "Morning", "Good morning", "Good afternoon", "Good evening"]
 # a title in lower case, as chat and notes write it, and the words that introduce a name,
 # before a lower-case name ("dr ahmed", "a boy called rory")
 LOWER_CASE_TITLES = ("dr", "mr", "mrs", "ms", "miss", "prof", "called", "named")
@@ -170,6 +193,11 @@ MD_ROW = re.compile(r"(?m)^[ \t]*\|(.+)\|[ \t]*$")
 MD_RULE = re.compile(r"^[ \t|:-]+$")
 CELL_WORD = re.compile(r"^[^\W\d_][^\W\d_'’.-]*(?:['’-][^\W\d_]+)*\.?$")
 
+# the words of an office a title may come before ("Lord Chief Justice", "Madam Speaker"): no one's name
+OFFICES = frozenset(
+    "chief justice secretary minister president speaker judge general attorney chancellor master registrar deputy "
+    "commissioner governor mayor prime ombudsman chairman chairwoman chair of the state solicitor advocate".split()
+)
 # Titles written with a period as abbreviations ("Dr. Nilsen"); after another title a period
 # ends the sentence.
 ABBREVIATED_TITLES = frozenset({"Mr", "Mrs", "Ms", "Mx", "Dr", "Prof"})
@@ -180,6 +208,14 @@ POSSESSIVE = re.compile(r"['’]s$")
 
 # the words a spoken answer opens with, never a name (a transcript's "WITNESS:" is a label too)
 SPEECH_OPENERS = frozenset("yeah yes yep yup no nope nah sure okay ok well um uh er erm hmm oh right so".split())
+
+
+def _all_name_words(run: str) -> bool:
+    """Whether every word of ``run`` is a listed name, a name that is a word or no common word
+    ("Ingo", "Will", "Okafor"; not "Chair's Foreword")."""
+    lists = name_lists()
+    words = [POSSESSIVE.sub("", w).lower() for w in re.findall(r"[^\W\d_][\w'’]*", run)]
+    return all(w in lists.given or w in lists.family or w in word_names() or not is_common_word(w) for w in words)
 
 
 def _field_name(text: str, start: int, end: int, titles: frozenset) -> Optional[Tuple[int, int]]:
@@ -251,17 +287,32 @@ class TitleDetector:
             # the name after the word, a comma or an opening parenthesis ("child (ruby-mae, yr1)")
             re.compile(rf"(?<!\w)(?i:{alternatives(kinship)})(?:,[ \t]*|[ \t]+\(?)(?:(?:named|called)[ \t]+)?({NAME_RUN}|[a-z]+(?:-[a-z]+)?\b)") if kinship else None
         )
+        # a name in quotes after an alias cue or a kinship word ('a man I know as "Tank"', '(a.k.a.
+        # "JP", "Smithy")', 'THE CHILD BABY "PEARL"'): the quotes close right after the name words,
+        # so a quoted title is none ('also known as "Deutschland über alles"'); or between a given
+        # name and the family name ("Margaret 'Peggy' O'Sullivan", 'Albrecht "Ali" Höhler'). Found
+        # from the quoted run, then the words before it: a scan for quotes is cheap in a long text
+        quoted = [*variant_cues, *QUOTED_CUES, *kinship] if variant_cues or kinship else []
+        self.quoted = re.compile(rf"[\"“‘']({SHORT_RUN})[\"”’'](?![\w’'])") if quoted else None
+        self.alias_cue = re.compile(rf"(?<!\w)(?i:{alternatives(quoted)})[ \t]*[:,]?[ \t]*$") if quoted else None
+        self.given_before = re.compile(r"(?<![\w'’])([A-Z][\w'’-]{0,40})[ \t]{1,3}$")
+        self.family_after = re.compile(rf"[ \t]{{1,3}}({SHORT_RUN})(?![\w'’])")
+        # the parties of a case named without a period after "v", as court lists write them ("Hughes
+        # v Brown", "R v Amari JOY-WILLIAMS and Dean PRICE"); the European Court's "X v. Turkey" cites
+        # case law, left to the recognizer and the decision
+        self.versus = re.compile(rf"(?<![\w.])(?:({SIDE_RUN})[ \t])?v[ \t]({SIDE_RUN}(?:[ \t]and[ \t]{SIDE_RUN})?)(?![\w'’.-])") if captions else None
         self.lower_title = re.compile(rf"(?<![\w.])(?:{alternatives(list(LOWER_CASE_TITLES))})\.?[ \t]+([a-z]+)\b")
         # a listed given name and an initial in lower case, before a mark or the end of a line ("lily m:")
         self.given_initial = re.compile(r"(?m)(?<![\w.'-])([a-z]{3,20}[ \t][a-z])\.?(?=[ \t]*[:,;)]|[ \t]*$)")
         self.list_item = re.compile(rf"[ \t]*({NAME_RUN})")
         self.titles = frozenset(t.lower() for t in titles)
         labels = alternatives(fields or [], space=r"[ \t]+")
-        # the value: up to the end of the line, a wide gap, a table or list separator
+        # the value: up to the end of the line, a wide gap, a table or list separator (a form's
+        # "(BLOCK CAPITALS)" may stand between the label and its colon)
         # (Markdown emphasis may close the label before or after its colon: "**Name:**", "**Applicant**:")
         # or the next field's label on the line ("Recipient: Ms Roisin McGrory, ... Signed by: ROSE")
         self.field = re.compile(
-            rf"(?im)(?<![^\W_])(?<![.-])(?:{labels})(?:\(s\))?[*_]{{0,2}}[ \t]*[:=][ \t]*([^\n|;<>()\t]*?)"
+            rf"(?im)(?<![^\W_])(?<![.-])(?:{labels})(?:\(s\))?(?:[ \t]{{0,2}}\((?:in[ \t])?(?:block[ \t])?(?:capitals|letters|caps)\))?[*_]{{0,2}}[ \t]*[:=][ \t]*([^\n|;<>()\t]*?)"
             rf"(?=[ \t]{{2,}}|[\n|;<>()\t]|$|[ \t.,]{{1,3}}(?:{labels})[*_]{{0,2}}[ \t]*[:=])"
         ) if labels else None
         address = alternatives(address_fields or [], space=r"[ \t]+")
@@ -273,6 +324,9 @@ class TitleDetector:
             re.compile(rf"(?m)^[ \t>]*(?i:{alternatives(sign_offs)})(?:[ \t]+[a-z]{{1,15}}){{0,4}}(?:[ \t]*[,!.][ \t]*(?:\n[ \t>]*)?|[ \t]*\n[ \t>]*)({NAME_RUN})[ \t]*$")
             if sign_offs else None
         )
+        # the name a message opens with after its greeting ("Hi Precious,", "Dear Will\n"): any
+        # capitalised word a greeting may address by name (``names.greeted_name``: not "Hi all,")
+        self.greeting = re.compile(rf"(?m)^[ \t>]*(?i:{alternatives(GREETINGS)})[ \t]+({NAME_RUN})[ \t]*(?=[,!:]|$)") if sign_offs else None
         # the name after the dash on its line, or alone on the next ("-- \nPat": a mail's signature delimiter)
         self.dash_sign_off = re.compile(rf"(?m)(?:^|[ \t>])(?:--|—|–)[ \t]*(?:\n[ \t>]*)?({NAME_RUN})[ \t]*$") if sign_offs else None
         self.caption = (
@@ -290,8 +344,10 @@ class TitleDetector:
             start, end = match.span(2)
             while end > start and text[end - 1] == ".":
                 end -= 1
-            end = self._wrapped(text, end)
-            found.append((start, end, self.label, f"{self.name}:title"))
+            possessive = POSSESSIVE.search(text, start, end)  # "Mrs Wacława Korsak's" names "Wacława Korsak"
+            end = possessive.start() if possessive else self._wrapped(text, end)
+            if end > start and not self._office(text[start:end]):
+                found.append((start, end, self.label, f"{self.name}:title"))
         if self.variant is not None:
             for match in self.variant.finditer(text):
                 cue = text[match.start() : match.start(1)].strip(" \t:,").lower()
@@ -299,6 +355,10 @@ class TitleDetector:
                     continue
                 found += self._name(text, *match.span(1), "variant")
                 found += self._later_items(text, match.end())
+        if self.quoted is not None and any(q in text for q in "\"“‘'"):
+            found += self._quoted(text)
+        if self.versus is not None and " v " in text and COURT_WORDS.search(text):
+            found += self._parties(text)
         if self.kinship is not None:  # the titles of lower-case text go with the kinship words ("auntie shazia", "dr ahmed")
             lists = name_lists()
             for match in self.lower_title.finditer(text):
@@ -312,7 +372,7 @@ class TitleDetector:
                     found += self._name(text, *match.span(1), "lower_case_title")
             for match in self.given_initial.finditer(text):
                 given, initial = match.group(1).split()
-                if given in lists.given and not is_common_word(given) and initial not in ("a", "i"):
+                if given in lists.given and not everyday_word(given) and given not in word_names() and initial not in ("a", "i"):
                     found += self._name(text, *match.span(1), "given_initial")
             for match in self.kinship.finditer(text):
                 start, end = match.span(1)
@@ -338,7 +398,14 @@ class TitleDetector:
         if self.sign_off is not None:
             for pattern in (self.sign_off, self.dash_sign_off):
                 for match in pattern.finditer(text):
+                    line_start = text.rfind("\n", 0, match.start(1)) + 1
+                    if pattern is self.dash_sign_off and text[line_start : match.start(1)].strip(" \t>-—–") and not _all_name_words(match.group(1)):
+                        continue  # a heading's dash after its title ("Annual Report 2023 – Chair's Foreword")
                     found += self._name(text, *match.span(1), "sign_off")
+        if self.greeting is not None:
+            for match in self.greeting.finditer(text):
+                if greeted_name(match.group(1).split()[0].rstrip(".")):
+                    found += self._name(text, *match.span(1), "greeting")
         if self.caption is not None:
             found += self._captions(text)
         if self.tables and ("<" in text or "|" in text):
@@ -347,6 +414,12 @@ class TitleDetector:
             found += [(start, end, self.label, f"{self.name}:csv") for start, end in csv_name_fields(text)]
         add_char_spans(doc, found, self.spans_key)
         return doc
+
+    @staticmethod
+    def _office(words: str) -> bool:
+        """Whether the words after a title name an office, not a person ("Lord Chief Justice",
+        "Mr Speaker"): words of OFFICES only ("Mr Justice Green" names Mr Green)."""
+        return all(w.lower() in OFFICES for w in re.findall(r"[^\W\d_]+", words))
 
     @staticmethod
     def _wrapped(text: str, end: int) -> int:
@@ -446,7 +519,7 @@ class TitleDetector:
         first = text[start + words[0][0] : start + words[0][1]].rstrip(".").lower()
         # a stop word opens no name, but after a sign-off or a kinship word a capitalised given
         # name that is also a word does ("Best wishes,\nWill", "Thanks!\nMay", "partner Will")
-        if first in COMMON_WORDS and first not in PERSON_TITLES and not (kind in ("sign_off", "kinship") and first in word_names() and text[start:start + 1].isupper()):
+        if first in COMMON_WORDS and first not in PERSON_TITLES and not (kind in ("sign_off", "kinship", "greeting") and first in word_names() and text[start:start + 1].isupper()):
             return []
         while words and text[start + words[0][0] : start + words[0][1]].rstrip(".").lower() in PERSON_TITLES:
             words.pop(0)
@@ -458,6 +531,58 @@ class TitleDetector:
         possessive = POSSESSIVE.search(text, start, end)
         end = possessive.start() if possessive else end
         return [(start, end, self.label, f"{self.name}:{kind}")] if end > start else []
+
+    def _quoted(self, text: str) -> List[Tuple[int, int, str, str]]:
+        """The names in quotes: an alias after its cue, a nickname between a given and a family
+        name (each part its own span: a recognizer's longer one wins)."""
+        assert self.quoted is not None and self.alias_cue is not None
+        found = []
+        for match in self.quoted.finditer(text):
+            before = text[max(0, match.start() - 40) : match.start()]
+            if self.alias_cue.search(before):
+                found += self._name(text, *match.span(1), "alias")
+                continue
+            given = self.given_before.search(before)
+            family = self.family_after.match(text, match.end())
+            if given and family and may_be_given_name(given.group(1).lower()):
+                offset = match.start() - len(before)
+                for start, end in ((offset + given.start(1), offset + given.end(1)), match.span(1), family.span(1)):
+                    found += self._name(text, start, end, "nickname")
+        return found
+
+    def _parties(self, text: str) -> List[Tuple[int, int, str, str]]:
+        """The people a court list names on either side of "v": the capitalised words next to it
+        (no stop word, code or word of a body: not "Bank" of "Lloyds Bank plc"), the Crown's side
+        ("R", "Regina", "DPP") left out."""
+        assert self.versus is not None
+        def name_word(word: str) -> bool:
+            parts = word.rstrip(".").lower().split("-")  # "JOY-WILLIAMS"
+            return all(p and p not in COMMON_WORDS and p not in PARTY_BODIES and not any(c.isdigit() for c in p) for p in parts)
+
+        found = []
+        for match in self.versus.finditer(text):
+            sides = [] if match.group(1) is None else [(match.start(1), match.group(1), True)]
+            start = match.start(2)
+            for part in re.split(r"([ \t]and[ \t])", match.group(2)):
+                if part.strip() != "and":
+                    sides.append((start, part, False))
+                start += len(part)
+            for start, part, left in sides:
+                words = [(m.start(), m.end()) for m in re.finditer(r"\S+", part)]
+                # the words next to "v": the last ones of the left side, the first ones of the right
+                ordered = words[::-1] if left else words
+                kept = []
+                for a, b in ordered:
+                    if not name_word(part[a:b]):
+                        break
+                    kept.append((a, b))
+                if not kept or part[kept[-1 if left else 0][0] : kept[-1 if left else 0][1]].rstrip(".").lower() in CROWN:
+                    continue
+                a, b = min(k[0] for k in kept), max(k[1] for k in kept)
+                if part[a:b].rstrip(".").lower() in CROWN:
+                    continue
+                found += self._name(text, start + a, start + b, "versus")
+        return found
 
     def _later_items(self, text: str, pos: int) -> List[Tuple[int, int, str, str]]:
         """Inside parentheses, the names that start the later items of the list after a cue
