@@ -969,3 +969,18 @@ def test_greeted_names_and_word_names_inside_a_sentence():
     assert not mid_sentence_word_name(text, 0, 4)        # a sentence's first word
     assert not mid_sentence_word_name(text, 40, 45)      # after a period
     assert not mid_sentence_word_name("the HOPE fund", 4, 8)
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("omg Rhiannon's new number is 0447 555 902, save it. dont give it to Declan pls", "Declan"),  # after "give it to"
+    ("The account holder is Mr Hendrik Pretorius, Plot 17, Kameeldrift.", "Plot 17"),  # a plot by its number
+    ("so its just me n Sunday at the braai tonight. Sunday's bringing the wors", "Sunday"),  # named with "me"; retyped
+])
+def test_eighth_probe_identifiers_are_masked(default_nlp, text, secret):
+    assert secret not in default_nlp(text)._.sanitized
+
+
+def test_me_and_a_relative_names_no_one_and_a_month_stays_a_date(default_nlp):
+    assert default_nlp("Mum and me went to the shops.")._.sanitized == "Mum and me went to the shops."
+    doc = default_nlp("Dr April Jones was born in April 1950.")
+    assert [s.label_ for s in doc.spans["pii"] if s.text.startswith("April 1950")] == ["DATETIME"]

@@ -96,7 +96,11 @@ DEFAULT_PATTERNS: Dict[str, str] = {
         rf"(?P<id>\d{{1,2}}(?:st|nd|rd|th)?[ \t](?:{'|'.join(m[:3].lower() for m in MONTHS)})[a-z]{{0,6}}\.?,?[ \t]\d{{4}})\b"
     ),
     # a house and a street by their numbers, as Pakistan's and India's sectors write them ("House 14, Street 7")
-    "house_street": r"\b(?:House|H\.[ \t]?No\.?)[ \t]{0,2}\d{1,4}[A-Z]?,[ \t]{0,2}(?:Street|St\.?|Lane|Road)[ \t]{0,2}(?:No\.?[ \t]{0,2})?\d{1,4}\b",
+    "house_street": (
+        r"\b(?:House|H\.[ \t]?No\.?)[ \t]{0,2}\d{1,4}[A-Z]?,[ \t]{0,2}(?:Street|St\.?|Lane|Road)[ \t]{0,2}(?:No\.?[ \t]{0,2})?\d{1,4}\b"
+        # a plot or an erf by its number, as South African and East African addresses give a farm's or a stand's ("Plot 17, Kameeldrift")
+        r"|\b(?:Plot|Erf)[ \t]{1,2}(?:No\.?[ \t]{0,2})?\d{1,5}[A-Z]?\b"
+    ),
     # a phone number with its country code, whether or not a validator knows its range ("+44 7700
     # 900391" is in the range kept for fiction; a mistyped number is still someone's): "+", 1-3
     # digits, then 2-6 groups each after a space, dot or dash, 7 digits or more in all
@@ -241,7 +245,7 @@ NEEDS: Dict[str, Tuple[str, ...]] = {
     "handle": ("(",), "snake_handle": ("_",), "sshd_user": ("for ",), "pam_user": ("session ",),
     "name_value": ('"', "'"), "cashtag": ("$",), "profile_link": ("calendly.com/", "nktr.ee/", "paypal.me/", "venmo.com/", "h.app/", "wa.me/", "t.me/", "coffee.com/", "ko-f", "about.me/"),
     "reddit_user": ("u/",), "access_log_user": ("[",), "sudo_user": ("sudo:",), "ftp_user": ("[pid ",),
-    "common_name": ("CN=",), "mrz_name": ("<<",), "street_titled": TITLED_STREET_WORDS, "house_street": ("House", "H."),
+    "common_name": ("CN=",), "mrz_name": ("<<",), "street_titled": TITLED_STREET_WORDS, "house_street": ("House", "H.", "Plot", "Erf"),
     "birth_date": ("dob", "d.o.b", "date", "born"),
 }
 # what a validated match takes in right before it on its line: a postcode its town ("Leeds LS1 4AB")

@@ -415,6 +415,19 @@ class Coref:
                         targets.setdefault(login, ("CODE", span._.entity_id))
                     if len(parts[-1]) >= 4:
                         families.setdefault(parts[-1].lower(), span._.entity_id)
+        # a person's name that a recognizer read as a date or a number elsewhere is the person
+        # ("just me n Sunday ... Sunday's bringing the wors"): retyped, one entity
+        retyped = [s for s in spans if s.label_ in ("DATETIME", "QUANTITY") and targets.get(s.text, ("",))[0] == "PERSON"]
+        if retyped:
+            group = set(retyped)
+            person = []
+            for span in retyped:
+                new_span = Span(doc, span.start, span.end, label="PERSON")
+                new_span._.risk_explain = {**span._.risk_explain, "detector": f"{self.name}:propagated"}
+                new_span._.entity_id = targets[span.text][1]
+                person.append(new_span)
+            spans = sorted([s for s in spans if s not in group] + person, key=lambda s: (s.start, s.end))
+            doc.spans[self.spans_key] = spans
         found = []
         # a repeat of a name in other casing is the name too ("INGRID SOLHEIM", "kodnani")
         names = [piece for piece, (label, _) in targets.items() if label == "PERSON"]

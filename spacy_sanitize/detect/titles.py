@@ -57,6 +57,7 @@ listed given name with an initial before a mark or the line's end ("lily m:") ar
 import re
 from typing import List, Optional, Tuple
 
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -210,6 +211,12 @@ POSSESSIVE = re.compile(r"['’]s$")
 SPEECH_OPENERS = frozenset("yeah yes yep yup no nope nah sure okay ok well um uh er erm hmm oh right so".split())
 
 
+def _line_or_sentence_start(text: str, start: int) -> bool:
+    """Whether ``text[start]`` opens the text, a line or a sentence (its capital says nothing)."""
+    before = text[max(0, start - 3) : start].rstrip(" \t")
+    return not before or before[-1] in ".!?\n"
+
+
 def _all_name_words(run: str) -> bool:
     """Whether every word of ``run`` is a listed name, a name that is a word or no common word
     ("Ingo", "Will", "Okafor"; not "Chair's Foreword")."""
@@ -297,6 +304,10 @@ class TitleDetector:
         self.alias_cue = re.compile(rf"(?<!\w)(?i:{alternatives(quoted)})[ \t]*[:,]?[ \t]*$") if quoted else None
         self.given_before = re.compile(r"(?<![\w'’])([A-Z][\w'’-]{0,40})[ \t]{1,3}$")
         self.family_after = re.compile(rf"[ \t]{{1,3}}({SHORT_RUN})(?![\w'’])")
+        # someone named with the writer, "me and X" or "X and me" ("so its just me n Sunday"): a
+        # word a greeting could address by name (``names.greeted_name``: not "me and Mum")
+        self.with_me = re.compile(r"(?<![\w'’])me[ \t]{1,3}(?:and|n|&)[ \t]{1,3}([A-Z][a-z'’-]{1,30})(?![\w'’-])"
+                                  r"|(?<![\w'’-])([A-Z][a-z'’-]{1,30})[ \t]{1,3}(?:and|n|&)[ \t]{1,3}me\b") if kinship else None
         # the parties of a case named without a period after "v", as court lists write them ("Hughes
         # v Brown", "R v Amari JOY-WILLIAMS and Dean PRICE"); the European Court's "X v. Turkey" cites
         # case law, left to the recognizer and the decision
@@ -357,6 +368,11 @@ class TitleDetector:
                 found += self._later_items(text, match.end())
         if self.quoted is not None and any(q in text for q in "\"“‘'"):
             found += self._quoted(text)
+        if self.with_me is not None and "me" in text:
+            for match in self.with_me.finditer(text):
+                group = 1 if match.group(1) else 2
+                if greeted_name(match.group(group)) and not (group == 2 and _line_or_sentence_start(text, match.start(2))):
+                    found += self._name(text, *match.span(group), "with_me")
         if self.versus is not None and " v " in text and COURT_WORDS.search(text):
             found += self._parties(text)
         if self.kinship is not None:  # the titles of lower-case text go with the kinship words ("auntie shazia", "dr ahmed")
@@ -519,7 +535,8 @@ class TitleDetector:
         first = text[start + words[0][0] : start + words[0][1]].rstrip(".").lower()
         # a stop word opens no name, but after a sign-off or a kinship word a capitalised given
         # name that is also a word does ("Best wishes,\nWill", "Thanks!\nMay", "partner Will")
-        if first in COMMON_WORDS and first not in PERSON_TITLES and not (kind in ("sign_off", "kinship", "greeting") and first in word_names() and text[start:start + 1].isupper()):
+        # (beside "me" a capitalised weekday or month is a name too: "just me n Sunday")
+        if first in COMMON_WORDS and first not in PERSON_TITLES and not (kind == "with_me" and first not in STOP_WORDS) and not (kind in ("sign_off", "kinship", "greeting") and first in word_names() and text[start:start + 1].isupper()):
             return []
         while words and text[start + words[0][0] : start + words[0][1]].rstrip(".").lower() in PERSON_TITLES:
             words.pop(0)
