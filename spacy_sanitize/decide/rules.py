@@ -138,7 +138,8 @@ def special_term_in(span_text: str) -> bool:
 # clause or "at", "when" ("He is 44.", "who was 15 at the time", "was 52 when dismissed")
 AGE = re.compile(r"(?i)\b(?:age|aged)[ \t]*[:=]?[ \t]*(?P<n>\d{1,3})\b(?![.,:/]\d)"
                  r"|\b(?P<m>\d{1,3})(?:[ \t]*-[ \t]*|[ \t]+)(?:years?|yrs?)(?:[ \t]*-[ \t]*|[ \t]+)(?:old\b|of[ \t]+age\b)"
-                 r"|\b(?:is|was|turned|turns)[ \t]+(?P<k>\d{1,3})(?=[ \t]*(?:[,;]|\.(?!\d)|$)|[ \t]+(?:at|when|on|and)\b)")
+                 r"|\b(?:is|was|turned|turns)[ \t]+(?:(?:then|now|only|just|nearly|almost|still)[ \t]+)?(?P<k>\d{1,3})"
+                 r"(?=[ \t]*(?:[,;]|\.(?!\d)|$)|[ \t]+(?:at|when|on|and)\b)")
 AGE_REACH = 16  # characters read on each side of a span for its age's words
 
 
@@ -301,6 +302,21 @@ NOT_INITIALS = frozenset("U.S. U.K. U.N. E.U. U.S.A. U.S.S.R. D.C. A.D. B.C. A.M
                          "N.V. P.C. Q.C. K.C. M.P. R.I.P. A.S.A.P. B.A. M.A. B.SC. M.D. PH.D. L.L.B. E.C. E.E.C.".split())
 
 
+# a capitalised word and what a person has ("Princess's shift", "Jo's number"): an owner, a person
+OWNER = re.compile(r"([A-Z][^\W\d_]{1,30})['’]s[ \t]+(?:shift|number|address|house|home|flat|phone|mobile|car|birthday|party|"
+                   r"wedding|funeral|mum|dad|mother|father|husband|wife|son|daughter|boyfriend|girlfriend|partner|job)\b")
+# a home address after its cue, up to a number at its end ("live at 55 Ninth Ave, Alexandra, 2090"):
+# the postal code of four digits a recognizer reads as a year
+HOME_BEFORE = re.compile(r"(?i)\b(?:live[sd]?|living|resid(?:e[sd]?|ing)|address(?:[ \t]is)?:?)[ \t]+(?:at[ \t]+)?[^.!?\n]{3,80},[ \t]*$")
+HOME_CODE = re.compile(r"\d{4}")
+
+
+def owner_of(text: str, start: int, end: int) -> bool:
+    """Whether the span ``text[start:end]`` is a capitalised word before "'s" and what a person has."""
+    match = OWNER.match(text, start, end + 24)
+    return match is not None and match.end(1) == end
+
+
 def mid_sentence_word_name(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is one capitalised word of ``names.word_names`` ("Hope",
     "Will") inside a sentence: a recognizer found it, and only a name is written so there."""
@@ -442,6 +458,11 @@ class ProtectRules:
             return "an age in a text that names a person or holds a code (protect_ages): masked whatever the votes"
         if self.names and self.name_word(text[start:end]):
             return "a word of the span is in the shipped name lists (protect_names): masked whatever the votes"
+        if self.names and label not in (DATE_LABEL, "QUANTITY") and owner_of(text, start, end):
+            return ("a capitalised word with what a person has after it ('cover Princess's shift', 'Jo's number'; "
+                    "protect_names): masked whatever the votes")
+        if self.names and HOME_CODE.fullmatch(text, start, end) and HOME_BEFORE.search(text, max(0, start - 100), start):
+            return "a number ending a home address after 'live at' ('55 Ninth Ave, Alexandra, 2090'; protect_names): masked whatever the votes"
         if self.names and label not in (DATE_LABEL, "QUANTITY") and mid_sentence_word_name(text, start, end):
             return ("a name that is also a word, capitalised inside a sentence ('and Hope's off next week'; protect_names): "
                     "masked whatever the votes")

@@ -68,10 +68,11 @@ DEFAULT_PATTERNS: Dict[str, str] = {
         r"(?:[ \t-][A-ZÀ-Ý][^\W\d_]{1,30}){0,3},?[ \t]{1,3}\d{1,4}[A-Za-z]?\b"
         r"|\b[A-ZÄÖÜÆØÅ][^\W\d_]{1,30}(?:straße|strasse|weg|gasse|platz|allee|damm|gata|gatan|gaten|veien|vegen|vej|gade|laan|"
         r"straat|plein|gracht|kade)[ \t]{1,3}\d{1,4}[a-z]?\b"
-        # a house number and a street typed in lower case, ending a clause ("14 birch grove, m14 5rt");
+        # a house number and a street typed in lower case, ending a clause or before a lower-case
+        # postcode ("14 birch grove, m14 5rt", "7 hollybush lane ws10 8jp");
         # street words no everyday phrase ends on ("10 min drive", "2 very close" are none)
         r"|(?<![\w.,/-])\d{1,4}[a-z]?[ \t]+(?:[a-z]{3,20}[ \t]+){1,2}"
-        r"(?:street|road|lane|avenue|grove|crescent|terrace|gardens|mews|way)(?=[ \t]*(?:[,;\n]|$))"
+        r"(?:street|road|lane|avenue|grove|crescent|terrace|gardens|mews|way)(?=[ \t]*(?:[,;\n]|$)|[ \t]+[a-z]{1,2}\d[a-z\d]?[ \t]?\d[a-z]{2}\b)"
     ),
     # a house number and a street in lower case with a street word's abbreviation, anywhere in a
     # clause ("42 kelvinhaugh st flat 1/2", "7 dunraven rd at 8"): a street's name that is no
