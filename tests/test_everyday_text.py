@@ -823,7 +823,7 @@ def test_chat_names_with_words_that_are_names(text, names):
     assert [doc[a:b].text for a, b in chat_names(doc)] == names
 
 
-@pytest.mark.parametrize("text, secret", [
+FOURTH_PROBE = [
     ("INTERVIEWER: Spell it?\nWITNESS: It's Darren Kirkpatrick, K-I-R-K-P-A-T-R-I-C-K.", "K-I-R-K"),  # spelled out
     ("> Can you send the minutes?\nSure, attached.\n-- \nPat", "Pat"),                                 # a mail's signature delimiter
     ("Re: Tenancy of Flat 12, Marlowe House, 40 Queen's Road, Reading RG1 4AR", "40 Queen's Road"),
@@ -832,9 +832,7 @@ def test_chat_names_with_words_that_are_names(text, names):
     ("Surname: ___O'DONOGHUE___  Forename(s): ___Mary Kate___", "Mary Kate"),                           # "(s)" after a field's label
     ("ur parcel is at mine. text me before u come x\n- Rose Whitfield", "Rose"),                        # a name that is a word opens it
     ("NAME              ACCOUNT\nHOPE ABIOLA       7741029385", "HOPE"),
-])
-def test_fourth_probe_identifiers_are_masked(default_nlp, text, secret):
-    assert secret not in default_nlp(text)._.sanitized
+]
 
 
 @pytest.mark.parametrize("text", [
@@ -854,7 +852,7 @@ def test_names_before_the_or_addressed_stay_masked(default_nlp, text, name):
     assert name not in default_nlp(text)._.sanitized
 
 
-@pytest.mark.parametrize("text, secret", [
+FIFTH_PROBE = [
     ("Pt presented w/ partner Will. Safety plan agreed.", "Will"),                       # a kinship word, a name that is a word
     ("Congratulations to Dawn and Gary Pettigrew on their ruby wedding!", "Dawn"),         # joined to a person
     ("Dear Will,\nYour membership lapsed on 31 March.", "Will"),                           # the greeting inside the recognizer's span
@@ -866,9 +864,7 @@ def test_names_before_the_or_addressed_stay_masked(default_nlp, text, name):
     ("school report child (ruby-mae, yr1) came in with a bruise", "ruby-mae"),             # a kinship word, a parenthesis
     ("address 4 hawthorn way, leigh wn7 1ff", "hawthorn way"),
     ("Table 5: work lot - Kirsty, Big Mike, Precious & her bf Jerome", "Precious"),       # a partner after "& her bf"
-])
-def test_fifth_probe_identifiers_are_masked(default_nlp, text, secret):
-    assert secret not in default_nlp(text)._.sanitized
+]
 
 
 @pytest.mark.parametrize("text", [
@@ -886,15 +882,13 @@ def test_a_name_at_a_sentence_start_before_a_verb_stays_masked(default_nlp):
     assert "Dorothy" not in default_nlp("Congratulations to Ralph and Dorothy Brenda, known as Brenda.")._.sanitized
 
 
-@pytest.mark.parametrize("text, secret", [
+SIXTH_PROBE = [
     ("1. The claimant, who was 52 at the date of dismissal, worked as a supervisor for Mr Tom Hale.", "52"),  # after "was"
     ("1. The father is Mr Dean Coulter. He is 44. He lives with his mother.", "44"),
     ("The Child and Family Agency v. M.O'D. and P.O'D.\n1. The mother, Ms Aoife Dunne, attends.", "P.O'D."),  # initials for a party
     ("R v. K.L.M. The appellant struck the complainant, A.B.-C., a student, with his car.", "A.B.-C."),
     ("The children are Blessing (7) and Marvellous Okafor (5). They live with their mother.", "Blessing"),  # a sibling with an age
-])
-def test_sixth_probe_identifiers_are_masked(default_nlp, text, secret):
-    assert secret not in default_nlp(text)._.sanitized
+]
 
 
 def test_copula_ages_and_initials_are_protected_by_the_decision():
@@ -911,7 +905,7 @@ def test_a_greeting_read_with_its_name_stays_outside_the_mask(default_nlp):
     assert "\nDear [" in out and "Will" not in out
 
 
-@pytest.mark.parametrize("text, secret", [
+SEVENTH_PROBE = [
     ('On Friday a man I know as "Tank" came in.', "Tank"),                      # an alias in quotes after its cue
     ('Def: SMITH, John-Paul (a.k.a. "JP", "Smithy")   DOB 03.03.1998', '"JP"'),
     ('IN THE MATTER OF THE CHILD BABY "PEARL"\n1. Pearl was born at home.', "Pearl"),  # after a kinship word
@@ -933,9 +927,7 @@ def test_a_greeting_read_with_its_name_stays_outside_the_mask(default_nlp):
     ("[00:03:19] Sunita: great, and Hope's off next week so ping me instead", "Hope"),  # a word name mid-sentence
     ("Lost keys! if found ring Hamish 0131 496 0055.", "Hamish"),               # after a contact cue
     ("ok final numbers: raj owes £42.50, meg owes £61, and tolu owes me £18.", "tolu"),
-])
-def test_seventh_probe_identifiers_are_masked(default_nlp, text, secret):
-    assert secret not in default_nlp(text)._.sanitized
+]
 
 
 @pytest.mark.parametrize("text", [
@@ -971,13 +963,11 @@ def test_greeted_names_and_word_names_inside_a_sentence():
     assert not mid_sentence_word_name("the HOPE fund", 4, 8)
 
 
-@pytest.mark.parametrize("text, secret", [
+EIGHTH_PROBE = [
     ("omg Rhiannon's new number is 0447 555 902, save it. dont give it to Declan pls", "Declan"),  # after "give it to"
     ("The account holder is Mr Hendrik Pretorius, Plot 17, Kameeldrift.", "Plot 17"),  # a plot by its number
     ("so its just me n Sunday at the braai tonight. Sunday's bringing the wors", "Sunday"),  # named with "me"; retyped
-])
-def test_eighth_probe_identifiers_are_masked(default_nlp, text, secret):
-    assert secret not in default_nlp(text)._.sanitized
+]
 
 
 def test_me_and_a_relative_names_no_one_and_a_month_stays_a_date(default_nlp):
@@ -986,16 +976,14 @@ def test_me_and_a_relative_names_no_one_and_a_month_stays_a_date(default_nlp):
     assert [s.label_ for s in doc.spans["pii"] if s.text.startswith("April 1950")] == ["DATETIME"]
 
 
-@pytest.mark.parametrize("text, secret", [
+# The stack refit on this round's detections kept these spans; strict masked them (leak cases
+# 612, 945, 1059, 1255): rules of the decision now keep them masked.
+REFIT_KEPT = [
     ("[21:14, 03/05/2024] Shaz: did u give abdulrahman my address?? 7 hollybush lane ws10 8jp", "hollybush"),  # street before a postcode
     ("> Can someone cover Princess's shift Sat? She's off sick", "Princess"),   # an owner of a shift
     ("He was then 22 and worked as a lifeguard at Hinckley Leisure Centre. Aaron Brightwell appealed.", "22"),  # "was then" and an age
     ("My name is Gift Sithole, I am 24 years old and live at 55 Ninth Ave, Alexandra, 2090.", "2090"),  # a home address's code
-])
-def test_rules_for_what_the_refit_decision_kept(default_nlp, text, secret):
-    """The stack refit on this round's detections kept these spans; strict masked them (leak cases
-    612, 945, 1059, 1255): rules of the decision now keep them masked."""
-    assert secret not in default_nlp(text)._.sanitized
+]
 
 
 def test_owner_and_home_code_rules_leave_other_words():
@@ -1004,3 +992,10 @@ def test_owner_and_home_code_rules_leave_other_words():
     text = "Cover Princess's shift. Leeds's future is bright. In 2090, they said."
     assert owner_of(text, 6, 14) and not owner_of(text, 24, 29)  # a future is nothing a person has
     assert HOME_CODE.fullmatch("2090") and not HOME_BEFORE.search("In 2090, they said, ")
+
+
+@pytest.mark.parametrize("text, secret", FOURTH_PROBE + FIFTH_PROBE + SIXTH_PROBE + SEVENTH_PROBE + EIGHTH_PROBE + REFIT_KEPT)
+def test_red_team_probe_identifiers_are_masked(default_nlp, text, secret):
+    """The identifiers of the red-team probes' texts that their fixes reach (each probe written
+    before its fixes: benchmarks/everyday/leak_cases.jsonl) stay masked."""
+    assert secret not in default_nlp(text)._.sanitized

@@ -585,20 +585,15 @@ class TitleDetector:
                     sides.append((start, part, False))
                 start += len(part)
             for start, part, left in sides:
-                words = [(m.start(), m.end()) for m in re.finditer(r"\S+", part)]
-                # the words next to "v": the last ones of the left side, the first ones of the right
-                ordered = words[::-1] if left else words
-                kept = []
-                for a, b in ordered:
+                words = [m.span() for m in re.finditer(r"\S+", part)]
+                kept = []  # the name words next to "v": the last ones of the left side, the first ones of the right
+                for a, b in words[::-1] if left else words:
                     if not name_word(part[a:b]):
                         break
                     kept.append((a, b))
-                if not kept or part[kept[-1 if left else 0][0] : kept[-1 if left else 0][1]].rstrip(".").lower() in CROWN:
+                if not kept or any(part[a:b].rstrip(".").lower() in CROWN for a, b in kept):
                     continue
-                a, b = min(k[0] for k in kept), max(k[1] for k in kept)
-                if part[a:b].rstrip(".").lower() in CROWN:
-                    continue
-                found += self._name(text, start + a, start + b, "versus")
+                found += self._name(text, start + min(a for a, _ in kept), start + max(b for _, b in kept), "versus")
         return found
 
     def _later_items(self, text: str, pos: int) -> List[Tuple[int, int, str, str]]:
