@@ -999,3 +999,12 @@ def test_red_team_probe_identifiers_are_masked(default_nlp, text, secret):
     """The identifiers of the red-team probes' texts that their fixes reach (each probe written
     before its fixes: benchmarks/everyday/leak_cases.jsonl) stay masked."""
     assert secret not in default_nlp(text)._.sanitized
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("Faith communities met on Sunday to plan the winter food drive.", True),  # a plural noun, then a past tense
+    ("Grace looks tired today.", False),                                        # a name, its verb, an adjective
+    ("Grace walks to school.", False),
+])
+def test_a_word_before_a_plural_noun_and_a_past_tense_is_no_name(default_nlp, text, kept):
+    assert (default_nlp(text)._.sanitized == text) is kept

@@ -48,7 +48,7 @@ def test_committed_run_pins_the_rates():
     # 79 more from three red-team probes (written first, words that are names and codes, the legal
     # register): default changes 36 of them (13 of the 496 before, unchanged): 49, 119, 90 of 575
     # 60 more from two red-team probes (written first; names that are words opening a sentence,
-    # "Faith communities met"): default changes 32 of them; the refit decision at 0.475 two more of
-    # the 575 (13 of the first 496, unchanged): 83, 164, 119 of 635
-    assert {name: results[name]["changed"] for name in ("default", "strict", "accurate")} == {"default": 83, "strict": 164, "accurate": 119}
+    # "Patience is needed"): default changes 31 of them; the refit decision at 0.475 two more of
+    # the 575 (13 of the first 496, unchanged): 82, 163, 119 of 635
+    assert {name: results[name]["changed"] for name in ("default", "strict", "accurate")} == {"default": 82, "strict": 163, "accurate": 119}
     assert results["default"]["changed"] < results["presidio"]["changed"]  # Presidio 2.2 in the same run: 252 of 635

@@ -629,17 +629,23 @@ def is_plain_span(span: Span, proper: Callable[[], Dict[str, List[int]]]) -> boo
 VERB_OBJECTS = frozenset("me you us them it your my our their this these those a an".split())
 # what a plural noun's sentence goes on with ("Faith groups are invited", "Young carers can")
 PLURAL_VERBS = frozenset("are were can will must should may need have do".split())
+# a past tense no name's verb ("Grace walks", "-s") goes on with: after it the "-s" word is a plural
+# noun ("Faith communities met on Sunday"); not "-ed" forms, adjectives too ("Grace looks tired")
+PAST_VERBS = frozenset("met said had made came went took gave held began ran saw told kept found got won lost".split())
 
 
 def _adjective_use(nxt: Token, third: Token) -> bool:
     """Whether the two words after a sentence's first word make it a noun's modifier or one of
-    two nouns: a plural noun and its verb ("Sunny spells are"), "and" and an everyday word ("Joy
+    two nouns: a plural noun and its verb ("Sunny spells are", "Faith communities met"), "and" and an everyday word ("Joy
     and laughter"); a name goes on with a verb or another name ("Joy and tom", "Grace walks")."""
     if nxt.lower_ == "and":
         given, family = name_lists()
         # a noun after "and", not a pronoun or a determiner: "Faith and her brother Bill" names Faith
         return third.is_alpha and not third.is_stop and everyday_word(third.text) and third.lower_ not in given and third.lower_ not in family
-    return nxt.is_alpha and len(nxt) > 3 and nxt.lower_.endswith("s") and everyday_word(nxt.text[:-1]) and third.lower_ in PLURAL_VERBS
+    word = nxt.lower_
+    plural = word.endswith("s") and (everyday_word(word[:-1]) or (word.endswith("ies") and everyday_word(word[:-3] + "y"))
+                                     or (word.endswith("es") and everyday_word(word[:-2])))
+    return nxt.is_alpha and len(nxt) > 3 and plural and (third.lower_ in PLURAL_VERBS or third.lower_ in PAST_VERBS)
 
 
 # a modal verb that is also a name ("Will", "May") opens a question before its subject and a verb
