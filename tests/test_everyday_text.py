@@ -1008,3 +1008,13 @@ def test_red_team_probe_identifiers_are_masked(default_nlp, text, secret):
 ])
 def test_a_word_before_a_plural_noun_and_a_past_tense_is_no_name(default_nlp, text, kept):
     assert (default_nlp(text)._.sanitized == text) is kept
+
+
+@pytest.mark.parametrize("text, secret, kept", [
+    ("CVS pharmacy #4471\nJOHNSON, LATOYA R\nLISINOPRIL 10MG TAB  QTY 30", "LATOYA", False),  # a label's name line
+    ("ITEMS\nPARIS, FRANCE\nLONDON, ENGLAND", "PARIS", True),                                   # places, not a family name first
+    ("no problem, i'll take yusuf and ella on wed.\nSent from Outlook", "yusuf", False),         # two listed names joined
+    ("Serve the lamb with rice and peas.", "rice", True),
+])
+def test_name_lines_in_capitals_and_joined_lower_case_names(default_nlp, text, secret, kept):
+    assert (secret in default_nlp(text)._.sanitized) is kept

@@ -253,6 +253,27 @@ def _lower_case_openings(texts: List[str], spaces: List[str], detected: FrozenSe
     return total > 0 and lower * 2 > total
 
 
+def _prose_names(texts: List[str], lists: NameLists) -> List[Tuple[int, int]]:
+    """In text with capitals, the given names typed in lower case where only a person stands: a
+    listed one after a cue that asks for a person ("Next review with HR (ask kerry in payroll)") and
+    two listed ones joined by "and" ("i'll take yusuf and ella on wed"; not a rare word opening a
+    sentence, "priyanka will take minutes": "nginx will restart" reads the same)."""
+
+    def listed(word: str) -> bool:
+        return word.isalpha() and word.islower() and word in lists.given and word not in word_names() and word not in CHAT_WORDS and not everyday_word(word)
+
+    found = []
+    for i, word in enumerate(texts):
+        if not word.islower() or not word.isalpha():
+            continue
+        before, after = (texts[i - 1].lower() if i else ""), (texts[i + 1].lower() if i + 1 < len(texts) else "")
+        if before in PROSE_CUES and listed(word):
+            found.append((i, i + 1))
+        elif after == "and" and i + 2 < len(texts) and listed(word) and listed(texts[i + 2]):
+            found += [(i, i + 1), (i + 2, i + 3)]
+    return found
+
+
 def chat_names(doc: Doc, lists: Optional[NameLists] = None, detected: FrozenSet[int] = frozenset()) -> List[Tuple[int, int]]:
     """Token ranges of person names in a lower-case text (chat, SMS: at most one capitalised
     word in ten; or so without the words of spans already ``detected``, the token indices of the
@@ -262,16 +283,13 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None, detected: FrozenSet[
     (after "ask", "tell", "txt from", "hey its"; before "said", "left"). Text with capitals is
     left to the recognizer: there a lower-case rare word is a term, not a name. A word before a
     colon (a speaker, a label: "Shaz: did u give abdulrahman...") is not counted. In text with
-    capitals, a listed given name in lower case after a cue that asks for a person ("ask kerry")."""
+    capitals, only where a person stands (``_prose_names``: "ask kerry", "yusuf and ella")."""
     lists = lists or name_lists()
     texts, spaces = token_texts(doc)
     counted = [i for i, w in enumerate(texts) if w.isalpha() and (i + 1 == len(texts) or texts[i + 1] != ":")]
     if not counted or not (_few_capitals(texts, counted) or (_few_capitals(texts, [i for i in counted if i not in detected])
                                                             and _lower_case_openings(texts, spaces, detected))):
-        # text with capitals: only a listed given name typed in lower case right after a cue that
-        # asks for a person ("Next review with HR (ask kerry in payroll)")
-        return [(i, i + 1) for i in range(1, len(texts)) if texts[i - 1].lower() in PROSE_CUES and texts[i].isalpha() and texts[i].islower()
-                and texts[i] in lists.given and texts[i] not in word_names() and texts[i] not in CHAT_WORDS and not everyday_word(texts[i])]
+        return _prose_names(texts, lists)
     spaced = [bool(space) for space in spaces]
     lower = [w.lower() for w in texts]
     size = len(texts)

@@ -308,6 +308,9 @@ class TitleDetector:
         # word a greeting could address by name (``names.greeted_name``: not "me and Mum")
         self.with_me = re.compile(r"(?<![\w'’])me[ \t]{1,3}(?:and|n|&)[ \t]{1,3}([A-Z][a-z'’-]{1,30})(?![\w'’-])"
                                   r"|(?<![\w'’-])([A-Z][a-z'’-]{1,30})[ \t]{1,3}(?:and|n|&)[ \t]{1,3}me\b") if kinship else None
+        # a line of a label or a list that is a name in capitals, family name first ("JOHNSON, LATOYA R"
+        # on a pharmacy label): the first word a listed family name
+        self.caps_name_line = re.compile(r"(?m)^[ \t]*([A-Z][A-Z'’-]{1,30},[ \t]{1,2}[A-Z][A-Z'’-]{1,30}(?:[ \t][A-Z]\.?)?)[ \t]*$") if kinship else None
         # the parties of a case named without a period after "v", as court lists write them ("Hughes
         # v Brown", "R v Amari JOY-WILLIAMS and Dean PRICE"); the European Court's "X v. Turkey" cites
         # case law, left to the recognizer and the decision
@@ -373,6 +376,12 @@ class TitleDetector:
                 group = 1 if match.group(1) else 2
                 if greeted_name(match.group(group)) and not (group == 2 and _line_or_sentence_start(text, match.start(2))):
                     found += self._name(text, *match.span(group), "with_me")
+        if self.caps_name_line is not None and "," in text:
+            lists = name_lists()
+            for match in self.caps_name_line.finditer(text):
+                family, given = (w.strip().split()[0].lower() for w in match.group(1).split(",", 1))
+                if family in lists.family and len(given) >= 3:  # not "PARIS, FRANCE" (both given names)
+                    found += self._name(text, *match.span(1), "caps_line")
         if self.versus is not None and " v " in text and COURT_WORDS.search(text):
             found += self._parties(text)
         if self.kinship is not None:  # the titles of lower-case text go with the kinship words ("auntie shazia", "dr ahmed")
