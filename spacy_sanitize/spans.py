@@ -5,7 +5,7 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple
 from spacy.tokens import Doc, Span
 
 from .errors import Errors
-from .types import PII_TYPES
+from .types import PII_TYPES, RULE_DETECTORS
 
 
 class SortedRanges:
@@ -129,6 +129,14 @@ def longest_non_overlapping(existing: Iterable[Span], new: Iterable[Span]) -> Li
     kept = first + _longest(rest)
     kept.sort(key=lambda span: (span.start, span.end))
     return kept
+
+
+def name_detector(span: Span, name: str) -> None:
+    """Record ``name`` as the detector of a recognizer's ``span`` unless a rule found the same
+    characters first (``RULE_DETECTORS``): the rule is why the span is there (its protection,
+    pii_refine's trust in rules), and ``Span._.risk_explain`` is shared by spans of the same characters."""
+    if not str(span._.risk_explain.get("detector", "")).startswith(RULE_DETECTORS):
+        span._.risk_explain["detector"] = name
 
 
 def add_pii_spans(doc: Doc, spans: Iterable[Span], key: str = "pii", overwrite: bool = False) -> None:

@@ -37,8 +37,7 @@ from ..extensions import register_extensions
 from ..text import COMMON_WORDS, QUOTES, NamePartRule, is_common_word, mention_key, occurrences
 from ..spans import add_pii_spans
 from ..types import PERSON_TITLES
-from .names import chat_given_names, chat_names, chat_speakers, login_forms, lower_case_names, may_be_given_name, name_handles, name_lists, word_names
-from .titles import DEFAULT_KINSHIP
+from .names import DEFAULT_KINSHIP, chat_given_names, chat_names, chat_speakers, login_forms, lower_case_names, may_be_given_name, name_handles, name_lists, word_names
 
 # Linking compares folded words: any word but a title or a single character.
 LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)

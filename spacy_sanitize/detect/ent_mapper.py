@@ -24,8 +24,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from ..extensions import register_extensions
-from ..spans import add_pii_spans, check_label, is_list_number
-from ..types import RULE_DETECTORS
+from ..spans import add_pii_spans, check_label, is_list_number, name_detector
 
 DEFAULT_LABEL_MAP: Dict[str, str] = {
     "PERSON": "PERSON",
@@ -82,8 +81,7 @@ class EntMapper:
                 continue
             if start < end:
                 span = Span(doc, start, end, label=label)
-                if not str(span._.risk_explain.get("detector", "")).startswith(RULE_DETECTORS):  # a rule's span keeps its detector
-                    span._.risk_explain["detector"] = f"{self.name}:{ent.label_}"
+                name_detector(span, f"{self.name}:{ent.label_}")
                 spans.append(span)
         add_pii_spans(doc, spans, self.spans_key)
         return doc

@@ -184,16 +184,32 @@ def may_be_given_name(word: str, lists: Optional[NameLists] = None) -> bool:
     return word in lists.given or word in lists.family or word in word_names() or lead_word(word)
 
 
-# whom a greeting addresses when it names no one ("Hi all,", "Dear Customer,", "Hi Mum", "Hey babe")
+# a relative's or a carer's word, before their given name ("her daughter Emily", "my son lucas";
+# pii_titles' kinship words, pii_coref's "and her ..."); no one's name after a greeting ("Hi Mum")
+DEFAULT_KINSHIP: List[str] = [
+    "daughter", "son", "child", "kid", "baby", "sister", "brother", "mother", "father", "mom", "mum",
+    "dad", "wife", "husband", "spouse", "partner", "fiancé", "fiancée", "fiance", "fiancee",
+    "boyfriend", "girlfriend", "grandson", "granddaughter", "grandchild", "grandmother",
+    "grandfather", "grandma", "grandpa", "niece", "nephew", "cousin", "aunt", "uncle", "stepson",
+    "stepdaughter", "stepmother", "stepfather", "twin", "widow", "widower",
+    # as chat and notes write them
+    "auntie", "aunty", "nan", "nana", "nanna", "gran", "granny", "grandad", "granddad", "stepdad", "stepmum", "stepmom",
+    "hubby", "bf", "gf", "mama", "papa", "mummy", "daddy", "boy", "girl",
+    # the people around someone that care and case notes name
+    "neighbour", "neighbor", "carer", "sibling",
+]
+# the one-word greetings a message opens with (pii_titles' greeted names, pii_refine's trimming)
+GREETING_WORDS = frozenset({"dear", "hi", "hello", "hey", "hiya"})
+# whom a greeting addresses when it names no one ("Hi all,", "Dear Customer,", "Hey babe"), beside
+# the kinship words ("Hi Mum")
 ADDRESSEES = frozenset(
     "all everyone everybody team there world guys folks friends friend both you sir madam sirs colleague colleagues customer "
-    "customers member members resident residents neighbour neighbours neighbor neighbors parent parents carer carers applicant "
+    "customers member members resident residents neighbours neighbors parent parents carers applicant "
     "candidate patient student students tenant tenants client clients reader readers diary santa editor manager doctor nurse "
-    "teacher coach officer love babe baby sweetie darling honey hun mate buddy pal bro sis lads ladies gentlemen boys girls "
-    "kids class people community user users subscriber subscribers supporter supporters volunteer volunteers partner partners "
-    "valued hiring recruiter admin support mum mom mummy dad daddy mother father nan nana gran granny grandma grandpa grandad "
-    "auntie aunty aunt uncle son daughter sister brother cousin hubby wife husband".split()
-)
+    "teacher coach officer love babe sweetie darling honey hun mate buddy pal bro sis lads ladies gentlemen boys girls "
+    "kids class people community user users subscriber subscribers supporter supporters volunteer volunteers partners "
+    "valued hiring recruiter admin support".split()
+) | frozenset(DEFAULT_KINSHIP)
 
 
 def greeted_name(word: str, lists: Optional[NameLists] = None) -> bool:

@@ -21,8 +21,7 @@ from ..errors import Errors
 from ..extensions import register_extensions
 from ..models import one_blas_thread, use_numpy_gemm
 from ..shipped import artefact_path
-from ..spans import add_pii_spans, is_list_number
-from ..types import RULE_DETECTORS
+from ..spans import add_pii_spans, is_list_number, name_detector
 
 
 def score_pii_spans(examples: Iterable[Example], spans_key: str = "pii", **kwargs: Any) -> Dict[str, Any]:
@@ -73,10 +72,7 @@ class PIIEntityRecognizer(EntityRecognizer):
             if predicted is doc:
                 doc.set_ents([], default="missing")
             for span in spans:
-                # a rule's span of the same characters and label keeps its detector: the rule
-                # is the reason it is there (its protection, refine's trust in rules)
-                if not str(span._.risk_explain.get("detector", "")).startswith(RULE_DETECTORS):
-                    span._.risk_explain["detector"] = self.name
+                name_detector(span, self.name)
             add_pii_spans(doc, spans, self.spans_key)
 
     def initialize(

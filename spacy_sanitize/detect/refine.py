@@ -101,7 +101,7 @@ from ..extensions import register_extensions
 from ..text import is_common_word
 from ..types import DEFAULT_SPANS_KEY, PERSON_TITLES, RULE_DETECTORS  # noqa: F401 (RULE_DETECTORS: re-exported)
 from .codes import NUMERIC_DATE_IN_TEXT
-from .names import PRODUCT_NAMES, PRODUCT_ONLY_WITH, everyday_word, greeted_name, name_lists, word_names
+from .names import GREETING_WORDS, PRODUCT_NAMES, PRODUCT_ONLY_WITH, everyday_word, greeted_name, name_lists, word_names
 from .syslog import log_noise, syslog_lines
 
 # Words that open a reference to a provision of law, which NER models read as a PERSON
@@ -128,9 +128,6 @@ LEADING_NUMBER_WORDS = frozenset(
 # "Tel" before a number): trimmed from the start of a PERSON span, and a PERSON span of
 # such words only is dropped.
 FIELD_WORDS = frozenset({"tel", "tlf", "phone", "ring", "call", "fax", "mob", "mobile", "cell", "contact", "email", "e-mail", "mail"})
-# a greeting a recognizer read with the name it opens ("Dear Will" typed MISC): trimmed off any
-# span, so the name stands right after its greeting (the decision's ADDRESS_CUE)
-GREETINGS = frozenset({"dear", "hi", "hello", "hey", "hiya"})
 # the marks around an address that spaCy counts no punctuation ("Rebecca Lindqvist <" once the
 # address inside is a span of its own): trimmed off a span's edges like punctuation
 EDGE_MARKS = frozenset({"<", ">", "|"})
@@ -522,7 +519,7 @@ def greets_name(span: Span) -> bool:
     "!", ":" or the line's end ("Hi Precious,"): a name that is a word, kept (the trim drops the
     greeting) where its plain word alone would be dropped."""
     doc = span.doc
-    if len(span) != 2 or span[0].lower_ not in GREETINGS or not span[1].text[:1].isupper() or not greeted_name(span[1].text):
+    if len(span) != 2 or span[0].lower_ not in GREETING_WORDS or not span[1].text[:1].isupper() or not greeted_name(span[1].text):
         return False
     if span.start > 0 and "\n" not in doc[span.start - 1].text + doc[span.start - 1].whitespace_:
         return False
@@ -911,7 +908,9 @@ class SpanRefiner:
 
     def _trim(self, doc: Doc, start: int, end: int, label: str) -> Tuple[int, int]:
         leading = LEADING_DATE_WORDS if label == "DATETIME" else LEADING_NUMBER_WORDS if label == "QUANTITY" else FIELD_WORDS if label == "PERSON" else frozenset()
-        while start < end and (doc[start].lower_ in leading or doc[start].lower_ in GREETINGS or doc[start].is_punct or doc[start].lower_ in DASHES
+        # a greeting a recognizer read with the name it opens ("Dear Will" typed MISC) is trimmed off
+        # any span: the name stands right after its greeting (the decision's ADDRESS_CUE)
+        while start < end and (doc[start].lower_ in leading or doc[start].lower_ in GREETING_WORDS or doc[start].is_punct or doc[start].lower_ in DASHES
                                or doc[start].text in EDGE_MARKS):
             start += 1
         while end > start and (doc[end - 1].lower_ in TRAILING_WORDS or doc[end - 1].is_punct or doc[end - 1].text in EDGE_MARKS):

@@ -130,7 +130,7 @@ def needs_view(text: str, found: Optional[List[Any]] = None) -> bool:
         or COMPAT.search(text) is not None
         or LETTER_SPACED.search(text) is not None
         or LINE_HYPHEN.search(text) is not None
-        or ("___" in text and FORM_BLANK.search(text) is not None)
+        or "___" in text  # a form's blank (FORM_BLANK)
         or bool(markup_pieces(text) if found is None else found)
     )
 

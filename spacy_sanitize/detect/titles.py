@@ -67,7 +67,7 @@ from ..text import COMMON_WORDS, csv_fields, csv_header, is_common_word
 from ..spans import add_char_spans, check_label
 from ..types import PERSON_TITLES
 from ._regex import alternatives
-from .names import PRODUCT_NAMES, everyday_word, greeted_name, kin_name_word, may_be_given_name, name_lists, ordinary_word, word_names
+from .names import DEFAULT_KINSHIP, GREETING_WORDS, PRODUCT_NAMES, everyday_word, greeted_name, kin_name_word, may_be_given_name, name_lists, ordinary_word, word_names
 
 DEFAULT_TITLES: List[str] = ["Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Lady", "Lord", "Judge", "Justice", "Madam", "Monsieur", "Madame", "Herr", "Frau"]
 # A period ends a name word only after an initial ("J. R. Smith"): after a longer word it
@@ -97,18 +97,6 @@ DEFAULT_VARIANT_CUES: List[str] = [
     "née", "nee", "born", "married name", "maiden name", "birth name", "stage name", "pen name",
     "real name", "also known as", "a.k.a.", "aka", "nicknamed",
 ]
-DEFAULT_KINSHIP: List[str] = [
-    "daughter", "son", "child", "kid", "baby", "sister", "brother", "mother", "father", "mom", "mum",
-    "dad", "wife", "husband", "spouse", "partner", "fiancé", "fiancée", "fiance", "fiancee",
-    "boyfriend", "girlfriend", "grandson", "granddaughter", "grandchild", "grandmother",
-    "grandfather", "grandma", "grandpa", "niece", "nephew", "cousin", "aunt", "uncle", "stepson",
-    "stepdaughter", "stepmother", "stepfather", "twin", "widow", "widower",
-    # as chat and notes write them
-    "auntie", "aunty", "nan", "nana", "nanna", "gran", "granny", "grandad", "granddad", "stepdad", "stepmum", "stepmom",
-    "hubby", "bf", "gf", "mama", "papa", "mummy", "daddy", "boy", "girl",
-    # the people around someone that care and case notes name
-    "neighbour", "neighbor", "carer", "sibling",
-]
 # words before a quoted alias only: without quotes "known as" names places and songs too
 QUOTED_CUES: List[str] = ["known as", "know as", "know him as", "know her as", "know them as", "goes by", "went by", "alias"]
 # the words that stand for the Crown or a public prosecutor in a case's name ("R v Levi FOX")
@@ -122,7 +110,7 @@ PARTY_BODIES = frozenset(
 # the vocabulary of a court list or a judgment: a text without it writes "v" between teams and bands
 COURT_WORDS = re.compile(r"(?i)\b(?:court|judge|tribunal|claim|claimant|hearing|trial|case|sentenc\w*|magistrates?|justice|defendant|appeal)\b")
 # the greetings a message opens with, before the name of the one it is for
-GREETINGS: List[str] = ["Hi", "Hello", "Hey", "Hiya", "Dear", "Morning", "Good morning", "Good afternoon", "Good evening"]
+GREETINGS: List[str] = [*sorted(GREETING_WORDS), "morning", "good morning", "good afternoon", "good evening"]
 # a title in lower case, as chat and notes write it, and the words that introduce a name,
 # before a lower-case name ("dr ahmed", "a boy called rory")
 LOWER_CASE_TITLES = ("dr", "mr", "mrs", "ms", "miss", "prof", "called", "named")
