@@ -104,7 +104,9 @@ KEY_VALUE_INFIX = (r'(?<=[\w.])"(?=[:=,}\]])|(?<=[:=,{\[])"(?=[\w+-])|(?<=")[:=]
                    r"|(?<=[A-Za-z_])=(?=[\w'+-])|(?<=[:=])'(?=[\w+-])")  # not '="': markup's attributes stay whole
 # a markup tag glued to the text it wraps ("Our Services</h2>", "<b>Anna</b>"): the tag's
 # "</" and ">" are tokens of their own, so a heading or a name is read without its tags
-MARKUP_INFIX = r"(?<=\w)</(?=[A-Za-z])|(?<=[A-Za-z0-9\"'])>(?=[\w<])"
+MARKUP_INFIX = (r"(?<=\w)</(?=[A-Za-z])|(?<=[A-Za-z0-9\"'])>(?=[\w<])"
+                # a forum's BBCode tag the same ("[quote=tiggerbounce]my son", "the class[/quote]")
+                r"|(?<=[\w\"'])\](?=\w)|(?<=\w)\[(?=/[A-Za-z])")
 
 
 def _with_caseless_infix(infix_finditer: Optional[Callable]) -> Optional[Callable]:

@@ -969,6 +969,29 @@ EIGHTH_PROBE = [
     ("so its just me n Sunday at the braai tonight. Sunday's bringing the wors", "Sunday"),  # named with "me"; retyped
 ]
 
+NINTH_PROBE = [
+    ("His postal address is 12 Te Awa Road, RD 3, Ōpōtiki 3198.", "RD 3"),  # a rural delivery route
+    ("Pt: Lowri Gwatkin-Jenkins  D0B: 3O/O7/1988  NHS N0: 72l 450 3318", "72l 450 3318"),  # OCR's letters for digits
+    ("Pt: Lowri Gwatkin-Jenkins  D0B: 3O/O7/1988  NHS N0: 72l 450 3318", "O7/1988"),
+    ("bed 12 - hope (pt) settled overnight, obs stable.", "hope"),  # a role in parentheses after the name
+    ("Present: Rose (line manager), Miles Mugisha-Kent (employee).", "Rose"),
+    ("you can reach me at kojo dot owusu-ansah at outlook dot com", "owusu-ansah"),  # spelled-out dots in the local part
+    ("[quote=tiggerbounce]my son Reggie was in the same class[/quote]", "tiggerbounce"),  # a forum quote's author
+    ("caller: my name's Ngaire, that's N G A I R E, surname Tautahi-Pomare", "N G A I R E"),  # the name spelled out
+    ("Summer's last day is Friday. Please don't mention it to Chase, it's a surprise!", "Chase"),  # "mention it to"
+]
+
+
+def test_ninth_probe_rules_leave_other_words(default_nlp):
+    from spacy_sanitize.detect.text_view import _ocr_digits
+
+    # a word of digits with fewer O/l/I than digits reads as digits; words and codes do not
+    assert _ocr_digits("D0B: 3O/O7/1988 and 72l") == {6: "0", 8: "0", 22: "1"}
+    assert _ocr_digits("Oil, lol, IO, Il and 2OO") == {}
+    for plain in ("The meeting (chair) was long.", "The Manager (employee) left early.", "Minutes (note taker) attached.",
+                  "We will mention it to the board soon.", "The R&D budget, RD 2, was cut."):
+        assert default_nlp(plain)._.sanitized == plain
+
 
 def test_me_and_a_relative_names_no_one_and_a_month_stays_a_date(default_nlp):
     assert default_nlp("Mum and me went to the shops.")._.sanitized == "Mum and me went to the shops."
@@ -994,7 +1017,7 @@ def test_owner_and_home_code_rules_leave_other_words():
     assert HOME_CODE.fullmatch("2090") and not HOME_BEFORE.search("In 2090, they said, ")
 
 
-@pytest.mark.parametrize("text, secret", FOURTH_PROBE + FIFTH_PROBE + SIXTH_PROBE + SEVENTH_PROBE + EIGHTH_PROBE + REFIT_KEPT)
+@pytest.mark.parametrize("text, secret", FOURTH_PROBE + FIFTH_PROBE + SIXTH_PROBE + SEVENTH_PROBE + EIGHTH_PROBE + NINTH_PROBE + REFIT_KEPT)
 def test_red_team_probe_identifiers_are_masked(default_nlp, text, secret):
     """The identifiers of the red-team probes' texts that their fixes reach (each probe written
     before its fixes: benchmarks/everyday/leak_cases.jsonl) stay masked."""

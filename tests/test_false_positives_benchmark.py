@@ -50,5 +50,7 @@ def test_committed_run_pins_the_rates():
     # 60 more from two red-team probes (written first; names that are words opening a sentence,
     # "Patience is needed"): default changes 31 of them; the refit decision at 0.475 two more of
     # the 575 (13 of the first 496, unchanged): 82, 163, 119 of 635
-    assert {name: results[name]["changed"] for name in ("default", "strict", "accurate")} == {"default": 82, "strict": 163, "accurate": 119}
-    assert results["default"]["changed"] < results["presidio"]["changed"]  # Presidio 2.2 in the same run: 252 of 635
+    # 30 more from a ninth probe (written first; names that are words opening a sentence: "Sunny
+    # intervals", "Hunter wellies", "Mark the centre"): default changes 21 of them, its fixes none: 103, 186, 139 of 665
+    assert {name: results[name]["changed"] for name in ("default", "strict", "accurate")} == {"default": 103, "strict": 186, "accurate": 139}
+    assert results["default"]["changed"] < results["presidio"]["changed"]  # Presidio 2.2 in the same run: 272 of 665

@@ -288,11 +288,11 @@ LIFE_DEATH_BEFORE = re.compile(r"\([^()\n]{1,40}[–—-][ \t]{0,4}$")
 # a name's word, then a quote opening right before the span: 'Scott "Buster'
 # Words that address or sign a message, or a form's name field: the capitalised word right after
 # them is the person addressed, writing, named or to be reached ("thanks Rose", "sent by Hamish", "hi Will", "ring Hamish",
-# "dont give it to Declan",
+# "dont give it to Declan", "don't mention it to Chase",
 # "Last name  KING"), whatever a recognizer typed it. Not "from" or "love": places and titles
 # follow them in biographies and judgments.
 ADDRESS_CUE = re.compile(r"(?<![^\W\d_])(?:thanks|thank[ \t]+you|thx|cheers|hi|hey|hiya|hello|dear|ask|tell|ping|cc|"
-                         r"ring|call|phone|text|txt|contact|message|msg|e-?mail|(?:give|gave|send|sent|show|pass|forward|hand)[ \t]+(?:it|them|this|that)[ \t]+to|"
+                         r"ring|call|phone|text|txt|contact|message|msg|e-?mail|(?:give|gave|send|sent|show|pass|forward|hand|mention|explain|read)[ \t]+(?:it|them|this|that)[ \t]+to|"
                          r"(?:sent|signed|written|posted|reported)[ \t]+by|signed|"
                          r"(?:first|last|given|family|middle|full)[ \t]?names?|surname|forenames?)[,:]?[ \t]{1,3}$", re.IGNORECASE)
 # a person's initials written for the name, as courts write a child's or a party's ("K.L.M.",

@@ -147,6 +147,11 @@ DEFAULT_PATTERNS: Dict[str, str] = {
         r"|(?i:\b(?:lat|lon|lng|latitude|longitude)\b)[ \t]*[:=]?[ \t]*[-+]?\d{1,3}\.\d{3,8}"
         r"|(?:[NSEW][ \t]?)?\d{1,3}°[ \t]?\d{1,2}(?:\.\d+)?[′'](?:[ \t]?\d{1,2}(?:\.\d+)?[″\"])?(?:[ \t]?[NSEW](?!\w))?"
     ),
+    # a New Zealand rural delivery route before the town and its four-digit postcode ("12 Te Awa Road,
+    # RD 3, Ōpōtiki 3198"): with the road it narrows the home to a few farms
+    "rural_delivery": r"(?<=,[ \t])RD[ \t]?\d{1,2}(?=,[ \t]{1,3}[^\W\d_]{2,30}(?:[ \t][^\W\d_]{2,30}){0,2}[ \t]{1,3}\d{4}\b)",
+    # the author a forum's quote names ("[quote=tiggerbounce]", '[quote="Sam K"]', "[quote name=lil_b]"): a user
+    "forum_quote": r"(?i)\[quote[ \t]?(?:name)?=[ \t]?[\"']?(?P<id>[^\]\"'\n;]{1,64}?)[\"']?(?:;[^\]\n]{0,40})?\]",
     # vehicle plates of two letters and five digits (Norway, Denmark, Sweden's old ones: "EL 48213");
     # the letter-digit-letter plates of other countries are id_token's
     "plate": r"(?<![\w-])[A-Z]{2}[ -]?\d{5}(?![\w-])",
@@ -217,6 +222,20 @@ FILE_EXTENSIONS = frozenset(
 NOT_IDS = re.compile(r"^(?:\d+(?:st|nd|rd|th|s|am|pm|km|kg|cm|mm|m|g|mg|mcg|ug|ml|iu|mmol|ms|mins?|hrs?|kb|mb|gb|tb|mhz|ghz|kwh|mah|mph|px)"
                      r"|\d+-\w+|[A-Za-z]+-\d+s?)$", re.IGNORECASE)
 MIN_PHONE_DIGITS = 8
+# validated patterns whose match may start words too early, on plain words before the identifier:
+# a refused match is searched again from its next word ("me at kojo dot owusu-ansah" refused, "kojo
+# dot owusu-ansah at outlook dot com" valid); a refused number's tail is no number of its own
+RETRY_INSIDE = frozenset({"email_obfuscated"})
+
+
+def _next_word(text: str, start: int, end: int) -> int:
+    """Where the word after the one at ``start`` begins, within ``text[start:end]`` (else ``end``)."""
+    k = start
+    while k < end and not text[k].isspace():
+        k += 1
+    while k < end and text[k].isspace():
+        k += 1
+    return k
 # All-numeric calendar dates (2013-09-25, 25.09.2013, 09/25/2013) look like phone or
 # application numbers to the patterns above: they are written as DATETIME instead, found
 # (and validated) before the other patterns run, so that "2013-09-25 2014-10-26" is two
@@ -226,7 +245,7 @@ NUMERIC_DATE = re.compile(_DATE)
 NUMERIC_DATE_IN_TEXT = re.compile(rf"(?<![\w/.-]){_DATE}(?![\w/]|[.-]\d)")
 DATE_LABEL = "DATETIME"
 # what a match of these patterns is, whatever the component's label
-KEY_LABELS = {"numeric_date": DATE_LABEL, "birth_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC", "street_number": "LOC", "street_abbreviated": "LOC", "street_titled": "LOC", "house_street": "LOC", "zip_code": "LOC", "name_value": "PERSON",
+KEY_LABELS = {"numeric_date": DATE_LABEL, "birth_date": DATE_LABEL, "postcode": "LOC", "postcode_town": "LOC", "street_number": "LOC", "street_abbreviated": "LOC", "street_titled": "LOC", "house_street": "LOC", "rural_delivery": "LOC", "zip_code": "LOC", "name_value": "PERSON",
               "common_name": "PERSON", "mrz_name": "PERSON"}
 # patterns whose context verifies their format as a check digit would: a five-digit postcode with
 # its town after a comma or at a line start, a number after its label ("Employee number:", "zip"),
@@ -234,7 +253,7 @@ KEY_LABELS = {"numeric_date": DATE_LABEL, "birth_date": DATE_LABEL, "postcode": 
 # degree sign and minutes, or a pair of decimals: a recognizer read "26'46"N 79°58'56"W" as a date); their
 # matches are marked validated, so they win over a recognizer's overlapping span ("15, 28013"
 # typed a date hid ", 28013 Madrid")
-CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number", "street_abbreviated", "street_titled", "house_street", "coordinates", "zip_code", "name_value"})
+CONTEXT_VALIDATED = frozenset({"postcode_town", "labelled_id", "street_number", "street_abbreviated", "street_titled", "house_street", "rural_delivery", "coordinates", "zip_code", "name_value"})
 # Substrings without which a shipped pattern cannot match (one of them must be in the text; in
 # its lower case for a pattern read in any case, then with no "s" or "i": the regex also reads
 # "ſ" and "ı" as those, lower case does not): a court judgment seldom holds an "@", and a pattern skipped is a scan of the text less
@@ -248,6 +267,7 @@ NEEDS: Dict[str, Tuple[str, ...]] = {
     "reddit_user": ("u/",), "access_log_user": ("[",), "sudo_user": ("sudo:",), "ftp_user": ("[pid ",),
     "common_name": ("CN=",), "mrz_name": ("<<",), "street_titled": TITLED_STREET_WORDS, "house_street": ("House", "H.", "Plot", "Erf"),
     "birth_date": ("dob", "d.o.b", "date", "born"),
+    "rural_delivery": ("RD",), "forum_quote": ("[quote",),
 }
 # what a validated match takes in right before it on its line: a postcode its town ("Leeds LS1 4AB")
 TAKES_IN_BEFORE = {
@@ -264,7 +284,8 @@ VALIDATED_PATTERNS: Dict[str, str] = {
     "mac": r"(?<![\w:.-])(?:[0-9A-Fa-f]{2}([:-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}|[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4})(?![\w:-]|\.\w)",
     "ipv4": rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?:/\d{{1,2}})?(?![\w]|\.\d)",
     "ipv6": r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])",
-    "email_obfuscated": rf"(?<![\w.+-])[\w.+-]{{1,64}}{_AT}[\w-]{{1,63}}(?:{_DOT}[\w-]{{1,63}}){{1,4}}",
+    # the local part's dots may be spelled out too ("kojo dot owusu-ansah at outlook dot com")
+    "email_obfuscated": rf"(?<![\w.+-])[\w.+-]{{1,64}}(?:[ \t](?:dot|DOT)[ \t][\w+-][\w.+-]{{0,63}}){{0,3}}{_AT}[\w-]{{1,63}}(?:{_DOT}[\w-]{{1,63}}){{1,4}}",
     # an e-mail address ending in a letter domain: validated, so a recognizer's longer span ("Rebecca
     # Lindqvist <becks.l@icloud.com>" read as one PERSON) cannot take it over
     "email_address": r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){0,4}\.[A-Za-z]{2,24}(?![\w-]|\.\w)",
@@ -497,12 +518,18 @@ class CodeDetector:
         for key, pattern in self.validated.items():
             if not self._may_match(key, pattern, text, lower):
                 continue
-            for match in pattern.finditer(text):
+            match = pattern.search(text)
+            while match is not None:
                 if self._is_valid(key, match.group()):
                     start = match.start()
                     before = TAKES_IN_BEFORE.get(key)
                     taken = before.search(text, max(0, start - 70), start) if before else None
                     found.append((taken.start() if taken else start, match.end(), key))
+                    match = pattern.search(text, match.end())
+                elif key in RETRY_INSIDE:
+                    match = pattern.search(text, _next_word(text, match.start(), match.end()))
+                else:
+                    match = pattern.search(text, match.end())
         return found
 
     def __call__(self, doc: Doc) -> Doc:

@@ -41,6 +41,8 @@ from .names import DEFAULT_KINSHIP, chat_given_names, chat_names, chat_speakers,
 
 # Linking compares folded words: any word but a title or a single character.
 LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
+# the labels of names a text may spell out letter by letter (a recognizer types an unknown name MISC)
+SPELLED_LABELS = frozenset({"PERSON", "MISC"})
 
 # an item of a bulleted or numbered list and the head before its colon ("- Will Rose: great progress")
 LIST_HEAD = re.compile(r"(?m)^[ \t]{0,8}(?:[-*•‣◦]|\d{1,3}[.)])[ \t]{1,4}([^\n:]{1,60}?)[ \t]{0,4}:")
@@ -393,6 +395,7 @@ class Coref:
             doc.spans[self.spans_key] = []
             return
         targets = {}
+        spelled_pieces = set()
         families = {}  # a detected person's family name (lower case) -> the person's entity
         for span in spans:
             pieces = [span.text]
@@ -401,9 +404,13 @@ class Coref:
                 last = span[-1].text
                 if len(last) == 2 and last.isalpha() and self.short_last.accepts(last):
                     pieces.append(last)
-            if span.label_ == "PERSON" and self.person_parts:
-                # a name spelled out letter by letter ("Kirkpatrick, K-I-R-K-P-A-T-R-I-C-K")
-                pieces += ["-".join(t.text) for t in span if len(t.text) >= 3 and t.is_alpha and self.part_rule.accepts(t.text)]
+            if span.label_ in SPELLED_LABELS and self.person_parts:
+                # a name spelled out letter by letter ("Kirkpatrick, K-I-R-K-P-A-T-R-I-C-K", "my name's
+                # Ngaire, that's N G A I R E": a recognizer may have typed the name MISC)
+                words = [t.text for t in span if len(t.text) >= 3 and t.is_alpha and self.part_rule.accepts(t.text)]
+                spelled_out = ["-".join(w) for w in words] + [" ".join(w.upper()) for w in words if len(w) >= 4]
+                spelled_pieces.update(spelled_out)
+                pieces += spelled_out
             for piece in pieces:
                 targets.setdefault(piece, (span.label_, span._.entity_id))
             if span.label_ == "PERSON" and self.person_parts:
@@ -428,8 +435,9 @@ class Coref:
             spans = sorted([s for s in spans if s not in group] + person, key=lambda s: (s.start, s.end))
             doc.spans[self.spans_key] = spans
         found = []
+        spelled = []
         # a repeat of a name in other casing is the name too ("INGRID SOLHEIM", "kodnani")
-        names = [piece for piece, (label, _) in targets.items() if label == "PERSON"]
+        names = [piece for piece, (label, _) in targets.items() if label == "PERSON" or (label in SPELLED_LABELS and piece[1:2] == " ")]
         # the masker's engine, every occurrence (nested ones too), kept where they are tokens
         for start, end, piece in occurrences(doc_text(doc), targets, overlapping=True, any_case=names):
             label, entity_id = targets[piece]
@@ -438,6 +446,15 @@ class Coref:
                 span = doc.char_span(start, end, label=label, alignment_mode="expand")
             if span is not None:
                 found.append((span, entity_id))
+                if piece in spelled_pieces:
+                    spelled.append(span)
+        if spelled:
+            # a spelled name is whole: a recognizer's span over some of its letters ("N G A") gives way
+            inside = {i for s in spelled for i in range(s.start, s.end)}
+            kept = [s for s in spans if not all(i in inside for i in range(s.start, s.end))]
+            if len(kept) < len(spans):
+                spans = kept
+                doc.spans[self.spans_key] = spans
         if families:
             # an initial and the family name, whatever the initial: a relative's or a namesake's
             # login beside the person ("Oğuzhan Demir ... on_call_backup: kdemir")

@@ -9,7 +9,8 @@ all spans), builds a *view*: each character cluster (a starter and its combining
 composed to NFC, each control character other than tab and line breaks and each space of
 another width (no-break, narrow) replaced by a space, invisible characters (zero-width space,
 joiners, BOM, soft hyphen) left out, fullwidth and small forms of ASCII ("＠", "﹫", "．") read as
-ASCII (NFKC), a word hyphenated across a line break joined ("Szcze-\npański"), a form's blank of underscores a line break ("Tel: ___07733 451 980___"), and markup shown as a reader sees it (``markup``: tags and ANSI escapes
+ASCII (NFKC), a word hyphenated across a line break joined ("Szcze-\npański"), a form's blank of underscores a line break ("Tel: ___07733 451 980___"), a number OCR read with
+letters for digits in digits ("3O/O7/1988" -> "30/07/1988"), and markup shown as a reader sees it (``markup``: tags and ANSI escapes
 hidden, character references such as ``&eacute;`` decoded; the masker keeps the hidden
 pieces of a masked span in place). When the view differs from the text, the detector components named in
 ``components`` (default: every component before this one) run on a Doc of the view, and
@@ -48,6 +49,27 @@ COMPAT = re.compile(r"[\uff01-\uff5e\ufe50-\ufe6b]")
 # four letters or more, each followed by one space; words are apart by two spaces or more. In
 # the view its spaces vanish ("Pereira"), so the detectors read the word.
 LETTER_SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_] ){3,}[^\W\d_](?![^\W\d_])")
+
+
+# a number that OCR read with letters for digits ("D0B: 3O/O7/1988", "NHS N0: 72l 450 3318"): a word
+# of digits and the letters O, o, l, I only, with a digit at least as often as such a letter; in
+# the view each such letter is the digit it stands for ("30/07/1988"), so the code patterns read it
+OCR_DIGITS = re.compile(r"(?<![^\W_])(?=[OolI]{0,15}\d)[0-9OolI]{2,16}(?![^\W_])")
+OCR_NEAR = re.compile(r"\d[OolI]|[OolI]\d")
+OCR_READS = str.maketrans("OolI", "0011")
+
+
+def _ocr_digits(text: str) -> dict:
+    """Position -> the digit the view reads there, for the letters of ``OCR_DIGITS`` words."""
+    if OCR_NEAR.search(text) is None:
+        return {}
+    read = {}
+    for m in OCR_DIGITS.finditer(text):
+        word = m.group()
+        letters = sum(not c.isdigit() for c in word)
+        if letters and letters <= len(word) - letters:
+            read.update((m.start() + k, c.translate(OCR_READS)) for k, c in enumerate(word) if not c.isdigit())
+    return read
 
 
 # a word hyphenated across a line break, its second part in lower case ("Szcze-\npański", OCR
@@ -90,6 +112,7 @@ def text_view(text: str, found: Optional[List[Any]] = None) -> Tuple[str, List[i
     markup = {p.start: p for p in found}
     left_out = _left_out(text)
     blanks = {m.start(): m.end() for m in FORM_BLANK.finditer(text)} if "___" in text else {}
+    ocr = _ocr_digits(text)
     i, n = 0, len(text)
     while i < n:
         if i in left_out and i not in markup:  # a space inside a letter-spaced word, a line-end hyphen: left out
@@ -109,6 +132,8 @@ def text_view(text: str, found: Optional[List[Any]] = None) -> Tuple[str, List[i
             if COMPAT.match(composed):
                 composed = unicodedata.normalize("NFKC", composed)
             composed = _clean(INVISIBLE.sub("", composed))
+            if i in ocr:
+                composed = ocr[i]
         pieces.append(composed)
         starts.extend([i] * len(composed))
         ends.extend([j] * len(composed))
@@ -131,6 +156,7 @@ def needs_view(text: str, found: Optional[List[Any]] = None) -> bool:
         or LETTER_SPACED.search(text) is not None
         or LINE_HYPHEN.search(text) is not None
         or "___" in text  # a form's blank (FORM_BLANK)
+        or bool(_ocr_digits(text))
         or bool(markup_pieces(text) if found is None else found)
     )
 

@@ -205,6 +205,22 @@ def _line_or_sentence_start(text: str, start: int) -> bool:
     return not before or before[-1] in ".!?\n"
 
 
+# the roles a note names a person by in parentheses after the name ("Rose (line manager)", "hope (pt)")
+PAREN_ROLES = ["pt", "patient", "client", "service user", "resident", "employee", "staff member", "line manager", "manager",
+               "team leader", "supervisor", "carer", "care worker", "key worker", "keyworker", "social worker", "nurse", "gp",
+               "teacher", "tutor", "pupil", "student", "tenant", "landlord", "landlady", "witness", "victim", "suspect",
+               "complainant", "claimant", "caller", "driver", "neighbour", "neighbor", "chair", "minutes", "note taker"]
+
+
+def _role_named(word: str) -> bool:
+    """Whether ``word``, before a role in parentheses, is a name: capitalised, a word a greeting
+    may address by name (``names.greeted_name``: "Rose", "Okafor"; not "Manager", "Parents"); in
+    lower case a listed given name or a name that is a word ("hope")."""
+    if word[:1].isupper():
+        return greeted_name(word)
+    return word in name_lists().given or word in word_names()
+
+
 def _all_name_words(run: str) -> bool:
     """Whether every word of ``run`` is a listed name, a name that is a word or no common word
     ("Ingo", "Will", "Okafor"; not "Chair's Foreword")."""
@@ -296,6 +312,9 @@ class TitleDetector:
         # word a greeting could address by name (``names.greeted_name``: not "me and Mum")
         self.with_me = re.compile(r"(?<![\w'’])me[ \t]{1,3}(?:and|n|&)[ \t]{1,3}([A-Z][a-z'’-]{1,30})(?![\w'’-])"
                                   r"|(?<![\w'’-])([A-Z][a-z'’-]{1,30})[ \t]{1,3}(?:and|n|&)[ \t]{1,3}me\b") if kinship else None
+        # a word before the role it is named by in parentheses ("Present: Rose (line manager)", "bed 12 -
+        # hope (pt) settled"): a person, when the word is a name word (``_role_named``)
+        self.role_paren = re.compile(rf"(?<![\w'’-])([A-Za-z][a-z'’-]{{1,30}})[ \t]?\((?:the[ \t]|her[ \t]|his[ \t]|their[ \t])?(?i:{alternatives([*PAREN_ROLES, *kinship])})\)") if kinship else None
         # a line of a label or a list that is a name in capitals, family name first ("JOHNSON, LATOYA R"
         # on a pharmacy label): the first word a listed family name
         self.caps_name_line = re.compile(r"(?m)^[ \t]*([A-Z][A-Z'’-]{1,30},[ \t]{1,2}[A-Z][A-Z'’-]{1,30}(?:[ \t][A-Z]\.?)?)[ \t]*$") if kinship else None
@@ -364,6 +383,10 @@ class TitleDetector:
                 group = 1 if match.group(1) else 2
                 if greeted_name(match.group(group)) and not (group == 2 and _line_or_sentence_start(text, match.start(2))):
                     found += self._name(text, *match.span(group), "with_me")
+        if self.role_paren is not None and "(" in text:
+            for match in self.role_paren.finditer(text):
+                if _role_named(match.group(1)):
+                    found += self._name(text, *match.span(1), "role")
         if self.caps_name_line is not None and "," in text:
             lists = name_lists()
             for match in self.caps_name_line.finditer(text):
