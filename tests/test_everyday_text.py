@@ -981,6 +981,36 @@ NINTH_PROBE = [
     ("Summer's last day is Friday. Please don't mention it to Chase, it's a surprise!", "Chase"),  # "mention it to"
 ]
 
+TENTH_PROBE = [
+    ("[18:02] Somto: guys who has chinaza's charger\n[18:03] ebuka_o: check kenechi's bag", "chinaza"),  # a name word's possessive
+    ("babe can u grab thenmozhi from tuition at 6, she'll be outside the library w her friend yazhini", "thenmozhi"),  # "grab"
+    ("babe can u grab thenmozhi from tuition at 6, she'll be outside the library w her friend yazhini", "yazhini"),  # a friend
+    ("ok so idil jimale from maths said abdiweli is in hospital", "abdiweli"),  # "said"
+    ("Jan 19 22:41:07 nas01 smbd[1882]: connect to service Photos initially as user nokuthula (uid=1004) from 192.168.1.57", "nokuthula"),
+    ("id,first,last,mobile\n17,olumide,adeleye,08031187722", "08031187722"),  # a CSV's contact column
+    ("Employee,Shift,Rate\nmohamud a.,night,12.50\nilhan w.,day,11.80", "ilhan w."),  # the people of a rota
+    ("Vic rego 1HX 7PQ, owner Tamati Horomona, towed from outside his flat in Footscray", "1HX 7PQ"),  # a labelled plate
+    ("CUSTOMER: yeah it's, er, nine four, four one, two two, zero eight, and the surname's Vaipulu, V-A-I-P-U-L-U", "four one, two two"),
+    ("CUSTOMER: yeah it's, er, nine four, four one, two two, zero eight, and the surname's Vaipulu, V-A-I-P-U-L-U", "V-A-I-P-U-L-U"),
+    ("voicemail: hiya it's Treasa about the car insurance, policy is A-Q-seven-seven-one-four-four, ta", "A-Q-seven"),
+    ("Hi all, pls welcome Dr Shashank Iyengar (shanky) to the team - shanky's desk is next to Meenal's.", "shanky"),  # a nickname
+    ("Salaam aabo, Hamdi's passport number is P04418227, born 02/02/2012. -Abdifatah", "Abdifatah"),  # a glued dash
+    ("swiggy: call customer on arrival - ask for vaidehi didi (not the watchman), 3rd floor, h.no 7-1-212/B, ameerpet", "7-1-212/B"),
+    ("swiggy: call customer on arrival - ask for vaidehi didi (not the watchman), 3rd floor, h.no 7-1-212/B, ameerpet", "vaidehi"),
+    ("snap me: xhosa.queen.sindi 👑 (sindisiwe mgqibelo) tiktok same", "xhosa.queen.sindi"),
+    ("my linkedin is linkedin.com/in/senthil-murugan-4b21a9 and gh is smurugan-dev", "smurugan-dev"),
+]
+
+
+def test_tenth_probe_rules_leave_other_words(default_nlp):
+    from spacy_sanitize.detect.titles import csv_column_fields
+
+    text = "rank,team,points,website\n1,Leinster,42,leinsterrugby.ie\n"
+    assert csv_column_fields(text) == []  # no name column: the header names no one
+    for plain in ("The plate 4 is cracked.", "login as user (uid=0) failed",
+                  "Leave it in the office for collection.", "Call it one, two, three: the show starts."):
+        assert default_nlp(plain)._.sanitized == plain
+
 
 def test_ninth_probe_rules_leave_other_words(default_nlp):
     from spacy_sanitize.detect.text_view import _ocr_digits
@@ -1017,7 +1047,7 @@ def test_owner_and_home_code_rules_leave_other_words():
     assert HOME_CODE.fullmatch("2090") and not HOME_BEFORE.search("In 2090, they said, ")
 
 
-@pytest.mark.parametrize("text, secret", FOURTH_PROBE + FIFTH_PROBE + SIXTH_PROBE + SEVENTH_PROBE + EIGHTH_PROBE + NINTH_PROBE + REFIT_KEPT)
+@pytest.mark.parametrize("text, secret", FOURTH_PROBE + FIFTH_PROBE + SIXTH_PROBE + SEVENTH_PROBE + EIGHTH_PROBE + NINTH_PROBE + TENTH_PROBE + REFIT_KEPT)
 def test_red_team_probe_identifiers_are_masked(default_nlp, text, secret):
     """The identifiers of the red-team probes' texts that their fixes reach (each probe written
     before its fixes: benchmarks/everyday/leak_cases.jsonl) stay masked."""

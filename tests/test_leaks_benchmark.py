@@ -101,5 +101,11 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     # a ninth probe (100 letters, notes, chat, forms, court rulings...; written first: default leaked in
     # 13, strict in 11): a rural delivery route, OCR's letters for digits, a role in parentheses, spelled
     # dots of an e-mail's user, a forum quote's author, a spelled-out name, "mention it to": 24 left in both
-    pinned = {"default": 24, "strict": 24, "accurate": 43, "ensemble": 125, "court": 169}
+    # a tenth (100 lower-case chats and group chats with names of many cultures, handles, logs, CSV rows,
+    # plates, transcripts...; written first: default leaked in 27, strict in 28): a chat name word's
+    # possessive, "grab", "welcome", "said", "ask for", "name's", a friend's name, a log's "as user", a
+    # labelled plate, an Indian house number, CSV name and contact columns, spoken and spelled codes, a
+    # spelled name of any type, a nickname in parentheses, a glued sign-off dash, app handles with a
+    # hyphen: 36 left in default, 37 in strict
+    pinned = {"default": 36, "strict": 37, "accurate": 51, "ensemble": 143, "court": 184}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned

@@ -101,6 +101,8 @@ DEFAULT_PATTERNS: Dict[str, str] = {
         r"\b(?:House|H\.[ \t]?No\.?)[ \t]{0,2}\d{1,4}[A-Z]?,[ \t]{0,2}(?:Street|St\.?|Lane|Road)[ \t]{0,2}(?:No\.?[ \t]{0,2})?\d{1,4}\b"
         # a plot or an erf by its number, as South African and East African addresses give a farm's or a stand's ("Plot 17, Kameeldrift")
         r"|\b(?:Plot|Erf)[ \t]{1,2}(?:No\.?[ \t]{0,2})?\d{1,5}[A-Z]?\b"
+        # an Indian house number of its ward's and plot's numbers ("h.no 7-1-212/B", "H. No. 4-32/1")
+        r"|(?i:\bh\.?[ \t]?no\.?|\bhouse[ \t]no\.?)[ \t]{0,2}\d{1,4}(?:[-/]\d{1,4}){1,4}(?:/[A-Za-z])?\b"
     ),
     # a phone number with its country code, whether or not a validator knows its range ("+44 7700
     # 900391" is in the range kept for fiction; a mistyped number is still someone's): "+", 1-3
@@ -139,6 +141,9 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     "sshd_user": r"\bfor (?:invalid user )?(?P<id>[a-z_][a-z0-9_.-]{0,31}) from (?=\d{1,3}\.\d{1,3}\.|[0-9a-f]{0,4}:[0-9a-f:]*:)",
     # the login of a PAM session line ("pam_unix(sudo:session): session opened for user kfischer")
     "pam_user": r"\bsession (?:opened|closed) for user (?P<id>[a-z_][a-z0-9_.-]{0,31}[a-z0-9_])(?![\w.-])",
+    # a log's user before its uid or its host ("connect to service Photos initially as user nokuthula
+    # (uid=1004) from 192.168.1.57", "by user jdoe from 10.0.0.2")
+    "log_as_user": r"\b(?:as|by|for)[ \t]user[ \t](?P<id>[a-z_][a-z0-9_.-]{0,31}[a-z0-9_])(?=[ \t]{0,2}\((?:uid|pid)=|[ \t]from[ \t])",
     # a place on a map: a pair of decimal degrees ("53.4808, -2.2426", "19.0760N 72.8777E"), a
     # degree-minute(-second) position ("57°08′54″N", "N 52° 22.123'"), a what3words address
     "coordinates": (
@@ -162,6 +167,12 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # India's plates: a state's two letters, its district's number, a series of one to three
     # letters and four digits ("MH 12 AB 3456", "KA-05-MN-2211", "DL3CAB1234")
     "plate_in": r"(?<![\w-])[A-Z]{2}[ -]?\d{1,2}[ -]?[A-Z]{1,3}[ -]?\d{4}(?![\w-])",
+    # a plate of any country's format after its label ("Vic rego 1HX 7PQ", "reg: AB12 CDE", "number plate
+    # 191-D-12345"): capitals and digits, both, in up to three groups
+    "labelled_plate": (
+        r"(?<![\w-])(?i:rego|registration|reg\.?|number[ \t]plate|licen[cs]e[ \t]plate|plate|vrm)(?:[ \t](?i:no\.?|number))?[ \t]{0,3}[:#]?[ \t]{0,3}"
+        r"(?P<id>(?=[A-Z0-9 -]{0,12}\d)(?=[A-Z0-9 -]{0,12}[A-Z])[A-Z0-9]{1,4}(?:[ -][A-Z0-9]{1,5}){0,2})(?![\w-])"
+    ),
     # a person's name as the quoted value of a name key in JSON or a log ('"last":"Ige"',
     # "cardholder='JOHNSON-OBI/ADAEZE'"), typed PERSON: letters and a name's marks, no digit;
     # under the bare key "name" (an event's, a product's too) only a capitalised value
@@ -193,21 +204,27 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     "ftp_user": r"\[pid \d{1,10}\] \[(?P<id>[^\]\s]{1,64})\] (?:OK|FAIL)\b",
     # a Cash App cashtag ("$tayjones_09"; not "$20", "$HOME")
     "cashtag": r"(?<![\w$])\$(?=[A-Za-z0-9_]{0,19}[a-z])[A-Za-z][A-Za-z0-9_]{2,19}(?![\w$])",
-    # a handle after the app it is on ("snap its lils.x0", "insta: maya_k.93"): with a digit, a
-    # dot or an underscore ("add me on snap later" holds none)
+    # a handle after the app it is on ("snap its lils.x0", "insta: maya_k.93", "gh is smurugan-dev"): with a
+    # digit, a dot, an underscore or a hyphen ("add me on snap later" holds none)
     "app_handle": (
-        r"(?i)\b(?:snap(?:chat)?|insta(?:gram)?|ig|tiktok|discord|telegram|kik|venmo|cash[ \t]?app)\b"
-        r"(?:[ \t]{1,3}(?:is|its|it's|name|handle|username|user|id)){0,2}[ \t]{0,3}[:=-]?[ \t]{0,3}@?"
-        r"(?P<id>(?=[\w.]{0,30}[\d._])[a-z0-9][\w.]{1,30}[a-z0-9])(?![\w.])"
+        r"(?i)\b(?:snap(?:chat)?|insta(?:gram)?|ig|tiktok|discord|telegram|kik|venmo|cash[ \t]?app|github|gh|gitlab)\b"
+        r"(?:[ \t]{1,3}(?:is|its|it's|name|handle|username|user|id|me)){0,2}[ \t]{0,3}[:=-]?[ \t]{0,3}@?"
+        r"(?P<id>(?=[\w.-]{0,30}[\d._-])[a-z0-9][\w.-]{1,30}[a-z0-9])(?![\w.-])"
     ),
     # a link without its scheme to a page of a scheduling or link site, whose path is someone's
     # page ("calendly.com/aisling-ohare-physio", "linktr.ee/dana.k")
     "profile_link": r"(?i)(?<![\w.@/-])(?:calendly\.com|linktr\.ee|paypal\.me|venmo\.com|cash\.app|wa\.me|t\.me|buymeacoffee\.com|ko-fi\.com|about\.me)/[\w.$~+-]{1,80}[\w$]",
     # a number read out (a voicemail, a call transcript): seven or more digit words
     # ("oh seven seven double one four eight two nine three six"; digits may end it: "oh-seven-seven double-oh 900 261")
+    # (pairs read with commas between: "nine four, four one, two two, zero eight")
     "spoken_number": (
         r"(?i)(?<![\w-])(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple)"
-        r"(?:[ \t-]{1,3}(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple|\d{1,4})){6,24}(?![\w-])"
+        r"(?:(?:[ \t-]|,[ \t]){1,3}(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple|\d{1,4})){6,24}(?![\w-])"
+    ),
+    # a code spelled out, its letters and then its digits in words ("policy is A-Q-seven-seven-one-four-four")
+    "spelled_code": (
+        r"(?<![\w-])(?:[A-Z]-){1,4}(?:(?i:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple)-){2,16}"
+        r"(?i:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine)(?![\w-])"
     ),
 }
 FILE_EXTENSIONS = frozenset(
@@ -262,10 +279,10 @@ NEEDS: Dict[str, Tuple[str, ...]] = {
     "email": ("@",), "email_address": ("@",), "user_at_host": ("@",), "mention": ("@",), "email_spaced": ("@",),
     "url": ("http", "www."), "url_user": ("/",), "user_path": ("\\", "/home/", "/u"), "what3words": ("///",),
     "social_profile": (".com/", ".net/", ".tv/", "hub."), "chat_tag": ("#",), "chat_nick": ("] <",),
-    "handle": ("(",), "snake_handle": ("_",), "sshd_user": ("for ",), "pam_user": ("session ",),
+    "handle": ("(",), "snake_handle": ("_",), "sshd_user": ("for ",), "pam_user": ("session ",), "log_as_user": (" user ",),
     "name_value": ('"', "'"), "cashtag": ("$",), "profile_link": ("calendly.com/", "nktr.ee/", "paypal.me/", "venmo.com/", "h.app/", "wa.me/", "t.me/", "coffee.com/", "ko-f", "about.me/"),
     "reddit_user": ("u/",), "access_log_user": ("[",), "sudo_user": ("sudo:",), "ftp_user": ("[pid ",),
-    "common_name": ("CN=",), "mrz_name": ("<<",), "street_titled": TITLED_STREET_WORDS, "house_street": ("House", "H.", "Plot", "Erf"),
+    "common_name": ("CN=",), "mrz_name": ("<<",), "street_titled": TITLED_STREET_WORDS, "house_street": ("House", "H.", "Plot", "Erf", "h.no", "h. no", "h.n", "house no"),
     "birth_date": ("dob", "d.o.b", "date", "born"),
     "rural_delivery": ("RD",), "forum_quote": ("[quote",),
 }

@@ -41,8 +41,9 @@ from .names import DEFAULT_KINSHIP, chat_given_names, chat_names, chat_speakers,
 
 # Linking compares folded words: any word but a title or a single character.
 LINK_PARTS = NamePartRule(min_chars=2, skip=PERSON_TITLES, letters=False)
-# the labels of names a text may spell out letter by letter (a recognizer types an unknown name MISC)
-SPELLED_LABELS = frozenset({"PERSON", "MISC"})
+# the labels of names a text may spell out letter by letter (a recognizer types an unknown name MISC,
+# ORG or LOC: "the surname's Vaipulu, V-A-I-P-U-L-U")
+SPELLED_LABELS = frozenset({"PERSON", "MISC", "ORG", "LOC"})
 
 # an item of a bulleted or numbered list and the head before its colon ("- Will Rose: great progress")
 LIST_HEAD = re.compile(r"(?m)^[ \t]{0,8}(?:[-*•‣◦]|\d{1,3}[.)])[ \t]{1,4}([^\n:]{1,60}?)[ \t]{0,4}:")
@@ -159,6 +160,29 @@ def _extend_names(doc: Doc, spans_key: str) -> None:
             changed = True
     if changed:
         doc.spans[spans_key] = spans
+
+
+def _nickname_in_parens(doc: Doc, spans_key: str, detector: str) -> None:
+    """One word in parentheses right after a detected full name, no common word: the person's
+    nickname ("welcome Dr Shashank Iyengar (shanky) to the team"), a PERSON span that
+    propagation then finds again ("shanky's desk")."""
+    if "(" not in doc_text(doc):
+        return
+    group = doc.spans.get(spans_key, [])
+    covered = {i for s in group for i in range(s.start, s.end)}
+    texts = token_texts(doc)[0]
+    found = []
+    for span in group:
+        k = span.end
+        if span.label_ != "PERSON" or len(span) < 2 or k + 2 >= len(doc) or texts[k] != "(" or texts[k + 2] != ")" or k + 1 in covered:
+            continue
+        word = texts[k + 1]
+        if len(word) >= 3 and word.isalpha() and (word.islower() or word.istitle()) and not is_common_word(word.lower()):
+            nickname = Span(doc, k + 1, k + 2, label="PERSON")
+            nickname._.risk_explain["detector"] = f"{detector}:nickname"
+            found.append(nickname)
+    if found:
+        add_pii_spans(doc, found, spans_key)
 
 
 def _surname_after_nickname(doc: Doc, spans_key: str, detector: str) -> None:
@@ -293,6 +317,7 @@ class Coref:
             _surname_first(doc, self.spans_key)
             _extend_names(doc, self.spans_key)
             _surname_after_nickname(doc, self.spans_key, self.name)
+            _nickname_in_parens(doc, self.spans_key, self.name)
             _coordinated_names(doc, self.spans_key, self.name)
             _ages_after_names(doc, self.spans_key, self.name)
         ids: Dict[str, str] = {}
@@ -437,7 +462,7 @@ class Coref:
         found = []
         spelled = []
         # a repeat of a name in other casing is the name too ("INGRID SOLHEIM", "kodnani")
-        names = [piece for piece, (label, _) in targets.items() if label == "PERSON" or (label in SPELLED_LABELS and piece[1:2] == " ")]
+        names = [piece for piece, (label, _) in targets.items() if label == "PERSON" or piece in spelled_pieces]
         # the masker's engine, every occurrence (nested ones too), kept where they are tokens
         for start, end, piece in occurrences(doc_text(doc), targets, overlapping=True, any_case=names):
             label, entity_id = targets[piece]

@@ -122,9 +122,10 @@ CHAT_WORDS = frozenset(
 # Words around a person in chat: "ask lily", "tell priyanka", "txt from raj", "its ngoc from",
 # "u know chidi"; "kev said", "seyi left"
 CHAT_BEFORE = frozenset("ask tell ping call thanks thx ty cheers hi hey hiya its it's know with w cc seen saw met meet asked told pinged "
-                        "messaged texted emailed".split())
-# the two words before a writer's own name: "this is sunita", Polish "to ja ola" ("it's me, ola")
-TWO_WORD_CUES = frozenset({("this", "is"), ("to", "ja"), ("name", "is"), ("name", "as")})
+                        "messaged texted emailed grab collect fetch welcome said".split())
+# the two words before a writer's own name: "this is sunita", "irl name's huynh tuan", Polish "to ja ola" ("it's
+# me, ola"), and before someone asked for ("ask for vaidehi")
+TWO_WORD_CUES = frozenset({("this", "is"), ("to", "ja"), ("name", "is"), ("name", "as"), ("name", "'s"), ("name", "’s"), ("ask", "for")})
 # where a writer names themself, after which a capitalised word in a lower-case text is a name
 # ("hey! i'm Rose", "its Frank here"): a lower-case text capitalises little else
 SELF_CUES = frozenset("i'm im its it's".split())
@@ -197,6 +198,8 @@ DEFAULT_KINSHIP: List[str] = [
     "hubby", "bf", "gf", "mama", "papa", "mummy", "daddy", "boy", "girl",
     # the people around someone that care and case notes name
     "neighbour", "neighbor", "carer", "sibling",
+    # and friends ("w her friend yazhini", "my flatmate Ola")
+    "friend", "bestie", "flatmate", "housemate", "roommate", "classmate",
 ]
 # the one-word greetings a message opens with (pii_titles' greeted names, pii_refine's trimming)
 GREETING_WORDS = frozenset({"dear", "hi", "hello", "hey", "hiya"})
@@ -356,9 +359,10 @@ def chat_names(doc: Doc, lists: Optional[NameLists] = None, detected: FrozenSet[
         if end < size and _INITIAL.fullmatch(texts[end]):
             end += 1  # "seyi b. left"
         after = lower[end] if end < size else ""
-        # "kasia's address", "zofia's new number": what a person has, after no determiner ("my nan's house")
+        # "kasia's address", "zofia's new number": what a person has, after no determiner ("my nan's house");
+        # a name word's anything ("who has chinaza's charger", "confirming mícheál's check-up")
         possessive = (after in ("'s", "’s") and before not in DETERMINERS
-                      and any(w in POSSESSIONS for w in lower[end + 1 : end + 3]))
+                      and (name_word or any(w in POSSESSIONS for w in lower[end + 1 : end + 3])))
         # "it's shirley from the surgery": "it's" is two tokens
         its = before in ("'s", "’s") and i >= 2 and lower[i - 2] == "it"
         given = before in GIVING and after in DETERMINERS  # "give X my address"

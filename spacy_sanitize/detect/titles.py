@@ -118,7 +118,11 @@ LOWER_CASE_TITLES = ("dr", "mr", "mrs", "ms", "miss", "prof", "called", "named")
 PERSONAL_TITLES_LOWER = frozenset({"dr", "mr", "mrs", "ms", "prof"})
 # a CSV header's column of names ("full_name", "Surname", "customer name"; not "file_name", "username")
 NAME_COLUMN = re.compile(r"(?i)(?:(?:full|first|last|given|family|middle|maiden|sur|fore|customer|patient|client|contact|employee|"
-                         r"member|account[ _]?holder|person|applicant|tenant|student|pupil)[ _-]?)?(?:name|names|surname|forename)s?")
+                         r"member|account[ _]?holder|person|applicant|tenant|student|pupil)[ _-]?)?(?:name|names|surname|forename)s?"
+                         # a header's bare "first" and "last", or the people a rota or a register lists ("Employee,Shift,Rate")
+                         r"|(?i:first|last|given|employee|staff|patient|client|customer|member|tenant|student|pupil|person|attendee)")
+# a CSV header's column of phone numbers or e-mail addresses ("mobile", "tel", "email_address"): each value a CODE
+CONTACT_COLUMN = re.compile(r"(?i)(?:mobile|cell|cellphone|phone|telephone|tel|whatsapp|e-?mail)(?:[ _-]?(?:no|number|address))?")
 
 
 def csv_name_fields(text: str) -> List[Tuple[int, int]]:
@@ -126,7 +130,13 @@ def csv_name_fields(text: str) -> List[Tuple[int, int]]:
     names, one of them a name column ("id,full_name,email"), then the lines with as many
     fields. A recognizer reads a row without spaces as one run ("2232,Rhys ap Gwilym,..."):
     the header says which field is a person."""
-    found: List[Tuple[int, int]] = []
+    return [(a, b) for a, b, label in csv_column_fields(text) if label == "PERSON"]
+
+
+def csv_column_fields(text: str) -> List[Tuple[int, int, str]]:
+    """``csv_name_fields``' values with "PERSON", and those of the contact columns
+    (``CONTACT_COLUMN``: "id,first,last,mobile") with "CODE"."""
+    found: List[Tuple[int, int, str]] = []
     columns: List[int] = []
     width = 0
     offset = 0
@@ -134,17 +144,20 @@ def csv_name_fields(text: str) -> List[Tuple[int, int]]:
         body = line.rstrip("\r\n")
         fields = csv_fields(body, offset) if "," in body else None
         if fields is not None and csv_header(text, fields):
-            names = [k for k, (a, b) in enumerate(fields) if NAME_COLUMN.fullmatch(text[a:b].strip())]
-            columns, width = (names, len(fields)) if names else ([], 0)
+            heads = [text[a:b].strip() for a, b in fields]
+            names = [k for k, head in enumerate(heads) if NAME_COLUMN.fullmatch(head)]
+            contacts = [k for k, head in enumerate(heads) if CONTACT_COLUMN.fullmatch(head)]
+            columns = [(k, "PERSON") for k in names] + [(k, "CODE") for k in contacts] if names else []
+            width = len(fields) if names else 0
         elif columns and fields is not None and len(fields) == width:
-            for k in columns:
+            for k, label in columns:
                 a, b = fields[k]
                 while a < b and text[a].isspace():
                     a += 1
                 while b > a and text[b - 1].isspace():
                     b -= 1
-                if any(c.isalpha() for c in text[a:b]):
-                    found.append((a, b))
+                if any(c.isalpha() for c in text[a:b]) or (label == "CODE" and sum(c.isdigit() for c in text[a:b]) >= 6):
+                    found.append((a, b, label))
         else:
             columns, width = [], 0
         offset += len(line)
@@ -349,7 +362,8 @@ class TitleDetector:
         # capitalised word a greeting may address by name (``names.greeted_name``: not "Hi all,")
         self.greeting = re.compile(rf"(?m)^[ \t>]*(?i:{alternatives(GREETINGS)})[ \t]+({NAME_RUN})[ \t]*(?=[,!:]|$)") if sign_offs else None
         # the name after the dash on its line, or alone on the next ("-- \nPat": a mail's signature delimiter)
-        self.dash_sign_off = re.compile(rf"(?m)(?:^|[ \t>])(?:--|—|–)[ \t]*(?:\n[ \t>]*)?({NAME_RUN})[ \t]*$") if sign_offs else None
+        # (or one hyphen glued to it, "born 02/02/2012. -Abdifatah")
+        self.dash_sign_off = re.compile(rf"(?m)(?:^|[ \t>])(?:--|—|–|-(?=[A-Z]))[ \t]*(?:\n[ \t>]*)?({NAME_RUN})[ \t]*$") if sign_offs else None
         self.caption = (
             re.compile(rf"(?m)^[ \t]*(?:\(\d{{1,2}}\)[ \t]*)?([^\s(][^\n(]{{0,118}}?[^\s(])[ \t]*\n[ \t]*\(?(?i:{CAPTION_ROLES})\)?[ \t]*$")
             if captions else None
@@ -447,7 +461,7 @@ class TitleDetector:
         if self.tables and ("<" in text or "|" in text):
             found += self._cells(text)
         if self.tables and "," in text:
-            found += [(start, end, self.label, f"{self.name}:csv") for start, end in csv_name_fields(text)]
+            found += [(start, end, self.label if label == "PERSON" else label, f"{self.name}:csv") for start, end, label in csv_column_fields(text)]
         add_char_spans(doc, found, self.spans_key)
         return doc
 
