@@ -1007,7 +1007,7 @@ def test_tenth_probe_rules_leave_other_words(default_nlp):
 
     text = "rank,team,points,website\n1,Leinster,42,leinsterrugby.ie\n"
     assert csv_column_fields(text) == []  # no name column: the header names no one
-    for plain in ("The plate 4 is cracked.", "login as user (uid=0) failed",
+    for plain in ("The plate 4 is cracked.", "login as user (uid=0) failed", "lol the cat knocked my coffee over again ☕😩",
                   "Leave it in the office for collection.", "Call it one, two, three: the show starts."):
         assert default_nlp(plain)._.sanitized == plain
 

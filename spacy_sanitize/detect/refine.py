@@ -812,6 +812,8 @@ class SpanRefiner:
         or CODE span and no "he" or "she" (its durations and measures describe no one)."""
         doc, label = span.doc, span.label_
         start, end = span.start, span.end
+        if self.trim_edges and not any(c.isalnum() for c in span.text):
+            return [], "drop"  # a recognizer's span over emoji or marks ("☕😩" typed CODE): nothing of anyone
         if self.trim_edges and self._day_before(span, covered):
             start -= 1
         if self.trim_edges:
