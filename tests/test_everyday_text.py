@@ -1008,7 +1008,8 @@ def test_tenth_probe_rules_leave_other_words(default_nlp):
     text = "rank,team,points,website\n1,Leinster,42,leinsterrugby.ie\n"
     assert csv_column_fields(text) == []  # no name column: the header names no one
     for plain in ("The plate 4 is cracked.", "login as user (uid=0) failed", "lol the cat knocked my coffee over again ☕😩",
-                  "Leave it in the office for collection.", "Call it one, two, three: the show starts."):
+                  "Leave it in the office for collection.", "Call it one, two, three: the show starts.",
+                  "Pick one, two, three, four or five."):
         assert default_nlp(plain)._.sanitized == plain
 
 
@@ -1036,6 +1037,10 @@ REFIT_KEPT = [
     ("> Can someone cover Princess's shift Sat? She's off sick", "Princess"),   # an owner of a shift
     ("He was then 22 and worked as a lifeguard at Hinckley Leisure Centre. Aaron Brightwell appealed.", "22"),  # "was then" and an age
     ("My name is Gift Sithole, I am 24 years old and live at 55 Ninth Ave, Alexandra, 2090.", "2090"),  # a home address's code
+    # the refit after the ninth and tenth probes kept these where strict masks them (leak cases 660, 1060, 1149)
+    ("właściciel Krzysztof Dąbrowski, zam. ul. Lipowa 7/3, 15-427 Białystok.", "15-427"),  # a Polish postcode and its town
+    ("Re: Grievance of Marie-Claude Thibodeau (Grievance No. 2021-0457)", "2021-0457"),  # a grievance's number
+    ("Speaker 2: Twelve Beech Road, L, S, six, four, Q, Z.", "six, four"),  # a postcode spelled out
 ]
 
 

@@ -54,7 +54,7 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     # period too); a label's number is someone's
     "labelled_id": (
         r"(?i)\b(?:employee|staff|personnel|payroll|badge|student|pupil|patient|hospital|policy|policyholder|claim|"
-        r"membership|tenant|tenancy|client|case|file|reference|ref|national[ \t]insurance|nino)"
+        r"membership|tenant|tenancy|client|case|file|reference|ref|national[ \t]insurance|nino|grievance|ticket|incident)"
         r"(?:[ \t]+(?:id|no\.?|nr\.?|number|num|\#|ref(?:erence)?))?"
         r"[ \t]*(?:[:#=][ \t]*|(?<=[.dDrRfFoO#])[ \t]+\(?)"
         r"(?P<id>(?=[A-Z0-9/ -]{0,24}\d)[A-Z0-9](?:[A-Z0-9]|[/-](?=[A-Z0-9])|[ ](?=\d)){3,24})(?![\w/-])"
@@ -162,7 +162,7 @@ DEFAULT_PATTERNS: Dict[str, str] = {
     "plate": r"(?<![\w-])[A-Z]{2}[ -]?\d{5}(?![\w-])",
     # the last line of a postal address: a five-digit postcode and its town after a comma or at
     # a line start ("Calle Mayor 15, 28013 Madrid", "75001 Paris"), typed LOC
-    "postcode_town": r"(?:(?<=,[ \t])|(?<=^)|(?<=\n))\d{5}[ \t]{1,3}[A-Z][^\W\d_]{1,30}(?:[ -][A-Z][^\W\d_]{1,30})?(?![\w-])",
+    "postcode_town": r"(?:(?<=,[ \t])|(?<=^)|(?<=\n))(?:\d{5}|\d{2}-\d{3})[ \t]{1,3}[A-Z][^\W\d_]{1,30}(?:[ -][A-Z][^\W\d_]{1,30})?(?![\w-])",
     "what3words": r"(?<![\w/])///[a-z]{2,20}\.[a-z]{2,20}\.[a-z]{2,20}(?!\w|\.\w)",
     # India's plates: a state's two letters, its district's number, a series of one to three
     # letters and four digits ("MH 12 AB 3456", "KA-05-MN-2211", "DL3CAB1234")
@@ -221,10 +221,12 @@ DEFAULT_PATTERNS: Dict[str, str] = {
         r"(?i)(?<![\w-])(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple)"
         r"(?:(?:[ \t-]|,[ \t]){1,3}(?:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple|\d{1,4})){6,24}(?![\w-])"
     ),
-    # a code spelled out, its letters and then its digits in words ("policy is A-Q-seven-seven-one-four-four")
+    # a code spelled out, its letters and its digits in words
+    # ("policy is A-Q-seven-seven-one-four-four", a postcode "L, S, six, four, Q, Z"): capitals and digit
+    # words, hyphens or commas between, a capital and two digit words at least (``_spelled_units``)
     "spelled_code": (
-        r"(?<![\w-])(?:[A-Z]-){1,4}(?:(?i:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple)-){2,16}"
-        r"(?i:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine)(?![\w-])"
+        r"(?<![\w-])(?:(?:[A-Z]|(?i:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine|double|triple))(?:-|,[ \t])){3,16}"
+        r"(?:[A-Z]|(?i:oh|zero|nought|one|two|three|four|five|six|seven|eight|nine))(?![\w-])"
     ),
 }
 FILE_EXTENSIONS = frozenset(
@@ -456,6 +458,13 @@ def is_numeric_date(value: str) -> bool:
     return match is not None and _valid_date(match)
 
 
+def _spelled_units(value: str) -> bool:
+    """Whether a spelled code holds a capital and two digit words at least ("A-Q-seven-seven"; not
+    "one, two, three, four", a count, nor "A, B, C, D", a list)."""
+    units = re.split(r"-|,[ \t]", value)
+    return any(len(u) == 1 and u.isupper() for u in units) and sum(len(u) > 1 for u in units) >= 2
+
+
 def _ordinary_parts(value: str) -> bool:
     """Whether every part of a snake_case word is an ordinary word ("user_id", "password_reset",
     a CSV header's "full_name"): a key, a column or a value of a program, not someone's handle
@@ -524,6 +533,8 @@ class CodeDetector:
                 if key == "handle" and not _is_handle(value):
                     continue
                 if key == "user_is" and ordinary_word(match.group(group)):
+                    continue
+                if key == "spelled_code" and not _spelled_units(value):
                     continue
                 if key == "snake_handle" and _ordinary_parts(value):
                     continue
