@@ -106,6 +106,7 @@ def test_committed_results_cover_every_case_and_pin_the_counts(leaks):
     # possessive, "grab", "welcome", "said", "ask for", "name's", a friend's name, a log's "as user", a
     # labelled plate, an Indian house number, CSV name and contact columns, spoken and spelled codes, a
     # spelled name of any type, a nickname in parentheses, a glued sign-off dash, app handles with a
-    # hyphen: 36 left in default, 37 in strict
-    pinned = {"default": 36, "strict": 37, "accurate": 51, "ensemble": 143, "court": 184}
+    # hyphen: 36 left in default, 37 in strict; the stacks refit after them kept three more in default
+    # (a Polish postcode, a grievance's number, a spelled postcode), code rules now
+    pinned = {"default": 36, "strict": 37, "accurate": 50, "ensemble": 143, "court": 184}
     assert {name: results[name]["texts_with_leak"] for name in pinned} == pinned
