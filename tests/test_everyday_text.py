@@ -565,10 +565,11 @@ def test_everyday_document_words_stay(default_nlp, text):
 
 
 def test_csv_name_fields_read_the_header():
-    from spacy_sanitize.detect.titles import csv_name_fields
+    from spacy_sanitize.detect.titles import csv_column_fields
 
     text = 'id,full_name,file_name,email\n1,"Gómez, Lucía",a.txt,l@example.es\n2,Ann Lee,b.txt,a@example.org\n\nx,y,z\n'
-    assert [text[a:b] for a, b in csv_name_fields(text)] == ["Gómez, Lucía", "Ann Lee"]
+    assert [(text[a:b], label) for a, b, label in csv_column_fields(text)] == [
+        ("Gómez, Lucía", "PERSON"), ("l@example.es", "CODE"), ("Ann Lee", "PERSON"), ("a@example.org", "CODE")]
 
 
 @pytest.mark.parametrize("text, address", [

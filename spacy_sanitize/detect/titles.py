@@ -48,7 +48,7 @@ Names also stand where the layout of a message, a caption or a table puts them:
 - **table cells** (HTML ``<td>``, Markdown ``| ... |`` rows below the header): a cell that
   holds only one to three capitalised words, none a common word ("Patel", "Harriet"), is a
   name; header cells are not; in a CSV block the fields of a name column its header names
-  ("id,full_name,email": ``csv_name_fields``) are names.
+  ("id,full_name,email": ``csv_column_fields``) are names.
 
 Chat and notes drop capitals: a lower-case title or "called"/"named" before a name word ("dr
 ahmed", "a boy called rory"; ``kin_name_word``), chat's kinship words ("auntie shazia") and a
@@ -125,19 +125,14 @@ NAME_COLUMN = re.compile(r"(?i)(?:(?:full|first|last|given|family|middle|maiden|
 CONTACT_COLUMN = re.compile(r"(?i)(?:mobile|cell|cellphone|phone|telephone|tel|whatsapp|e-?mail)(?:[ _-]?(?:no|number|address))?")
 
 
-def csv_name_fields(text: str) -> List[Tuple[int, int]]:
-    """The values of the name columns of CSV blocks: a header line of 3 or more plain field
-    names, one of them a name column ("id,full_name,email"), then the lines with as many
-    fields. A recognizer reads a row without spaces as one run ("2232,Rhys ap Gwilym,..."):
-    the header says which field is a person."""
-    return [(a, b) for a, b, label in csv_column_fields(text) if label == "PERSON"]
-
-
 def csv_column_fields(text: str) -> List[Tuple[int, int, str]]:
-    """``csv_name_fields``' values with "PERSON", and those of the contact columns
-    (``CONTACT_COLUMN``: "id,first,last,mobile") with "CODE"."""
+    """The values of the name columns of CSV blocks, with "PERSON": a header line of 3 or more
+    plain field names, one of them a name column ("id,full_name,email"), then the lines with as
+    many fields. A recognizer reads a row without spaces as one run ("2232,Rhys ap Gwilym,..."):
+    the header says which field is a person. Beside a name column, the values of its contact
+    columns (``CONTACT_COLUMN``: "id,first,last,mobile") with "CODE"."""
     found: List[Tuple[int, int, str]] = []
-    columns: List[int] = []
+    columns: List[Tuple[int, str]] = []
     width = 0
     offset = 0
     for line in text.splitlines(keepends=True):
