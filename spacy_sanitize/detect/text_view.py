@@ -21,7 +21,7 @@ check.
 """
 import re
 import unicodedata
-from typing import Any, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -59,17 +59,20 @@ OCR_NEAR = re.compile(r"\d[OolI]|[OolI]\d")
 OCR_READS = str.maketrans("OolI", "0011")
 
 
+def _ocr_words(text: str) -> Iterator["re.Match[str]"]:
+    """The ``OCR_DIGITS`` words of ``text`` with as many digits as such letters at least, lazily
+    (``needs_view`` stops at the first)."""
+    if OCR_NEAR.search(text) is None:
+        return
+    for m in OCR_DIGITS.finditer(text):
+        letters = sum(not c.isdigit() for c in m.group())
+        if letters and letters <= len(m.group()) - letters:
+            yield m
+
+
 def _ocr_digits(text: str) -> dict:
     """Position -> the digit the view reads there, for the letters of ``OCR_DIGITS`` words."""
-    if OCR_NEAR.search(text) is None:
-        return {}
-    read = {}
-    for m in OCR_DIGITS.finditer(text):
-        word = m.group()
-        letters = sum(not c.isdigit() for c in word)
-        if letters and letters <= len(word) - letters:
-            read.update((m.start() + k, c.translate(OCR_READS)) for k, c in enumerate(word) if not c.isdigit())
-    return read
+    return {m.start() + k: c.translate(OCR_READS) for m in _ocr_words(text) for k, c in enumerate(m.group()) if not c.isdigit()}
 
 
 # a word hyphenated across a line break, its second part in lower case ("Szcze-\npański", OCR
@@ -156,7 +159,7 @@ def needs_view(text: str, found: Optional[List[Any]] = None) -> bool:
         or LETTER_SPACED.search(text) is not None
         or LINE_HYPHEN.search(text) is not None
         or "___" in text  # a form's blank (FORM_BLANK)
-        or bool(_ocr_digits(text))
+        or next(_ocr_words(text), None) is not None
         or bool(markup_pieces(text) if found is None else found)
     )
 
